@@ -1,0 +1,365 @@
+/* cupti_cb.c: the PAPI vector. An adapter only: it turns PAPI's calls into
+ * engine calls and engine results into PAPI error codes. It never calls
+ * CUPTI itself. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "papi.h"
+#include "papi_internal.h"
+#include "papi_vector.h"
+
+#include "cupti_cb_engine.h"
+
+#define CUPTI_CB_MAX_SET 128	/* events in one event set */
+
+papi_vector_t _cupti_cb_vector;
+
+typedef struct {
+	int unused;
+} cupti_cb_context_t;
+
+typedef struct {
+	unsigned n;
+	int running;
+	struct cupti_cb_block *block;	/* the running thread's, for thread-scope events */
+	uint32_t codes[CUPTI_CB_MAX_SET];
+	struct cupti_cb_probe probes[CUPTI_CB_MAX_SET];
+	uint64_t base[CUPTI_CB_MAX_SET];
+	long long values[CUPTI_CB_MAX_SET];
+} cupti_cb_control_t;
+
+/* One engine per process: CUPTI allows one subscriber per process. */
+static struct cupti_cb_engine engine;
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- lazy initialization -------------------------------------------------- */
+
+static void set_disabled(const char *why)
+{
+	PAPI_component_info_t *ci = &_cupti_cb_vector.cmp_info;
+	ci->disabled = PAPI_ECMP;
+	snprintf(ci->disabled_reason, sizeof ci->disabled_reason, "%s", why);
+}
+
+/* First use of the component: load CUDA, build the catalogue. Nothing
+ * happens at PAPI_library_init, and no GPU context is ever created. */
+static int ensure_ready(void)
+{
+	PAPI_component_info_t *ci = &_cupti_cb_vector.cmp_info;
+	if (ci->disabled == 0)
+		return PAPI_OK;
+	if (ci->disabled != PAPI_EDELAY_INIT)
+		return PAPI_ECMP_DISABLED;
+	pthread_mutex_lock(&init_lock);
+	if (ci->disabled == PAPI_EDELAY_INIT) {
+		if (cupti_cb_engine_open(&engine) == 0) {
+			ci->disabled = 0;
+			ci->disabled_reason[0] = '\0';
+			ci->num_native_events = (int)engine.cat.n_events;
+		} else {
+			set_disabled(engine.why);
+		}
+	}
+	pthread_mutex_unlock(&init_lock);
+	return ci->disabled ? PAPI_ECMP_DISABLED : PAPI_OK;
+}
+
+static int papi_error(int rc)
+{
+	switch (rc) {
+	case CUPTI_CB_OK:
+		return PAPI_OK;
+	case CUPTI_CB_ENOEVNT:
+		return PAPI_ENOEVNT;
+	case CUPTI_CB_ENOMEM:
+		return PAPI_ENOMEM;
+	case CUPTI_CB_ECONFLICT:
+		return PAPI_ECNFLCT;
+	case CUPTI_CB_ECUPTI:
+		return PAPI_ECMP;
+	default:
+		return PAPI_EINVAL;
+	}
+}
+
+/* ---- component and thread ------------------------------------------------ */
+
+static int cupti_cb_init_component(int cidx)
+{
+	PAPI_component_info_t *ci = &_cupti_cb_vector.cmp_info;
+	ci->CmpIdx = cidx;
+	ci->num_native_events = 0;
+	/* The engine may outlive a PAPI_shutdown: then it is ready at once. */
+	ci->disabled = engine.state == CUPTI_CB_READY ? 0 : PAPI_EDELAY_INIT;
+	snprintf(ci->disabled_reason, sizeof ci->disabled_reason, "%s",
+		 ci->disabled ? "Initialization delayed until first use" : "");
+	if (!ci->disabled)
+		ci->num_native_events = (int)engine.cat.n_events;
+	return PAPI_OK;
+}
+
+static int cupti_cb_init_thread(hwd_context_t *ctx)
+{
+	(void)ctx;
+	return PAPI_OK;
+}
+
+static int cupti_cb_shutdown_thread(hwd_context_t *ctx)
+{
+	(void)ctx;
+	return PAPI_OK;
+}
+
+/* Lets go of CUPTI. The catalogue and the counter blocks stay: threads of
+ * the application still point at their blocks, and a later
+ * PAPI_library_init reuses them. */
+static int cupti_cb_shutdown_component(void)
+{
+	cupti_cb_engine_close(&engine);
+	return PAPI_OK;
+}
+
+/* ---- event sets ---------------------------------------------------------- */
+
+static int cupti_cb_init_control_state(hwd_control_state_t *ctl)
+{
+	memset(ctl, 0, sizeof(cupti_cb_control_t));
+	return PAPI_OK;
+}
+
+static int cupti_cb_update_control_state(hwd_control_state_t *ctl, NativeInfo_t *native, int count,
+					 hwd_context_t *ctx)
+{
+	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
+	(void)ctx;
+	if (count > CUPTI_CB_MAX_SET)
+		return PAPI_ECOUNT;
+	if (count > 0 && ensure_ready() != PAPI_OK)
+		return PAPI_ECMP_DISABLED;
+	for (int i = 0; i < count; i++) {
+		uint32_t code = (uint32_t)native[i].ni_event;
+		if (!cupti_cb_catalog_valid(&engine.cat, code))
+			return PAPI_ENOEVNT;
+		c->codes[i] = code;
+		c->probes[i] = cupti_cb_engine_probe(&engine, code);
+		native[i].ni_position = i;
+	}
+	c->n = (unsigned)count;
+	return PAPI_OK;
+}
+
+static uint64_t current(const cupti_cb_control_t *c, unsigned i)
+{
+	const struct cupti_cb_block *b = CUPTI_CB_CODE_PROC(c->codes[i]) ? NULL : c->block;
+	return cupti_cb_engine_read(&engine, &c->probes[i], b);
+}
+
+static void rebase(cupti_cb_control_t *c)
+{
+	for (unsigned i = 0; i < c->n; i++)
+		c->base[i] = current(c, i);
+}
+
+static int cupti_cb_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
+{
+	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
+	(void)ctx;
+	if (ensure_ready() != PAPI_OK)
+		return PAPI_ECMP_DISABLED;
+	int rc = cupti_cb_engine_acquire(&engine, c->codes, c->n);
+	if (rc) {
+		PAPIERROR("cupti_cb: %s", engine.why);
+		return papi_error(rc);
+	}
+	c->block = cupti_cb_engine_thread_block(&engine);
+	if (!c->block) {
+		cupti_cb_engine_release(&engine, c->codes, c->n);
+		return PAPI_ENOMEM;
+	}
+	rebase(c);
+	c->running = 1;
+	return PAPI_OK;
+}
+
+static int cupti_cb_read(hwd_context_t *ctx, hwd_control_state_t *ctl, long long **events, int flags)
+{
+	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
+	(void)ctx, (void)flags;
+	for (unsigned i = 0; i < c->n; i++)
+		c->values[i] = (long long)(current(c, i) - c->base[i]);
+	*events = c->values;
+	return PAPI_OK;
+}
+
+static int cupti_cb_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
+{
+	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
+	long long *unused;
+	if (!c->running)
+		return PAPI_OK;
+	cupti_cb_read(ctx, ctl, &unused, 0);
+	cupti_cb_engine_release(&engine, c->codes, c->n);
+	c->running = 0;
+	return PAPI_OK;
+}
+
+static int cupti_cb_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)
+{
+	(void)ctx;
+	rebase((cupti_cb_control_t *)ctl);
+	return PAPI_OK;
+}
+
+static int cupti_cb_cleanup_eventset(hwd_control_state_t *ctl)
+{
+	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
+	if (c->running)
+		cupti_cb_engine_release(&engine, c->codes, c->n);
+	memset(c, 0, sizeof *c);
+	return PAPI_OK;
+}
+
+static int cupti_cb_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
+{
+	(void)ctx, (void)code, (void)option;
+	return PAPI_OK;
+}
+
+static int cupti_cb_set_domain(hwd_control_state_t *ctl, int domain)
+{
+	(void)ctl;
+	return domain == PAPI_DOM_USER || domain == PAPI_DOM_ALL ? PAPI_OK : PAPI_EINVAL;
+}
+
+/* ---- names --------------------------------------------------------------- */
+
+static int cupti_cb_ntv_enum_events(unsigned int *code, int modifier)
+{
+	int rc = ensure_ready();
+	if (rc != PAPI_OK)
+		return PAPI_ENOEVNT;
+	uint32_t c = *code;
+	switch (modifier) {
+	case PAPI_ENUM_FIRST:
+		c = cupti_cb_catalog_first();
+		rc = CUPTI_CB_OK;
+		break;
+	case PAPI_ENUM_EVENTS:
+		rc = cupti_cb_catalog_next(&engine.cat, &c);
+		break;
+	case PAPI_NTV_ENUM_UMASKS:
+		rc = (CUPTI_CB_CODE_DEV(c) < 0 && !CUPTI_CB_CODE_PROC(c)) ?
+			     cupti_cb_catalog_first_qualifier(&engine.cat, &c) :
+			     cupti_cb_catalog_next_qualifier(&engine.cat, &c);
+		break;
+	default:
+		return PAPI_EINVAL;
+	}
+	if (rc)
+		return PAPI_ENOEVNT;
+	*code = c;
+	return PAPI_OK;
+}
+
+static int cupti_cb_ntv_name_to_code(const char *name, unsigned int *code)
+{
+	if (ensure_ready() != PAPI_OK)
+		return PAPI_ECMP_DISABLED;
+	uint32_t c;
+	int rc = cupti_cb_catalog_parse(&engine.cat, name, &c);
+	if (rc)
+		return papi_error(rc);
+	*code = c;
+	return PAPI_OK;
+}
+
+static int cupti_cb_ntv_code_to_name(unsigned int code, char *name, int len)
+{
+	if (ensure_ready() != PAPI_OK)
+		return PAPI_ECMP_DISABLED;
+	return papi_error(cupti_cb_catalog_name(&engine.cat, code, name, (size_t)len));
+}
+
+static int cupti_cb_ntv_code_to_descr(unsigned int code, char *descr, int len)
+{
+	if (ensure_ready() != PAPI_OK)
+		return PAPI_ECMP_DISABLED;
+	return papi_error(cupti_cb_catalog_descr(&engine.cat, code, descr, (size_t)len));
+}
+
+/* papi_native_avail shows a qualifier's text after "masks:" in long_descr. */
+static int cupti_cb_ntv_code_to_info(unsigned int code, PAPI_event_info_t *info)
+{
+	if (ensure_ready() != PAPI_OK)
+		return PAPI_ECMP_DISABLED;
+	int rc = cupti_cb_catalog_name(&engine.cat, code, info->symbol, sizeof info->symbol);
+	if (rc)
+		return papi_error(rc);
+	uint32_t base = CUPTI_CB_CODE(CUPTI_CB_CODE_IDX(code), -1, 0);
+	cupti_cb_catalog_descr(&engine.cat, base, info->long_descr, sizeof info->long_descr);
+	/* The short description is the long one cut to PAPI's 64 bytes. */
+	size_t cut = strnlen(info->long_descr, sizeof info->short_descr - 1);
+	memcpy(info->short_descr, info->long_descr, cut);
+	info->short_descr[cut] = '\0';
+	if (base != code) {
+		size_t n = strlen(info->long_descr);
+		if (n + 8 < sizeof info->long_descr) {
+			strcat(info->long_descr, " masks:");
+			cupti_cb_catalog_qualifier_descr(&engine.cat, code, info->long_descr + n + 7,
+							 sizeof info->long_descr - n - 7);
+		}
+	}
+	snprintf(info->units, sizeof info->units, "%s", cupti_cb_catalog_units(&engine.cat, code));
+	info->data_type = PAPI_DATATYPE_UINT64;
+	info->value_type = PAPI_VALUETYPE_RUNNING_SUM;
+	info->timescope = PAPI_TIMESCOPE_SINCE_START;
+	return PAPI_OK;
+}
+
+papi_vector_t _cupti_cb_vector = {
+	.cmp_info = {
+		.name = "cupti_cb",
+		.short_name = "cupti_cb",
+		.description = "CUDA API calls, launches, bytes and syncs from CUPTI callbacks",
+		.version = "0.1.0",
+		.support_version = "n/a",
+		.kernel_version = "n/a",
+		.num_cntrs = CUPTI_CB_MAX_SET,
+		.num_mpx_cntrs = CUPTI_CB_MAX_SET,
+		.default_domain = PAPI_DOM_USER,
+		.available_domains = PAPI_DOM_USER,
+		.default_granularity = PAPI_GRN_THR,
+		.available_granularities = PAPI_GRN_THR,
+		.hardware_intr_sig = PAPI_INT_SIGNAL,
+		.fast_real_timer = 0,
+		.fast_virtual_timer = 0,
+		.attach = 0,
+		.attach_must_ptrace = 0,
+	},
+	.size = {
+		.context = sizeof(cupti_cb_context_t),
+		.control_state = sizeof(cupti_cb_control_t),
+		.reg_value = 1,
+		.reg_alloc = 1,
+	},
+	.init_component = cupti_cb_init_component,
+	.init_thread = cupti_cb_init_thread,
+	.init_control_state = cupti_cb_init_control_state,
+	.update_control_state = cupti_cb_update_control_state,
+	.start = cupti_cb_start,
+	.read = cupti_cb_read,
+	.stop = cupti_cb_stop,
+	.reset = cupti_cb_reset,
+	.cleanup_eventset = cupti_cb_cleanup_eventset,
+	.ctl = cupti_cb_ctl,
+	.set_domain = cupti_cb_set_domain,
+	.shutdown_thread = cupti_cb_shutdown_thread,
+	.shutdown_component = cupti_cb_shutdown_component,
+	.ntv_enum_events = cupti_cb_ntv_enum_events,
+	.ntv_name_to_code = cupti_cb_ntv_name_to_code,
+	.ntv_code_to_name = cupti_cb_ntv_code_to_name,
+	.ntv_code_to_descr = cupti_cb_ntv_code_to_descr,
+	.ntv_code_to_info = cupti_cb_ntv_code_to_info,
+};

@@ -1,0 +1,30 @@
+/* cupti_cb_allocs.h: the sizes of live allocations, so that a free can be
+ * counted in bytes (cuMemFree takes only a pointer).
+ *
+ * A fixed-size open-addressing table, lock-free: inserts and removals of
+ * different pointers run concurrently from any thread, and the driver never
+ * returns a live address twice, so one key is never inserted twice at once.
+ * Probing is bounded: a full neighbourhood drops the entry (counted), and
+ * that free is then counted in calls but not in bytes. */
+#ifndef CUPTI_CB_ALLOCS_H
+#define CUPTI_CB_ALLOCS_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct cupti_cb_allocs {
+	size_t mask;
+	_Atomic uint64_t *keys;
+	uint64_t *sizes;
+	_Atomic uint64_t dropped;	/* inserts that found no free slot */
+};
+
+int cupti_cb_allocs_init(struct cupti_cb_allocs *t, unsigned log2_slots);
+void cupti_cb_allocs_fini(struct cupti_cb_allocs *t);
+/* 0 on success, -1 when the neighbourhood is full or ptr is 0. */
+int cupti_cb_allocs_insert(struct cupti_cb_allocs *t, uint64_t ptr, uint64_t size);
+/* Removes ptr; returns its size, or 0 when it was not recorded. */
+uint64_t cupti_cb_allocs_take(struct cupti_cb_allocs *t, uint64_t ptr);
+
+#endif

@@ -1,0 +1,109 @@
+/* cupti_cb_blocks.c: see cupti_cb_blocks.h. */
+#include "cupti_cb_blocks.h"
+#include "cupti_cb_derived.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+_Thread_local struct cupti_cb_block *cupti_cb_tls_block;
+_Thread_local unsigned cupti_cb_tls_generation;
+
+static atomic_uint generations = 1;
+
+void cupti_cb_layout_init(struct cupti_cb_layout *lay, unsigned n_funcs, int n_devices)
+{
+	lay->n_funcs = n_funcs;
+	lay->n_devrows = (unsigned)n_devices + 1;
+	lay->api_calls = 0;
+	lay->api_time = n_funcs;
+	lay->dev = 2 * (size_t)n_funcs;
+	lay->thr = lay->dev + (size_t)lay->n_devrows * CUPTI_CB_N_DEV_CTRS;
+	lay->total = lay->thr + CUPTI_CB_N_THR_CTRS;
+}
+
+static void thread_exit(void *arg)
+{
+	struct cupti_cb_block *b = arg;
+	/* A CUDA call from a later destructor of this thread takes a new
+	 * block rather than writing into one another thread may adopt. */
+	cupti_cb_tls_block = NULL;
+	atomic_store_explicit(&b->free, 1, memory_order_release);
+}
+
+int cupti_cb_registry_init(struct cupti_cb_registry *r, const struct cupti_cb_layout *lay)
+{
+	r->lay = *lay;
+	atomic_init(&r->head, NULL);
+	atomic_init(&r->n_blocks, 0);
+	r->generation = atomic_fetch_add(&generations, 1);
+	return pthread_key_create(&r->exit_key, thread_exit) ? -1 : 0;
+}
+
+void cupti_cb_registry_fini(struct cupti_cb_registry *r)
+{
+	struct cupti_cb_block *b = atomic_load(&r->head);
+	pthread_key_delete(r->exit_key);
+	while (b) {
+		struct cupti_cb_block *next = b->next;
+		free(b);
+		b = next;
+	}
+	atomic_store(&r->head, NULL);
+	if (cupti_cb_tls_generation == r->generation)
+		cupti_cb_tls_block = NULL;
+}
+
+static struct cupti_cb_block *adopt(struct cupti_cb_registry *r)
+{
+	for (struct cupti_cb_block *b = atomic_load(&r->head); b; b = b->next) {
+		int one = 1;
+		if (atomic_load_explicit(&b->free, memory_order_relaxed) &&
+		    atomic_compare_exchange_strong(&b->free, &one, 0))
+			return b;
+	}
+	return NULL;
+}
+
+static struct cupti_cb_block *create(struct cupti_cb_registry *r)
+{
+	size_t size = sizeof(struct cupti_cb_block) + r->lay.total * sizeof(_Atomic uint64_t);
+	struct cupti_cb_block *b = calloc(1, size);
+	if (!b)
+		return NULL;
+	for (size_t i = 0; i < r->lay.total; i++)
+		atomic_init(&b->c[i], 0);
+	atomic_init(&b->free, 0);
+	b->next = atomic_load(&r->head);
+	while (!atomic_compare_exchange_weak(&r->head, &b->next, b))
+		;
+	atomic_fetch_add(&r->n_blocks, 1);
+	return b;
+}
+
+/* Runs once per thread: the first counted call of a thread pays for it. */
+struct cupti_cb_block *cupti_cb_block_slow(struct cupti_cb_registry *r)
+{
+	struct cupti_cb_block *b = adopt(r);
+	if (!b)
+		b = create(r);
+	if (!b)
+		return NULL;
+	b->rt_depth = 0;
+	b->in_lookup = 0;
+	b->last_ctx = NULL;
+	b->last_dev = -1;
+	b->pending_free = 0;
+	pthread_setspecific(r->exit_key, b);
+	cupti_cb_tls_block = b;
+	cupti_cb_tls_generation = r->generation;
+	return b;
+}
+
+uint64_t cupti_cb_probe_process(const struct cupti_cb_probe *p, const struct cupti_cb_registry *r)
+{
+	uint64_t v = 0;
+	for (const struct cupti_cb_block *b = atomic_load_explicit(&r->head, memory_order_acquire); b;
+	     b = b->next)
+		v += cupti_cb_probe_block(p, b);
+	return v;
+}

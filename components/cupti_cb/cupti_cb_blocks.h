@@ -1,0 +1,97 @@
+/* cupti_cb_blocks.h: per-thread counter blocks.
+ *
+ * Each thread that makes a counted CUDA call owns one block and is its only
+ * writer, so the hot path updates counters with plain relaxed loads and
+ * stores: no locks, no atomic read-modify-write. Blocks are never freed
+ * while the registry lives: a thread that exits marks its block free, its
+ * counts stay visible to process-scope reads, and a later thread adopts it.
+ * Counters only grow, so readers work with differences. */
+#ifndef CUPTI_CB_BLOCKS_H
+#define CUPTI_CB_BLOCKS_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda.h>
+
+/* Where each family of counters sits inside a block's c[]. */
+struct cupti_cb_layout {
+	unsigned n_funcs;	/* per-API slots */
+	unsigned n_devrows;	/* devices + 1 row for operations of unknown device */
+	size_t api_calls;	/* c[api_calls + slot] */
+	size_t api_time;	/* c[api_time + slot] */
+	size_t dev;		/* c[dev + row * CUPTI_CB_N_DEV_CTRS + ctr] */
+	size_t thr;		/* c[thr + ctr] */
+	size_t total;
+};
+
+struct cupti_cb_block {
+	struct cupti_cb_block *next;	/* registry list; set once, before publication */
+	atomic_int free;		/* 1: owner exited, may be adopted */
+	int rt_depth;			/* runtime calls in progress on the owner thread */
+	int in_lookup;			/* the engine's own driver calls are not counted */
+	int last_dev;			/* context -> device cache of the owner thread */
+	CUcontext last_ctx;
+	uint64_t pending_free;		/* size of the free in progress */
+	_Atomic uint64_t c[];
+};
+
+struct cupti_cb_registry {
+	struct cupti_cb_layout lay;
+	_Atomic(struct cupti_cb_block *) head;
+	atomic_uint n_blocks;
+	pthread_key_t exit_key;
+	unsigned generation;		/* tells a thread its cached block is stale */
+};
+
+void cupti_cb_layout_init(struct cupti_cb_layout *lay, unsigned n_funcs, int n_devices);
+int cupti_cb_registry_init(struct cupti_cb_registry *r, const struct cupti_cb_layout *lay);
+/* Only when no thread can touch the registry any more (tests, exit). */
+void cupti_cb_registry_fini(struct cupti_cb_registry *r);
+
+/* The calling thread's block, adopted or created at its first use.
+ * NULL only when memory is exhausted. */
+struct cupti_cb_block *cupti_cb_block_slow(struct cupti_cb_registry *r);
+
+extern _Thread_local struct cupti_cb_block *cupti_cb_tls_block;
+extern _Thread_local unsigned cupti_cb_tls_generation;
+
+static inline struct cupti_cb_block *cupti_cb_block_self(struct cupti_cb_registry *r)
+{
+	struct cupti_cb_block *b = cupti_cb_tls_block;
+	if (__builtin_expect(b != NULL && cupti_cb_tls_generation == r->generation, 1))
+		return b;
+	return cupti_cb_block_slow(r);
+}
+
+/* Owner-only increment: a plain load and store, atomic only so that
+ * concurrent readers never see a torn value. */
+static inline void cupti_cb_bump(_Atomic uint64_t *c, uint64_t v)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
+			      memory_order_relaxed);
+}
+
+/* What one event reads: rows * n counters, rows apart by stride. */
+struct cupti_cb_probe {
+	uint32_t off;
+	uint16_t n;
+	uint16_t rows;
+	uint32_t stride;
+};
+
+static inline uint64_t cupti_cb_probe_block(const struct cupti_cb_probe *p, const struct cupti_cb_block *b)
+{
+	uint64_t v = 0;
+	const _Atomic uint64_t *c = b->c + p->off;
+	for (unsigned r = 0; r < p->rows; r++, c += p->stride)
+		for (unsigned k = 0; k < p->n; k++)
+			v += atomic_load_explicit(&c[k], memory_order_relaxed);
+	return v;
+}
+
+/* Sum over every block, live or exited. */
+uint64_t cupti_cb_probe_process(const struct cupti_cb_probe *p, const struct cupti_cb_registry *r);
+
+#endif

@@ -1,0 +1,101 @@
+/* cupti_cb_catalog.h: the event catalogue. Names <-> codes, qualifiers,
+ * descriptions, and the map from each CBID to its per-API counter slot.
+ *
+ * Event indices: [0, n_derived) are the derived events, then two per CUDA
+ * API function: 2*slot = <func>.calls, 2*slot+1 = <func>.time_ns.
+ * A code packs an index and its qualifiers (see CUPTI_CB_CODE). */
+#ifndef CUPTI_CB_CATALOG_H
+#define CUPTI_CB_CATALOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cupti.h>
+
+#include "cupti_cb_derived.h"
+
+enum cupti_cb_err {
+	CUPTI_CB_OK = 0,
+	CUPTI_CB_ENOEVNT = -1,	/* no such event, or a qualifier it does not take */
+	CUPTI_CB_EINVAL = -2,	/* malformed name or code */
+	CUPTI_CB_ENOMEM = -3,
+};
+
+#define CUPTI_CB_MAX_DEVICES 64
+#define CUPTI_CB_NAME_MAX    256	/* longest full name accepted, NUL included */
+
+/* code = index | (device + 1) << 14 | process << 21; device + 1 == 0: all */
+#define CUPTI_CB_IDX_BITS   14
+#define CUPTI_CB_CODE(idx, dev, proc) \
+	((uint32_t)(idx) | (uint32_t)((dev) + 1) << CUPTI_CB_IDX_BITS | (uint32_t)(proc) << 21)
+#define CUPTI_CB_CODE_IDX(c)  ((c) & ((1u << CUPTI_CB_IDX_BITS) - 1))
+#define CUPTI_CB_CODE_DEV(c)  ((int)(((c) >> CUPTI_CB_IDX_BITS) & 0x7f) - 1)
+#define CUPTI_CB_CODE_PROC(c) (((c) >> 21) & 1)
+
+typedef CUptiResult (*cupti_cb_name_fn)(CUpti_CallbackDomain, uint32_t, const char **);
+
+/* One CUDA API function; its _vN/_ptds/_ptsz CBIDs all map to it. */
+struct cupti_cb_func {
+	const char *name;
+	CUpti_CallbackDomain domain;
+};
+
+struct cupti_cb_named {
+	const char *name;	/* full base name: "cudaMemcpy.calls" */
+	uint32_t index;
+};
+
+struct cupti_cb_catalog {
+	unsigned n_funcs;
+	struct cupti_cb_func *funcs;
+	uint32_t n_cbids[2];		/* [0] runtime, [1] driver: CBID table sizes */
+	uint16_t *slot_of[2];		/* CBID -> slot + 1; 0: not an API function */
+	unsigned n_events;
+	struct cupti_cb_named *by_name;	/* sorted by name, for lookups */
+	char *strings;			/* storage for every name */
+	int n_devices;
+};
+
+enum cupti_cb_kind { CUPTI_CB_DERIVED, CUPTI_CB_API_CALLS, CUPTI_CB_API_TIME };
+
+static inline int cupti_cb_domain_ix(CUpti_CallbackDomain d)
+{
+	return d == CUPTI_CB_DOMAIN_DRIVER_API;
+}
+
+int cupti_cb_catalog_build(struct cupti_cb_catalog *cat, cupti_cb_name_fn name_of, int n_devices);
+void cupti_cb_catalog_free(struct cupti_cb_catalog *cat);
+
+/* "kernel.launches:device=1:process" -> code. Errors: enum cupti_cb_err. */
+int cupti_cb_catalog_parse(const struct cupti_cb_catalog *cat, const char *name, uint32_t *code);
+int cupti_cb_catalog_name(const struct cupti_cb_catalog *cat, uint32_t code, char *buf, size_t len);
+int cupti_cb_catalog_descr(const struct cupti_cb_catalog *cat, uint32_t code, char *buf, size_t len);
+const char *cupti_cb_catalog_units(const struct cupti_cb_catalog *cat, uint32_t code);
+int cupti_cb_catalog_valid(const struct cupti_cb_catalog *cat, uint32_t code);
+
+/* Enumeration: first event, next event, and the qualifiers of an event
+ * (first_qualifier takes a base code; next_qualifier a qualified one). */
+uint32_t cupti_cb_catalog_first(void);
+int cupti_cb_catalog_next(const struct cupti_cb_catalog *cat, uint32_t *code);
+int cupti_cb_catalog_first_qualifier(const struct cupti_cb_catalog *cat, uint32_t *code);
+int cupti_cb_catalog_next_qualifier(const struct cupti_cb_catalog *cat, uint32_t *code);
+/* "masks:" text for papi_native_avail, describing one qualified code. */
+int cupti_cb_catalog_qualifier_descr(const struct cupti_cb_catalog *cat, uint32_t code, char *buf,
+				     size_t len);
+
+static inline enum cupti_cb_kind cupti_cb_kind_of(const struct cupti_cb_catalog *cat, uint32_t idx)
+{
+	(void)cat;
+	if (idx < cupti_cb_n_derived)
+		return CUPTI_CB_DERIVED;
+	return ((idx - cupti_cb_n_derived) & 1) ? CUPTI_CB_API_TIME : CUPTI_CB_API_CALLS;
+}
+
+static inline unsigned cupti_cb_slot_of_index(uint32_t idx)
+{
+	return (idx - cupti_cb_n_derived) / 2;
+}
+
+/* Strips _vNNNN, _v2, _ptds and _ptsz suffixes in place. */
+void cupti_cb_base_name(char *name);
+
+#endif

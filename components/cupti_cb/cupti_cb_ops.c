@@ -1,0 +1,473 @@
+/* cupti_cb_ops.c: the table of driver calls that are operations, and how to
+ * read bytes and directions out of their parameter structs. */
+#include "cupti_cb_ops.h"
+
+/* cupti.h brings the parameter structs (generated_cuda_meta.h). */
+
+#define CBID(f) CUPTI_DRIVER_TRACE_CBID_##f
+
+/* ---- where memory lives ------------------------------------------------ */
+
+static enum cupti_cb_dir direction(const struct cupti_cb_where *src, const struct cupti_cb_where *dst)
+{
+	if (!src->is_device)
+		return dst->is_device ? CUPTI_CB_HTOD : CUPTI_CB_HTOH;
+	if (!dst->is_device)
+		return CUPTI_CB_DTOH;
+	if (src->device >= 0 && dst->device >= 0 && src->device != dst->device)
+		return CUPTI_CB_PEER;
+	return CUPTI_CB_DTOD;
+}
+
+static void locate(const struct cupti_cb_resolver *r, CUdeviceptr p, struct cupti_cb_where *w)
+{
+	w->is_device = 0;
+	w->device = -1;
+	r->locate(r->arg, p, w);
+}
+
+/* A CU_MEMORYTYPE_* operand of a 2D/3D copy. */
+static void operand(const struct cupti_cb_resolver *r, CUmemorytype type, const void *host,
+		    CUdeviceptr dev, struct cupti_cb_where *w)
+{
+	switch (type) {
+	case CU_MEMORYTYPE_HOST:
+		w->is_device = 0;
+		w->device = -1;
+		break;
+	case CU_MEMORYTYPE_DEVICE:
+		locate(r, dev, w);
+		w->is_device = 1;
+		break;
+	case CU_MEMORYTYPE_ARRAY:
+		w->is_device = 1;
+		w->device = -1;
+		break;
+	case CU_MEMORYTYPE_UNIFIED:
+	default:
+		locate(r, dev ? dev : (CUdeviceptr)(uintptr_t)host, w);
+		break;
+	}
+}
+
+static void add_copy(struct cupti_cb_effect *e, enum cupti_cb_dir d, uint64_t bytes)
+{
+	e->count++;
+	e->dir_bytes[d] += bytes;
+}
+
+static void add_resolved(const struct cupti_cb_resolver *r, struct cupti_cb_effect *e,
+			 CUdeviceptr src, CUdeviceptr dst, uint64_t bytes)
+{
+	struct cupti_cb_where s, d;
+	locate(r, src, &s);
+	locate(r, dst, &d);
+	add_copy(e, direction(&s, &d), bytes);
+}
+
+/* ---- copies with a fixed direction -------------------------------------- */
+
+/* Every 1D copy struct of one direction has ByteCount; the struct type only
+ * decides where it sits. */
+#define FIXED_COPY(fn, type, dir)                                                       \
+	static void fn(const void *p, const struct cupti_cb_resolver *r,                \
+		       struct cupti_cb_effect *e)                                       \
+	{                                                                               \
+		(void)r;                                                                \
+		add_copy(e, dir, ((const type *)p)->ByteCount);                         \
+	}
+
+FIXED_COPY(htod, cuMemcpyHtoD_v2_params, CUPTI_CB_HTOD)
+FIXED_COPY(htod_async, cuMemcpyHtoDAsync_v2_params, CUPTI_CB_HTOD)
+FIXED_COPY(dtoh, cuMemcpyDtoH_v2_params, CUPTI_CB_DTOH)
+FIXED_COPY(dtoh_async, cuMemcpyDtoHAsync_v2_params, CUPTI_CB_DTOH)
+FIXED_COPY(dtod, cuMemcpyDtoD_v2_params, CUPTI_CB_DTOD)
+FIXED_COPY(dtod_async, cuMemcpyDtoDAsync_v2_params, CUPTI_CB_DTOD)
+FIXED_COPY(htoa, cuMemcpyHtoA_v2_params, CUPTI_CB_HTOD)
+FIXED_COPY(htoa_async, cuMemcpyHtoAAsync_v2_params, CUPTI_CB_HTOD)
+FIXED_COPY(atoh, cuMemcpyAtoH_v2_params, CUPTI_CB_DTOH)
+FIXED_COPY(atoh_async, cuMemcpyAtoHAsync_v2_params, CUPTI_CB_DTOH)
+FIXED_COPY(dtoa, cuMemcpyDtoA_v2_params, CUPTI_CB_DTOD)
+FIXED_COPY(atod, cuMemcpyAtoD_v2_params, CUPTI_CB_DTOD)
+FIXED_COPY(atoa, cuMemcpyAtoA_v2_params, CUPTI_CB_DTOD)
+
+/* ---- copies whose direction comes from the pointers --------------------- */
+
+static void unified(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
+{
+	const cuMemcpy_params *c = p;
+	add_resolved(r, e, c->src, c->dst, c->ByteCount);
+}
+
+static void unified_async(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
+{
+	const cuMemcpyAsync_params *c = p;
+	add_resolved(r, e, c->src, c->dst, c->ByteCount);
+}
+
+static void peer_bytes(const struct cupti_cb_resolver *r, struct cupti_cb_effect *e,
+		       CUcontext src, CUcontext dst, uint64_t bytes)
+{
+	int s = r->context_device(r->arg, src), d = r->context_device(r->arg, dst);
+	add_copy(e, (s >= 0 && d >= 0 && s == d) ? CUPTI_CB_DTOD : CUPTI_CB_PEER, bytes);
+}
+
+static void peer(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
+{
+	const cuMemcpyPeer_params *c = p;
+	peer_bytes(r, e, c->srcContext, c->dstContext, c->ByteCount);
+}
+
+static void peer_async(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
+{
+	const cuMemcpyPeerAsync_params *c = p;
+	peer_bytes(r, e, c->srcContext, c->dstContext, c->ByteCount);
+}
+
+static void copy_2d(const CUDA_MEMCPY2D *c, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
+{
+	struct cupti_cb_where s, d;
+	if (!c)
+		return;
+	operand(r, c->srcMemoryType, c->srcHost, c->srcDevice, &s);
+	operand(r, c->dstMemoryType, c->dstHost, c->dstDevice, &d);
+	add_copy(e, direction(&s, &d), (uint64_t)c->WidthInBytes * c->Height);
+}
+
+static void copy_3d(const CUDA_MEMCPY3D *c, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
+{
+	struct cupti_cb_where s, d;
+	if (!c)
+		return;
+	operand(r, c->srcMemoryType, c->srcHost, c->srcDevice, &s);
+	operand(r, c->dstMemoryType, c->dstHost, c->dstDevice, &d);
+	add_copy(e, direction(&s, &d), (uint64_t)c->WidthInBytes * c->Height * c->Depth);
+}
+
+static void copy_3d_peer(const CUDA_MEMCPY3D_PEER *c, const struct cupti_cb_resolver *r,
+			 struct cupti_cb_effect *e)
+{
+	if (c)
+		peer_bytes(r, e, c->srcContext, c->dstContext,
+			   (uint64_t)c->WidthInBytes * c->Height * c->Depth);
+}
+
+static void m2d(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
+{
+	copy_2d(((const cuMemcpy2D_v2_params *)p)->pCopy, r, e);
+}
+
+static void m2d_async(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
+{
+	copy_2d(((const cuMemcpy2DAsync_v2_params *)p)->pCopy, r, e);
+}
+
+static void m3d(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
+{
+	copy_3d(((const cuMemcpy3D_v2_params *)p)->pCopy, r, e);
+}
+
+static void m3d_async(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
+{
+	copy_3d(((const cuMemcpy3DAsync_v2_params *)p)->pCopy, r, e);
+}
+
+static void m3d_peer(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
+{
+	copy_3d_peer(((const cuMemcpy3DPeer_params *)p)->pCopy, r, e);
+}
+
+static void m3d_peer_async(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
+{
+	copy_3d_peer(((const cuMemcpy3DPeerAsync_params *)p)->pCopy, r, e);
+}
+
+/* A batch counts each of its copies. */
+static void batch_copies(const struct cupti_cb_resolver *r, struct cupti_cb_effect *e,
+			 CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t n)
+{
+	if (!dsts || !srcs || !sizes)
+		return;
+	for (size_t i = 0; i < n; i++)
+		add_resolved(r, e, srcs[i], dsts[i], sizes[i]);
+}
+
+static void batch(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
+{
+	const cuMemcpyBatchAsync_params *c = p;
+	batch_copies(r, e, c->dsts, c->srcs, c->sizes, c->count);
+}
+
+static void batch_v2(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
+{
+	const cuMemcpyBatchAsync_v2_params *c = p;
+	batch_copies(r, e, c->dsts, c->srcs, c->sizes, c->count);
+}
+
+static void batch_operand(const struct cupti_cb_resolver *r, const CUmemcpy3DOperand *o,
+			  struct cupti_cb_where *w)
+{
+	if (o->type == CU_MEMCPY_OPERAND_TYPE_POINTER) {
+		locate(r, o->op.ptr.ptr, w);
+	} else {
+		w->is_device = 1;
+		w->device = -1;
+	}
+}
+
+/* For pointer operands the extent's width is in bytes; for arrays it is in
+ * elements, and the element size is not in the parameters (man page). */
+static void batch_3d_ops(const struct cupti_cb_resolver *r, struct cupti_cb_effect *e,
+			 const CUDA_MEMCPY3D_BATCH_OP *ops, size_t n)
+{
+	if (!ops)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct cupti_cb_where s, d;
+		batch_operand(r, &ops[i].src, &s);
+		batch_operand(r, &ops[i].dst, &d);
+		add_copy(e, direction(&s, &d),
+			 (uint64_t)ops[i].extent.width * ops[i].extent.height * ops[i].extent.depth);
+	}
+}
+
+static void batch_3d(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
+{
+	const cuMemcpy3DBatchAsync_params *c = p;
+	batch_3d_ops(r, e, c->opList, c->numOps);
+}
+
+static void batch_3d_v2(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
+{
+	const cuMemcpy3DBatchAsync_v2_params *c = p;
+	batch_3d_ops(r, e, c->opList, c->numOps);
+}
+
+/* ---- memsets ------------------------------------------------------------- */
+
+#define MEMSET_1D(fn, type, elem)                                                       \
+	static void fn(const void *p, const struct cupti_cb_resolver *r,                \
+		       struct cupti_cb_effect *e)                                       \
+	{                                                                               \
+		(void)r;                                                                \
+		e->count++;                                                             \
+		e->bytes += (uint64_t)((const type *)p)->N * (elem);                    \
+	}
+
+#define MEMSET_2D(fn, type, elem)                                                       \
+	static void fn(const void *p, const struct cupti_cb_resolver *r,                \
+		       struct cupti_cb_effect *e)                                       \
+	{                                                                               \
+		const type *m = p;                                                      \
+		(void)r;                                                                \
+		e->count++;                                                             \
+		e->bytes += (uint64_t)m->Width * m->Height * (elem);                    \
+	}
+
+MEMSET_1D(set8, cuMemsetD8_v2_params, 1)
+MEMSET_1D(set16, cuMemsetD16_v2_params, 2)
+MEMSET_1D(set32, cuMemsetD32_v2_params, 4)
+MEMSET_1D(set8_async, cuMemsetD8Async_params, 1)
+MEMSET_1D(set16_async, cuMemsetD16Async_params, 2)
+MEMSET_1D(set32_async, cuMemsetD32Async_params, 4)
+MEMSET_2D(set2d8, cuMemsetD2D8_v2_params, 1)
+MEMSET_2D(set2d16, cuMemsetD2D16_v2_params, 2)
+MEMSET_2D(set2d32, cuMemsetD2D32_v2_params, 4)
+MEMSET_2D(set2d8_async, cuMemsetD2D8Async_params, 1)
+MEMSET_2D(set2d16_async, cuMemsetD2D16Async_params, 2)
+MEMSET_2D(set2d32_async, cuMemsetD2D32Async_params, 4)
+
+/* ---- allocations and frees ---------------------------------------------- */
+
+#define ALLOC_DEV(fn, type)                                                             \
+	static void fn(const void *p, const struct cupti_cb_resolver *r,                \
+		       struct cupti_cb_effect *e)                                       \
+	{                                                                               \
+		const type *a = p;                                                      \
+		(void)r;                                                                \
+		e->count++;                                                             \
+		e->bytes += a->bytesize;                                                \
+		e->ptr = a->dptr ? *a->dptr : 0;                                        \
+	}
+
+#define ALLOC_HOST(fn, type)                                                            \
+	static void fn(const void *p, const struct cupti_cb_resolver *r,                \
+		       struct cupti_cb_effect *e)                                       \
+	{                                                                               \
+		const type *a = p;                                                      \
+		(void)r;                                                                \
+		e->count++;                                                             \
+		e->bytes += a->bytesize;                                                \
+		e->ptr = a->pp ? (CUdeviceptr)(uintptr_t)*a->pp : 0;                    \
+	}
+
+ALLOC_DEV(alloc, cuMemAlloc_v2_params)
+ALLOC_DEV(alloc_managed, cuMemAllocManaged_params)
+ALLOC_DEV(alloc_async, cuMemAllocAsync_params)
+ALLOC_DEV(alloc_pool, cuMemAllocFromPoolAsync_params)
+ALLOC_HOST(alloc_host, cuMemAllocHost_v2_params)
+ALLOC_HOST(host_alloc, cuMemHostAlloc_params)
+
+static void alloc_pitch(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
+{
+	const cuMemAllocPitch_v2_params *a = p;
+	(void)r;
+	e->count++;
+	e->bytes += (uint64_t)(a->pPitch ? *a->pPitch : a->WidthInBytes) * a->Height;
+	e->ptr = a->dptr ? *a->dptr : 0;
+}
+
+#define FREE_OF(fn, type, field)                                                        \
+	static void fn(const void *p, const struct cupti_cb_resolver *r,                \
+		       struct cupti_cb_effect *e)                                       \
+	{                                                                               \
+		(void)r;                                                                \
+		e->count++;                                                             \
+		e->ptr = (CUdeviceptr)(uintptr_t)((const type *)p)->field;              \
+	}
+
+FREE_OF(free_dev, cuMemFree_v2_params, dptr)
+FREE_OF(free_async, cuMemFreeAsync_params, dptr)
+FREE_OF(free_host, cuMemFreeHost_params, p)
+
+/* ---- launches ------------------------------------------------------------ */
+
+static void launch_multi(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
+{
+	(void)r;
+	e->count += ((const cuLaunchCooperativeKernelMultiDevice_params *)p)->numDevices;
+}
+
+/* ---- the table ----------------------------------------------------------- */
+
+/* Each _ptds/_ptsz variant has the parameter layout of its base function.
+ * The pre-3.2 entry points (32-bit CUdeviceptr) are left out: code built
+ * against any CUDA header of the last fifteen years cannot call them. */
+const struct cupti_cb_op cupti_cb_driver_ops[] = {
+	{ CBID(cuLaunchKernel), CUPTI_CB_CLS_LAUNCH, NULL },
+	{ CBID(cuLaunchKernel_ptsz), CUPTI_CB_CLS_LAUNCH, NULL },
+	{ CBID(cuLaunchKernelEx), CUPTI_CB_CLS_LAUNCH, NULL },
+	{ CBID(cuLaunchKernelEx_ptsz), CUPTI_CB_CLS_LAUNCH, NULL },
+	{ CBID(cuLaunchCooperativeKernel), CUPTI_CB_CLS_LAUNCH, NULL },
+	{ CBID(cuLaunchCooperativeKernel_ptsz), CUPTI_CB_CLS_LAUNCH, NULL },
+	{ CBID(cuLaunchCooperativeKernelMultiDevice), CUPTI_CB_CLS_LAUNCH, launch_multi },
+	{ CBID(cuLaunch), CUPTI_CB_CLS_LAUNCH, NULL },
+	{ CBID(cuLaunchGrid), CUPTI_CB_CLS_LAUNCH, NULL },
+	{ CBID(cuLaunchGridAsync), CUPTI_CB_CLS_LAUNCH, NULL },
+
+	{ CBID(cuGraphLaunch), CUPTI_CB_CLS_GRAPH, NULL },
+	{ CBID(cuGraphLaunch_ptsz), CUPTI_CB_CLS_GRAPH, NULL },
+
+	{ CBID(cuMemcpyHtoD_v2), CUPTI_CB_CLS_MEMCPY, htod },
+	{ CBID(cuMemcpyHtoD_v2_ptds), CUPTI_CB_CLS_MEMCPY, htod },
+	{ CBID(cuMemcpyHtoDAsync_v2), CUPTI_CB_CLS_MEMCPY, htod_async },
+	{ CBID(cuMemcpyHtoDAsync_v2_ptsz), CUPTI_CB_CLS_MEMCPY, htod_async },
+	{ CBID(cuMemcpyDtoH_v2), CUPTI_CB_CLS_MEMCPY, dtoh },
+	{ CBID(cuMemcpyDtoH_v2_ptds), CUPTI_CB_CLS_MEMCPY, dtoh },
+	{ CBID(cuMemcpyDtoHAsync_v2), CUPTI_CB_CLS_MEMCPY, dtoh_async },
+	{ CBID(cuMemcpyDtoHAsync_v2_ptsz), CUPTI_CB_CLS_MEMCPY, dtoh_async },
+	{ CBID(cuMemcpyDtoD_v2), CUPTI_CB_CLS_MEMCPY, dtod },
+	{ CBID(cuMemcpyDtoD_v2_ptds), CUPTI_CB_CLS_MEMCPY, dtod },
+	{ CBID(cuMemcpyDtoDAsync_v2), CUPTI_CB_CLS_MEMCPY, dtod_async },
+	{ CBID(cuMemcpyDtoDAsync_v2_ptsz), CUPTI_CB_CLS_MEMCPY, dtod_async },
+	{ CBID(cuMemcpyHtoA_v2), CUPTI_CB_CLS_MEMCPY, htoa },
+	{ CBID(cuMemcpyHtoA_v2_ptds), CUPTI_CB_CLS_MEMCPY, htoa },
+	{ CBID(cuMemcpyHtoAAsync_v2), CUPTI_CB_CLS_MEMCPY, htoa_async },
+	{ CBID(cuMemcpyHtoAAsync_v2_ptsz), CUPTI_CB_CLS_MEMCPY, htoa_async },
+	{ CBID(cuMemcpyAtoH_v2), CUPTI_CB_CLS_MEMCPY, atoh },
+	{ CBID(cuMemcpyAtoH_v2_ptds), CUPTI_CB_CLS_MEMCPY, atoh },
+	{ CBID(cuMemcpyAtoHAsync_v2), CUPTI_CB_CLS_MEMCPY, atoh_async },
+	{ CBID(cuMemcpyAtoHAsync_v2_ptsz), CUPTI_CB_CLS_MEMCPY, atoh_async },
+	{ CBID(cuMemcpyDtoA_v2), CUPTI_CB_CLS_MEMCPY, dtoa },
+	{ CBID(cuMemcpyDtoA_v2_ptds), CUPTI_CB_CLS_MEMCPY, dtoa },
+	{ CBID(cuMemcpyAtoD_v2), CUPTI_CB_CLS_MEMCPY, atod },
+	{ CBID(cuMemcpyAtoD_v2_ptds), CUPTI_CB_CLS_MEMCPY, atod },
+	{ CBID(cuMemcpyAtoA_v2), CUPTI_CB_CLS_MEMCPY, atoa },
+	{ CBID(cuMemcpyAtoA_v2_ptds), CUPTI_CB_CLS_MEMCPY, atoa },
+	{ CBID(cuMemcpy), CUPTI_CB_CLS_MEMCPY, unified },
+	{ CBID(cuMemcpy_ptds), CUPTI_CB_CLS_MEMCPY, unified },
+	{ CBID(cuMemcpyAsync), CUPTI_CB_CLS_MEMCPY, unified_async },
+	{ CBID(cuMemcpyAsync_ptsz), CUPTI_CB_CLS_MEMCPY, unified_async },
+	{ CBID(cuMemcpyPeer), CUPTI_CB_CLS_MEMCPY, peer },
+	{ CBID(cuMemcpyPeer_ptds), CUPTI_CB_CLS_MEMCPY, peer },
+	{ CBID(cuMemcpyPeerAsync), CUPTI_CB_CLS_MEMCPY, peer_async },
+	{ CBID(cuMemcpyPeerAsync_ptsz), CUPTI_CB_CLS_MEMCPY, peer_async },
+	{ CBID(cuMemcpy2D_v2), CUPTI_CB_CLS_MEMCPY, m2d },
+	{ CBID(cuMemcpy2D_v2_ptds), CUPTI_CB_CLS_MEMCPY, m2d },
+	{ CBID(cuMemcpy2DUnaligned_v2), CUPTI_CB_CLS_MEMCPY, m2d },
+	{ CBID(cuMemcpy2DUnaligned_v2_ptds), CUPTI_CB_CLS_MEMCPY, m2d },
+	{ CBID(cuMemcpy2DAsync_v2), CUPTI_CB_CLS_MEMCPY, m2d_async },
+	{ CBID(cuMemcpy2DAsync_v2_ptsz), CUPTI_CB_CLS_MEMCPY, m2d_async },
+	{ CBID(cuMemcpy3D_v2), CUPTI_CB_CLS_MEMCPY, m3d },
+	{ CBID(cuMemcpy3D_v2_ptds), CUPTI_CB_CLS_MEMCPY, m3d },
+	{ CBID(cuMemcpy3DAsync_v2), CUPTI_CB_CLS_MEMCPY, m3d_async },
+	{ CBID(cuMemcpy3DAsync_v2_ptsz), CUPTI_CB_CLS_MEMCPY, m3d_async },
+	{ CBID(cuMemcpy3DPeer), CUPTI_CB_CLS_MEMCPY, m3d_peer },
+	{ CBID(cuMemcpy3DPeer_ptds), CUPTI_CB_CLS_MEMCPY, m3d_peer },
+	{ CBID(cuMemcpy3DPeerAsync), CUPTI_CB_CLS_MEMCPY, m3d_peer_async },
+	{ CBID(cuMemcpy3DPeerAsync_ptsz), CUPTI_CB_CLS_MEMCPY, m3d_peer_async },
+	{ CBID(cuMemcpyBatchAsync), CUPTI_CB_CLS_MEMCPY, batch },
+	{ CBID(cuMemcpyBatchAsync_ptsz), CUPTI_CB_CLS_MEMCPY, batch },
+	{ CBID(cuMemcpyBatchAsync_v2), CUPTI_CB_CLS_MEMCPY, batch_v2 },
+	{ CBID(cuMemcpyBatchAsync_v2_ptsz), CUPTI_CB_CLS_MEMCPY, batch_v2 },
+	{ CBID(cuMemcpy3DBatchAsync), CUPTI_CB_CLS_MEMCPY, batch_3d },
+	{ CBID(cuMemcpy3DBatchAsync_ptsz), CUPTI_CB_CLS_MEMCPY, batch_3d },
+	{ CBID(cuMemcpy3DBatchAsync_v2), CUPTI_CB_CLS_MEMCPY, batch_3d_v2 },
+	{ CBID(cuMemcpy3DBatchAsync_v2_ptsz), CUPTI_CB_CLS_MEMCPY, batch_3d_v2 },
+
+	{ CBID(cuMemsetD8_v2), CUPTI_CB_CLS_MEMSET, set8 },
+	{ CBID(cuMemsetD8_v2_ptds), CUPTI_CB_CLS_MEMSET, set8 },
+	{ CBID(cuMemsetD16_v2), CUPTI_CB_CLS_MEMSET, set16 },
+	{ CBID(cuMemsetD16_v2_ptds), CUPTI_CB_CLS_MEMSET, set16 },
+	{ CBID(cuMemsetD32_v2), CUPTI_CB_CLS_MEMSET, set32 },
+	{ CBID(cuMemsetD32_v2_ptds), CUPTI_CB_CLS_MEMSET, set32 },
+	{ CBID(cuMemsetD8Async), CUPTI_CB_CLS_MEMSET, set8_async },
+	{ CBID(cuMemsetD8Async_ptsz), CUPTI_CB_CLS_MEMSET, set8_async },
+	{ CBID(cuMemsetD16Async), CUPTI_CB_CLS_MEMSET, set16_async },
+	{ CBID(cuMemsetD16Async_ptsz), CUPTI_CB_CLS_MEMSET, set16_async },
+	{ CBID(cuMemsetD32Async), CUPTI_CB_CLS_MEMSET, set32_async },
+	{ CBID(cuMemsetD32Async_ptsz), CUPTI_CB_CLS_MEMSET, set32_async },
+	{ CBID(cuMemsetD2D8_v2), CUPTI_CB_CLS_MEMSET, set2d8 },
+	{ CBID(cuMemsetD2D8_v2_ptds), CUPTI_CB_CLS_MEMSET, set2d8 },
+	{ CBID(cuMemsetD2D16_v2), CUPTI_CB_CLS_MEMSET, set2d16 },
+	{ CBID(cuMemsetD2D16_v2_ptds), CUPTI_CB_CLS_MEMSET, set2d16 },
+	{ CBID(cuMemsetD2D32_v2), CUPTI_CB_CLS_MEMSET, set2d32 },
+	{ CBID(cuMemsetD2D32_v2_ptds), CUPTI_CB_CLS_MEMSET, set2d32 },
+	{ CBID(cuMemsetD2D8Async), CUPTI_CB_CLS_MEMSET, set2d8_async },
+	{ CBID(cuMemsetD2D8Async_ptsz), CUPTI_CB_CLS_MEMSET, set2d8_async },
+	{ CBID(cuMemsetD2D16Async), CUPTI_CB_CLS_MEMSET, set2d16_async },
+	{ CBID(cuMemsetD2D16Async_ptsz), CUPTI_CB_CLS_MEMSET, set2d16_async },
+	{ CBID(cuMemsetD2D32Async), CUPTI_CB_CLS_MEMSET, set2d32_async },
+	{ CBID(cuMemsetD2D32Async_ptsz), CUPTI_CB_CLS_MEMSET, set2d32_async },
+
+	{ CBID(cuMemAlloc_v2), CUPTI_CB_CLS_ALLOC, alloc },
+	{ CBID(cuMemAllocPitch_v2), CUPTI_CB_CLS_ALLOC, alloc_pitch },
+	{ CBID(cuMemAllocManaged), CUPTI_CB_CLS_ALLOC, alloc_managed },
+	{ CBID(cuMemAllocAsync), CUPTI_CB_CLS_ALLOC, alloc_async },
+	{ CBID(cuMemAllocAsync_ptsz), CUPTI_CB_CLS_ALLOC, alloc_async },
+	{ CBID(cuMemAllocFromPoolAsync), CUPTI_CB_CLS_ALLOC, alloc_pool },
+	{ CBID(cuMemAllocFromPoolAsync_ptsz), CUPTI_CB_CLS_ALLOC, alloc_pool },
+	{ CBID(cuMemAllocHost_v2), CUPTI_CB_CLS_ALLOC, alloc_host },
+	{ CBID(cuMemHostAlloc), CUPTI_CB_CLS_ALLOC, host_alloc },
+
+	{ CBID(cuMemFree_v2), CUPTI_CB_CLS_FREE, free_dev },
+	{ CBID(cuMemFreeAsync), CUPTI_CB_CLS_FREE, free_async },
+	{ CBID(cuMemFreeAsync_ptsz), CUPTI_CB_CLS_FREE, free_async },
+	{ CBID(cuMemFreeHost), CUPTI_CB_CLS_FREE, free_host },
+
+	{ CBID(cuCtxSynchronize), CUPTI_CB_CLS_SYNC, NULL },
+	{ CBID(cuCtxSynchronize_v2), CUPTI_CB_CLS_SYNC, NULL },
+	{ CBID(cuStreamSynchronize), CUPTI_CB_CLS_SYNC, NULL },
+	{ CBID(cuStreamSynchronize_ptsz), CUPTI_CB_CLS_SYNC, NULL },
+	{ CBID(cuEventSynchronize), CUPTI_CB_CLS_SYNC, NULL },
+};
+
+const size_t cupti_cb_n_driver_ops = sizeof cupti_cb_driver_ops / sizeof cupti_cb_driver_ops[0];
+
+const struct cupti_cb_op *cupti_cb_op_find(CUpti_CallbackId cbid)
+{
+	for (size_t i = 0; i < cupti_cb_n_driver_ops; i++)
+		if (cupti_cb_driver_ops[i].cbid == cbid)
+			return &cupti_cb_driver_ops[i];
+	return NULL;
+}

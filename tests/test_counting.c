@@ -1,0 +1,451 @@
+/* test_counting.c: the engine driven the way CUPTI drives it, with real
+ * CUpti_CallbackData and real driver/runtime parameter structs, but with a
+ * fake CUPTI subscription and a fake driver for pointer and context
+ * lookups. Nothing here needs a GPU. */
+#include <pthread.h>
+#include <time.h>
+
+#include "check.h"
+#include "cupti_cb_engine.h"
+
+#define RT CUPTI_CB_DOMAIN_RUNTIME_API
+#define DRV CUPTI_CB_DOMAIN_DRIVER_API
+#define DCB(f) CUPTI_DRIVER_TRACE_CBID_##f
+#define RCB(f) CUPTI_RUNTIME_TRACE_CBID_##f
+
+static struct cupti_cb_engine eng;
+
+/* ---- fake CUPTI and driver -------------------------------------------- */
+
+static unsigned char enabled[2][CUPTI_DRIVER_TRACE_CBID_SIZE + CUPTI_RUNTIME_TRACE_CBID_SIZE];
+static int fake_subscribed, fake_other_tool;
+static CUcontext const CTX0 = (CUcontext)0x1000, CTX1 = (CUcontext)0x2000;
+
+static CUptiResult fake_subscribe_v2(CUpti_SubscriberHandle *s, CUpti_CallbackFunc fn, void *ud,
+				     CUpti_SubscriberParams *p)
+{
+	(void)fn, (void)ud;
+	if (fake_other_tool) {
+		snprintf(p->oldSubscriberName, p->oldSubscriberSize, "CUPTI for probe");
+		return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+	}
+	fake_subscribed++;
+	*s = (CUpti_SubscriberHandle)0x5;
+	return CUPTI_SUCCESS;
+}
+
+static CUptiResult fake_unsubscribe(CUpti_SubscriberHandle s)
+{
+	(void)s;
+	fake_subscribed--;
+	return CUPTI_SUCCESS;
+}
+
+static CUptiResult fake_enable(uint32_t on, CUpti_SubscriberHandle s, CUpti_CallbackDomain d, CUpti_CallbackId c)
+{
+	(void)s;
+	enabled[d == DRV][c] = (unsigned char)on;
+	return CUPTI_SUCCESS;
+}
+
+static CUptiResult fake_device_id(CUcontext ctx, uint32_t *id)
+{
+	if (ctx != CTX0 && ctx != CTX1)
+		return CUPTI_ERROR_INVALID_CONTEXT;
+	*id = ctx == CTX1;
+	return CUPTI_SUCCESS;
+}
+
+/* Device memory: [1<<32, 2<<32) on device 0, [2<<32, 3<<32) on device 1. */
+static CUresult fake_pointer_attrs(unsigned n, CUpointer_attribute *a, void **out, CUdeviceptr p);
+
+static unsigned enabled_count(int d)
+{
+	unsigned n = 0;
+	for (unsigned c = 0; c < sizeof enabled[0]; c++)
+		n += enabled[d][c];
+	return n;
+}
+
+/* ---- calling the engine as CUPTI does --------------------------------- */
+
+struct call {
+	CUpti_CallbackDomain dom;
+	CUpti_CallbackId cbid;
+	const void *params;
+	CUresult ret;
+	CUcontext ctx;
+	uint64_t corr;
+};
+
+static void site(struct call *c, CUpti_ApiCallbackSite where)
+{
+	if (!enabled[c->dom == DRV][c->cbid])
+		return;	/* CUPTI calls back only for enabled CBIDs */
+	CUpti_CallbackData cd = { 0 };
+	cd.callbackSite = where;
+	cd.functionParams = c->params;
+	cd.functionReturnValue = &c->ret;
+	cd.context = c->ctx;
+	cd.correlationData = &c->corr;
+	cupti_cb_engine_callback(&eng, c->dom, c->cbid, &cd);
+}
+
+static void driver(CUpti_CallbackId cbid, const void *params, CUresult ret, CUcontext ctx)
+{
+	struct call c = { DRV, cbid, params, ret, ctx, 0 };
+	site(&c, CUPTI_API_ENTER);
+	site(&c, CUPTI_API_EXIT);
+}
+
+static CUresult fake_pointer_attrs(unsigned n, CUpointer_attribute *a, void **out, CUdeviceptr p)
+{
+	/* A nested driver call, as the real cuPointerGetAttributes is: the
+	 * engine must not count it. */
+	cuPointerGetAttributes_params self = { n, a, out, p };
+	driver(DCB(cuPointerGetAttributes), &self, CUDA_SUCCESS, CTX0);
+	int dev = (int)(p >> 32) - 1;
+	if (dev < 0 || dev > 1)
+		return CUDA_ERROR_INVALID_VALUE;
+	*(unsigned *)out[0] = CU_MEMORYTYPE_DEVICE;
+	*(int *)out[1] = dev;
+	return CUDA_SUCCESS;
+}
+
+static CUdeviceptr on_dev(int dev, uint64_t off)
+{
+	return ((CUdeviceptr)(dev + 1) << 32) + off;
+}
+
+/* ---- reading -------------------------------------------------------------- */
+
+static uint32_t code_of(const char *name)
+{
+	uint32_t code = 0;
+	if (cupti_cb_catalog_parse(&eng.cat, name, &code)) {
+		fprintf(stderr, "bad name in test: %s\n", name);
+		exit(2);
+	}
+	return code;
+}
+
+/* Thread-scope value for this thread, or process scope with :process. */
+static uint64_t value(const char *name)
+{
+	uint32_t code = code_of(name);
+	struct cupti_cb_probe p = cupti_cb_engine_probe(&eng, code);
+	return cupti_cb_engine_read(&eng, &p, CUPTI_CB_CODE_PROC(code) ? NULL : cupti_cb_engine_thread_block(&eng));
+}
+
+/* An event set: its codes, acquired on start, and base values. */
+struct set {
+	unsigned n;
+	uint32_t codes[8];
+	const char *names[8];
+	uint64_t base[8];
+};
+
+static struct set start(const char *a, const char *b, const char *c)
+{
+	struct set s = { 0 };
+	const char *names[3] = { a, b, c };
+	for (int i = 0; i < 3 && names[i]; i++) {
+		s.names[s.n] = names[i];
+		s.codes[s.n++] = code_of(names[i]);
+	}
+	CHECK_EQ(cupti_cb_engine_acquire(&eng, s.codes, s.n), 0, "acquire");
+	for (unsigned i = 0; i < s.n; i++)
+		s.base[i] = value(s.names[i]);
+	return s;
+}
+
+static uint64_t delta(const struct set *s, unsigned i)
+{
+	return value(s->names[i]) - s->base[i];
+}
+
+static void stop(struct set *s)
+{
+	cupti_cb_engine_release(&eng, s->codes, s->n);
+}
+
+/* ---- tests ------------------------------------------------------------------ */
+
+static void launches_enable_only_launch_cbids(void)
+{
+	struct set s = start("kernel.launches", NULL, NULL);
+	CHECK_EQ(fake_subscribed, 1, "subscribed at the first start");
+	CHECK_EQ(enabled_count(0), 0, "no runtime CBID for kernel.launches");
+	unsigned launch_ops = 0;
+	for (size_t i = 0; i < cupti_cb_n_driver_ops; i++)
+		launch_ops += cupti_cb_driver_ops[i].cls == CUPTI_CB_CLS_LAUNCH;
+	CHECK_EQ(enabled_count(1), launch_ops, "exactly the launch CBIDs are enabled");
+	CHECK(enabled[1][DCB(cuLaunchKernel)] && !enabled[1][DCB(cuMemcpyHtoD_v2)],
+	      "cuLaunchKernel on, cuMemcpyHtoD off");
+
+	/* cudaLaunchKernel -> cuLaunchKernel, twice; one failed launch. */
+	cuLaunchKernel_params lk = { 0 };
+	for (int i = 0; i < 2; i++) {
+		struct call rt = { RT, RCB(cudaLaunchKernel_v7000), NULL, CUDA_SUCCESS, CTX0, 0 };
+		site(&rt, CUPTI_API_ENTER);
+		driver(DCB(cuLaunchKernel), &lk, CUDA_SUCCESS, CTX0);
+		site(&rt, CUPTI_API_EXIT);
+	}
+	driver(DCB(cuLaunchKernel_ptsz), &lk, CUDA_SUCCESS, CTX1);
+	driver(DCB(cuLaunchKernelEx), &lk, CUDA_SUCCESS, CTX0);
+	driver(DCB(cuLaunchKernel), &lk, CUDA_ERROR_INVALID_VALUE, CTX0);
+	CHECK_EQ(delta(&s, 0), 4, "four successful launches, the failed one not counted");
+	CHECK_EQ(value("cuLaunchKernel.calls"), 4, "cuLaunchKernel.calls counts every call, failed too");
+	stop(&s);
+	CHECK_EQ(enabled_count(0) + enabled_count(1), 0, "all callbacks disabled after stop");
+	CHECK_EQ(fake_subscribed, 0, "unsubscribed after the last stop");
+}
+
+static void memcpy_directions(void)
+{
+	struct set own = start("cuPointerGetAttributes.calls", NULL, NULL);
+	struct set s = start("memcpy.bytes", "memcpy.calls", "memcpy.bytes_peer");
+	uint64_t h0 = value("memcpy.bytes_htod"), d0 = value("memcpy.bytes_dtoh"),
+		 dd0 = value("memcpy.bytes_dtod"), hh0 = value("memcpy.bytes_htoh");
+	char host[64];
+
+	cuMemcpyHtoD_v2_params htod = { on_dev(0, 0), host, 4096 };
+	driver(DCB(cuMemcpyHtoD_v2), &htod, CUDA_SUCCESS, CTX0);
+	cuMemcpyDtoHAsync_v2_params dtoh = { host, on_dev(0, 0), 1000, NULL };
+	driver(DCB(cuMemcpyDtoHAsync_v2_ptsz), &dtoh, CUDA_SUCCESS, CTX0);
+	cuMemcpy_params uni_htod = { on_dev(1, 64), (CUdeviceptr)(uintptr_t)host, 300 };
+	driver(DCB(cuMemcpy), &uni_htod, CUDA_SUCCESS, CTX1);
+	cuMemcpy_params uni_hh = { (CUdeviceptr)(uintptr_t)host, (CUdeviceptr)(uintptr_t)(host + 8), 7 };
+	driver(DCB(cuMemcpy), &uni_hh, CUDA_SUCCESS, CTX0);
+	cuMemcpyAsync_params uni_peer = { on_dev(1, 0), on_dev(0, 0), 50, NULL };
+	driver(DCB(cuMemcpyAsync), &uni_peer, CUDA_SUCCESS, CTX0);
+	cuMemcpyAsync_params uni_dd = { on_dev(1, 0), on_dev(1, 9), 11, NULL };
+	driver(DCB(cuMemcpyAsync_ptsz), &uni_dd, CUDA_SUCCESS, CTX1);
+	cuMemcpyPeer_params peer = { on_dev(1, 0), CTX1, on_dev(0, 0), CTX0, 123 };
+	driver(DCB(cuMemcpyPeer), &peer, CUDA_SUCCESS, CTX0);
+
+	CUDA_MEMCPY2D m2 = { 0 };
+	m2.srcMemoryType = CU_MEMORYTYPE_HOST;
+	m2.srcHost = host;
+	m2.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+	m2.dstDevice = on_dev(0, 0);
+	m2.WidthInBytes = 10;
+	m2.Height = 20;
+	cuMemcpy2DUnaligned_v2_params p2 = { &m2 };
+	driver(DCB(cuMemcpy2DUnaligned_v2), &p2, CUDA_SUCCESS, CTX0);
+
+	CUDA_MEMCPY3D m3 = { 0 };
+	m3.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+	m3.dstMemoryType = CU_MEMORYTYPE_UNIFIED;
+	m3.dstDevice = (CUdeviceptr)(uintptr_t)host;
+	m3.WidthInBytes = 4;
+	m3.Height = 5;
+	m3.Depth = 6;
+	cuMemcpy3D_v2_params p3 = { &m3 };
+	driver(DCB(cuMemcpy3D_v2), &p3, CUDA_SUCCESS, CTX0);
+
+	CUdeviceptr dsts[3] = { on_dev(0, 0), (CUdeviceptr)(uintptr_t)host, on_dev(0, 8) };
+	CUdeviceptr srcs[3] = { (CUdeviceptr)(uintptr_t)host, on_dev(0, 0), on_dev(0, 16) };
+	size_t sizes[3] = { 1, 2, 4 };
+	cuMemcpyBatchAsync_v2_params batch = { dsts, srcs, sizes, 3, NULL, NULL, 0, NULL };
+	driver(DCB(cuMemcpyBatchAsync_v2), &batch, CUDA_SUCCESS, CTX0);
+
+	cuMemcpyHtoD_v2_params failed = { on_dev(0, 0), host, 1 << 20 };
+	driver(DCB(cuMemcpyHtoD_v2), &failed, CUDA_ERROR_INVALID_VALUE, CTX0);
+
+	CHECK_EQ(value("memcpy.bytes_htod") - h0, 4096 + 300 + 200 + 1, "htod: 1D, unified, 2D, batch");
+	CHECK_EQ(value("memcpy.bytes_dtoh") - d0, 1000 + 120 + 2, "dtoh: async, 3D from array, batch");
+	CHECK_EQ(value("memcpy.bytes_dtod") - dd0, 11 + 4, "dtod: unified same device, batch");
+	CHECK_EQ(value("memcpy.bytes_htoh") - hh0, 7, "htoh: unified host to host");
+	CHECK_EQ(delta(&s, 2), 50 + 123, "peer: unified across devices, cuMemcpyPeer");
+	CHECK_EQ(delta(&s, 0), 4096 + 1000 + 300 + 7 + 50 + 11 + 123 + 200 + 120 + 7,
+		 "memcpy.bytes is the sum of the directions");
+	CHECK_EQ(delta(&s, 1), 12, "memcpy.calls: 10 calls, the batch counts 3, the failed none");
+	CHECK_EQ(delta(&own, 0), 0, "the engine's own pointer lookups are not counted");
+	stop(&s);
+	stop(&own);
+}
+
+static void memset_alloc_free(void)
+{
+	struct set s = start("memset.bytes", "free.bytes", "alloc.bytes");
+	uint64_t fc0 = value("free.calls"), ac0 = value("alloc.calls"), mc0 = value("memset.calls");
+	cuMemsetD32_v2_params d32 = { on_dev(0, 0), 7, 100 };
+	driver(DCB(cuMemsetD32_v2), &d32, CUDA_SUCCESS, CTX0);
+	cuMemsetD2D16Async_params d2 = { on_dev(0, 0), 64, 1, 10, 3, NULL };
+	driver(DCB(cuMemsetD2D16Async_ptsz), &d2, CUDA_SUCCESS, CTX0);
+	CHECK_EQ(delta(&s, 0), 400 + 60, "memset bytes: 100 x 4 + 10 x 3 x 2");
+	CHECK_EQ(value("memset.calls") - mc0, 2, "memset.calls");
+
+	CUdeviceptr p = 0;
+	void *hp = NULL;
+	cuMemAlloc_v2_params a = { &p, 1000 };
+	p = on_dev(0, 0x100);	/* what the driver returns, visible at exit */
+	driver(DCB(cuMemAlloc_v2), &a, CUDA_SUCCESS, CTX0);
+	size_t pitch = 512;
+	CUdeviceptr pp = on_dev(0, 0x9000);
+	cuMemAllocPitch_v2_params ap = { &pp, &pitch, 500, 4, 4 };
+	driver(DCB(cuMemAllocPitch_v2), &ap, CUDA_SUCCESS, CTX0);
+	hp = (void *)0x7f0000001000;
+	cuMemHostAlloc_params ha = { &hp, 333, 0 };
+	driver(DCB(cuMemHostAlloc), &ha, CUDA_SUCCESS, CTX0);
+	CHECK_EQ(delta(&s, 2), 1000 + 2048 + 333, "alloc.bytes: plain, pitched (pitch x height), host");
+	CHECK_EQ(value("alloc.calls") - ac0, 3, "alloc.calls");
+
+	cuMemFree_v2_params f = { on_dev(0, 0x100) };
+	driver(DCB(cuMemFree_v2), &f, CUDA_SUCCESS, CTX0);
+	cuMemFreeHost_params fh = { hp };
+	driver(DCB(cuMemFreeHost), &fh, CUDA_SUCCESS, CTX0);
+	cuMemFree_v2_params unknown = { on_dev(0, 0x777000) };
+	driver(DCB(cuMemFree_v2), &unknown, CUDA_SUCCESS, CTX0);
+	cuMemFree_v2_params again = { on_dev(0, 0x100) };
+	driver(DCB(cuMemFree_v2), &again, CUDA_SUCCESS, CTX0);
+	CHECK_EQ(delta(&s, 1), 1000 + 333, "free.bytes: only allocations seen, each once");
+	CHECK_EQ(value("free.calls") - fc0, 4, "free.calls counts every free");
+	stop(&s);
+}
+
+static void sync_time(void)
+{
+	struct set s = start("sync.time_ns", "sync.calls", NULL);
+	CHECK_EQ(atomic_load(&eng.timing), 1, "the clock is on for a time event");
+	struct call c = { DRV, DCB(cuCtxSynchronize_v2), NULL, CUDA_SUCCESS, CTX0, 0 };
+	site(&c, CUPTI_API_ENTER);
+	struct timespec ms = { 0, 2000000 };
+	nanosleep(&ms, NULL);
+	site(&c, CUPTI_API_EXIT);
+	driver(DCB(cuStreamSynchronize), NULL, CUDA_SUCCESS, CTX0);
+	driver(DCB(cuEventSynchronize), NULL, CUDA_SUCCESS, CTX0);
+	CHECK(delta(&s, 0) >= 2000000 && delta(&s, 0) < 2000000000ull, "sync.time_ns %" PRIu64
+	      " covers the 2 ms sleep", delta(&s, 0));
+	CHECK_EQ(delta(&s, 1), 3, "sync.calls: context, stream, event");
+	stop(&s);
+	CHECK_EQ(atomic_load(&eng.timing), 0, "the clock is off again");
+}
+
+static void devices(void)
+{
+	struct set s = start("kernel.launches:device=0", "kernel.launches:device1", "kernel.launches");
+	cuLaunchKernel_params lk = { 0 };
+	for (int i = 0; i < 3; i++)
+		driver(DCB(cuLaunchKernel), &lk, CUDA_SUCCESS, CTX0);
+	for (int i = 0; i < 5; i++)
+		driver(DCB(cuLaunchKernel), &lk, CUDA_SUCCESS, CTX1);
+	driver(DCB(cuLaunchKernel), &lk, CUDA_SUCCESS, (CUcontext)0x9999);	/* unknown context */
+	CHECK_EQ(delta(&s, 0), 3, "device 0");
+	CHECK_EQ(delta(&s, 1), 5, "device 1");
+	CHECK_EQ(delta(&s, 2), 9, "all devices, unknown context included");
+	stop(&s);
+}
+
+static void api_calls(void)
+{
+	struct set s = start("api.calls", "cudaMemcpy.calls", "cuMemcpyHtoD.calls");
+	CHECK(enabled_count(0) > 300 && enabled_count(1) > 500, "api.calls enables every CBID (%u + %u)",
+	      enabled_count(0), enabled_count(1));
+	char host[8];
+	cuMemcpyHtoD_v2_params h = { on_dev(0, 0), host, 8 };
+	for (int i = 0; i < 10; i++) {
+		struct call rt = { RT, RCB(cudaMemcpy_v3020), NULL, CUDA_SUCCESS, CTX0, 0 };
+		site(&rt, CUPTI_API_ENTER);
+		driver(DCB(cuCtxGetCurrent), NULL, CUDA_SUCCESS, CTX0);
+		driver(DCB(cuMemcpyHtoD_v2), &h, CUDA_SUCCESS, CTX0);
+		site(&rt, CUPTI_API_EXIT);
+	}
+	driver(DCB(cuMemcpyHtoD_v2_ptds), &h, CUDA_SUCCESS, CTX0);
+	CHECK_EQ(delta(&s, 0), 11, "api.calls: 10 runtime calls and 1 direct driver call");
+	CHECK_EQ(delta(&s, 1), 10, "cudaMemcpy.calls");
+	CHECK_EQ(delta(&s, 2), 11, "cuMemcpyHtoD.calls: nested and direct, _ptds merged");
+	stop(&s);
+}
+
+static void refcounts_and_conflict(void)
+{
+	struct set a = start("kernel.launches", NULL, NULL);
+	struct set b = start("kernel.launches", "cudaGetDevice.calls", NULL);
+	stop(&a);
+	CHECK(enabled[1][DCB(cuLaunchKernel)] && enabled[0][RCB(cudaGetDevice_v3020)],
+	      "a second running set keeps its CBIDs enabled");
+	stop(&b);
+	CHECK_EQ(enabled_count(0) + enabled_count(1), 0, "nothing enabled when nothing runs");
+
+	fake_other_tool = 1;
+	uint32_t code = code_of("kernel.launches");
+	CHECK_EQ(cupti_cb_engine_acquire(&eng, &code, 1), CUPTI_CB_ECONFLICT, "another subscriber: conflict");
+	CHECK(strstr(eng.why, "'CUPTI for probe'") != NULL, "the reason names it: %s", eng.why);
+	fake_other_tool = 0;
+}
+
+/* ---- threads ---------------------------------------------------------------- */
+
+#define THREADS 8
+#define PER_THREAD 1000
+
+static pthread_barrier_t barrier;
+
+static void *worker(void *arg)
+{
+	uint64_t *mine = arg;
+	cuLaunchKernel_params lk = { 0 };
+	uint64_t before = value("kernel.launches");
+	pthread_barrier_wait(&barrier);
+	for (int i = 0; i < PER_THREAD; i++)
+		driver(DCB(cuLaunchKernel), &lk, CUDA_SUCCESS, CTX0);
+	*mine = value("kernel.launches") - before;
+	return NULL;
+}
+
+static void threads(void)
+{
+	struct set s = start("kernel.launches:process", NULL, NULL);
+	pthread_t t[THREADS];
+	uint64_t mine[THREADS];
+	pthread_barrier_init(&barrier, NULL, THREADS);
+	for (int i = 0; i < THREADS; i++)
+		pthread_create(&t[i], NULL, worker, &mine[i]);
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+	unsigned blocks = atomic_load(&eng.reg.n_blocks);
+	for (int i = 0; i < THREADS; i++)
+		CHECK_EQ(mine[i], PER_THREAD, "thread scope counts its own thread only");
+	CHECK_EQ(delta(&s, 0), THREADS * PER_THREAD, "process scope keeps exited threads' counts");
+
+	/* New threads adopt the blocks of exited ones. */
+	pthread_barrier_destroy(&barrier);
+	pthread_barrier_init(&barrier, NULL, THREADS);
+	for (int i = 0; i < THREADS; i++)
+		pthread_create(&t[i], NULL, worker, &mine[i]);
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+	CHECK_EQ(atomic_load(&eng.reg.n_blocks), blocks, "no new block for replacement threads");
+	CHECK_EQ(delta(&s, 0), 2 * THREADS * PER_THREAD, "process scope after a second generation");
+	pthread_barrier_destroy(&barrier);
+	stop(&s);
+}
+
+int main(void)
+{
+	char why[512];
+	if (cupti_cb_load_cupti(&eng.api, why, sizeof why)) {
+		fprintf(stderr, "%s\n", why);
+		return 1;
+	}
+	eng.api.cuptiSubscribe_v2 = fake_subscribe_v2;
+	eng.api.cuptiUnsubscribe = fake_unsubscribe;
+	eng.api.cuptiEnableCallback = fake_enable;
+	eng.api.cuptiGetDeviceId = fake_device_id;
+	eng.api.cuPointerGetAttributes = fake_pointer_attrs;
+	CHECK_EQ(cupti_cb_engine_setup(&eng, 2), 0, "engine set up with 2 devices");
+
+	launches_enable_only_launch_cbids();
+	memcpy_directions();
+	memset_alloc_free();
+	sync_time();
+	devices();
+	api_calls();
+	refcounts_and_conflict();
+	threads();
+
+	cupti_cb_engine_destroy(&eng);
+	return checks_done();
+}
