@@ -31,6 +31,10 @@ int main(void)
 	CHECK_EQ(cupti_cb_allocs_take(&t, 0x9000), 0, "unknown pointer");
 	CHECK_EQ(cupti_cb_allocs_insert(&t, 0, 5), -1, "NULL is refused");
 	CHECK_EQ(cupti_cb_allocs_take(&t, 0x8000), 200, "the other survived the tombstone");
+	cupti_cb_allocs_insert(&t, 0xa000, 10);	/* freed while nothing counted */
+	CHECK_EQ(cupti_cb_allocs_insert(&t, 0xa000, 20), 0, "the address comes back");
+	CHECK_EQ(cupti_cb_allocs_take(&t, 0xa000), 20, "a reused address reports its new size");
+	CHECK_EQ(cupti_cb_allocs_take(&t, 0xa000), 0, "and only once");
 
 	/* Fill until the bounded probe gives up: inserts fail, nothing breaks. */
 	unsigned ok = 0;

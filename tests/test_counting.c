@@ -221,6 +221,10 @@ static void memcpy_directions(void)
 	driver(DCB(cuMemcpyAsync), &uni_peer, CUDA_SUCCESS, CTX0);
 	cuMemcpyAsync_params uni_dd = { on_dev(1, 0), on_dev(1, 9), 11, NULL };
 	driver(DCB(cuMemcpyAsync_ptsz), &uni_dd, CUDA_SUCCESS, CTX1);
+	cuMemcpyDtoD_v2_params cross = { on_dev(1, 0), on_dev(0, 0), 77 };
+	driver(DCB(cuMemcpyDtoD_v2), &cross, CUDA_SUCCESS, CTX0);
+	cuMemcpyDtoDAsync_v2_params same = { on_dev(0, 0), on_dev(0, 64), 5, NULL };
+	driver(DCB(cuMemcpyDtoDAsync_v2), &same, CUDA_SUCCESS, CTX0);
 	cuMemcpyPeer_params peer = { on_dev(1, 0), CTX1, on_dev(0, 0), CTX0, 123 };
 	driver(DCB(cuMemcpyPeer), &peer, CUDA_SUCCESS, CTX0);
 
@@ -255,12 +259,12 @@ static void memcpy_directions(void)
 
 	CHECK_EQ(value("memcpy.bytes_htod") - h0, 4096 + 300 + 200 + 1, "htod: 1D, unified, 2D, batch");
 	CHECK_EQ(value("memcpy.bytes_dtoh") - d0, 1000 + 120 + 2, "dtoh: async, 3D from array, batch");
-	CHECK_EQ(value("memcpy.bytes_dtod") - dd0, 11 + 4, "dtod: unified same device, batch");
+	CHECK_EQ(value("memcpy.bytes_dtod") - dd0, 11 + 5 + 4, "dtod: unified and DtoD on one device, batch");
 	CHECK_EQ(value("memcpy.bytes_htoh") - hh0, 7, "htoh: unified host to host");
-	CHECK_EQ(delta(&s, 2), 50 + 123, "peer: unified across devices, cuMemcpyPeer");
-	CHECK_EQ(delta(&s, 0), 4096 + 1000 + 300 + 7 + 50 + 11 + 123 + 200 + 120 + 7,
+	CHECK_EQ(delta(&s, 2), 50 + 77 + 123, "peer: unified and DtoD across devices, cuMemcpyPeer");
+	CHECK_EQ(delta(&s, 0), 4096 + 1000 + 300 + 7 + 50 + 11 + 77 + 5 + 123 + 200 + 120 + 7,
 		 "memcpy.bytes is the sum of the directions");
-	CHECK_EQ(delta(&s, 1), 12, "memcpy.calls: 10 calls, the batch counts 3, the failed none");
+	CHECK_EQ(delta(&s, 1), 14, "memcpy.calls: 12 calls, the batch counts 3, the failed none");
 	CHECK_EQ(delta(&own, 0), 0, "the engine's own pointer lookups are not counted");
 	stop(&s);
 	stop(&own);

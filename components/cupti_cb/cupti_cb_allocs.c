@@ -38,6 +38,19 @@ int cupti_cb_allocs_insert(struct cupti_cb_allocs *t, uint64_t ptr, uint64_t siz
 	if (ptr <= BUSY)
 		return -1;
 	size_t s = slot_of(t, ptr);
+	/* An entry left by an allocation freed while nothing counted frees
+	 * would shadow this one: overwrite it. Only the thread the driver gave
+	 * ptr to can be inserting ptr now. */
+	for (int i = 0; i < MAX_PROBES; i++, s = (s + 1) & t->mask) {
+		uint64_t k = atomic_load_explicit(&t->keys[s], memory_order_acquire);
+		if (k == EMPTY)
+			break;
+		if (k == ptr) {
+			t->sizes[s] = size;
+			return 0;
+		}
+	}
+	s = slot_of(t, ptr);
 	for (int i = 0; i < MAX_PROBES; i++, s = (s + 1) & t->mask) {
 		uint64_t k = atomic_load_explicit(&t->keys[s], memory_order_relaxed);
 		if (k != EMPTY && k != TOMB)

@@ -81,8 +81,6 @@ FIXED_COPY(htod, cuMemcpyHtoD_v2_params, CUPTI_CB_HTOD)
 FIXED_COPY(htod_async, cuMemcpyHtoDAsync_v2_params, CUPTI_CB_HTOD)
 FIXED_COPY(dtoh, cuMemcpyDtoH_v2_params, CUPTI_CB_DTOH)
 FIXED_COPY(dtoh_async, cuMemcpyDtoHAsync_v2_params, CUPTI_CB_DTOH)
-FIXED_COPY(dtod, cuMemcpyDtoD_v2_params, CUPTI_CB_DTOD)
-FIXED_COPY(dtod_async, cuMemcpyDtoDAsync_v2_params, CUPTI_CB_DTOD)
 FIXED_COPY(htoa, cuMemcpyHtoA_v2_params, CUPTI_CB_HTOD)
 FIXED_COPY(htoa_async, cuMemcpyHtoAAsync_v2_params, CUPTI_CB_HTOD)
 FIXED_COPY(atoh, cuMemcpyAtoH_v2_params, CUPTI_CB_DTOH)
@@ -92,6 +90,30 @@ FIXED_COPY(atod, cuMemcpyAtoD_v2_params, CUPTI_CB_DTOD)
 FIXED_COPY(atoa, cuMemcpyAtoA_v2_params, CUPTI_CB_DTOD)
 
 /* ---- copies whose direction comes from the pointers --------------------- */
+
+/* Device to device: both ends are device memory, but they may sit on two
+ * devices, which makes it a peer copy. */
+static void add_device_copy(const struct cupti_cb_resolver *r, struct cupti_cb_effect *e,
+			    CUdeviceptr src, CUdeviceptr dst, uint64_t bytes)
+{
+	struct cupti_cb_where s, d;
+	locate(r, src, &s);
+	locate(r, dst, &d);
+	s.is_device = d.is_device = 1;
+	add_copy(e, direction(&s, &d), bytes);
+}
+
+static void dtod(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
+{
+	const cuMemcpyDtoD_v2_params *c = p;
+	add_device_copy(r, e, c->srcDevice, c->dstDevice, c->ByteCount);
+}
+
+static void dtod_async(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
+{
+	const cuMemcpyDtoDAsync_v2_params *c = p;
+	add_device_copy(r, e, c->srcDevice, c->dstDevice, c->ByteCount);
+}
 
 static void unified(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
 {
