@@ -8,6 +8,15 @@
 
 #define SUBSCRIBER_NAME "cupti_cb (PAPI component)"
 
+/* The cold path's decisions, for CUPTI_CB_TRACE=1. Never in callbacks. */
+#define TRACE(e, ...)                                                   \
+	do {                                                            \
+		if ((e)->trace) {                                       \
+			fprintf(stderr, "cupti_cb: " __VA_ARGS__);      \
+			fputc('\n', stderr);                            \
+		}                                                       \
+	} while (0)
+
 /* ---- the real resolver: pointer and context lookups through the driver -- */
 
 static void real_locate(void *arg, CUdeviceptr ptr, struct cupti_cb_where *w)
@@ -82,6 +91,7 @@ static int subscribe(struct cupti_cb_engine *e, CUpti_CallbackFunc fn, CUpti_Sub
 	} else {
 		r = e->api.cuptiSubscribe(sub, fn, e);
 	}
+	TRACE(e, "subscribe: %s", cupti_cb_cupti_error(&e->api, r));
 	if (r == CUPTI_SUCCESS)
 		return 0;
 	if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
@@ -110,9 +120,11 @@ static int probe_subscriber(struct cupti_cb_engine *e)
 int cupti_cb_engine_open(struct cupti_cb_engine *e)
 {
 	int n = 0;
+	const char *trace = getenv(CUPTI_CB_ENV_TRACE);
 	if (e->state != CUPTI_CB_UNINIT)
 		return e->state == CUPTI_CB_READY ? 0 : -1;
 	e->state = CUPTI_CB_DISABLED;
+	e->trace = trace && trace[0] == '1';
 	if (cupti_cb_load_cupti(&e->api, e->why, sizeof e->why) ||
 	    cupti_cb_load_cuda(&e->api, e->why, sizeof e->why) || count_devices(e, &n) ||
 	    probe_subscriber(e))
@@ -168,7 +180,8 @@ static void unsubscribe(struct cupti_cb_engine *e)
 	if (!e->subscribed)
 		return;
 	disable_all(e);
-	e->api.cuptiUnsubscribe(e->sub);
+	CUptiResult r = e->api.cuptiUnsubscribe(e->sub);
+	TRACE(e, "unsubscribe: %s", cupti_cb_cupti_error(&e->api, r));
 	e->subscribed = 0;
 }
 
@@ -235,6 +248,7 @@ static int set_needs(const struct cupti_cb_engine *e, const uint32_t *codes, uns
  * disabling on 1 -> 0. */
 static int adjust(struct cupti_cb_engine *e, const uint32_t *codes, unsigned n, int delta)
 {
+	unsigned changed = 0;
 	for (int d = 0; d < 2; d++) {
 		CUpti_CallbackDomain dom = d ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
 		for (uint32_t c = 1; c < e->cat.n_cbids[d]; c++) {
@@ -246,6 +260,7 @@ static int adjust(struct cupti_cb_engine *e, const uint32_t *codes, unsigned n, 
 			e->refs[d][c] = before + (uint32_t)delta;
 			if ((before == 0) != (e->refs[d][c] == 0)) {
 				CUptiResult r = e->api.cuptiEnableCallback(delta > 0, e->sub, dom, c);
+				changed++;
 				if (r != CUPTI_SUCCESS && delta > 0) {
 					snprintf(e->why, sizeof e->why, "cuptiEnableCallback failed: %s",
 						 cupti_cb_cupti_error(&e->api, r));
@@ -254,6 +269,7 @@ static int adjust(struct cupti_cb_engine *e, const uint32_t *codes, unsigned n, 
 			}
 		}
 	}
+	TRACE(e, "%s %u CBIDs for a set of %u events", delta > 0 ? "enabled" : "disabled", changed, n);
 	return 0;
 }
 
@@ -279,6 +295,7 @@ int cupti_cb_engine_acquire(struct cupti_cb_engine *e, const uint32_t *codes, un
 			atomic_store(&e->timing, 1);
 		rc = adjust(e, codes, n, +1);
 		e->holders++;
+		TRACE(e, "start: %u running sets", e->holders);
 		if (rc) {
 			pthread_mutex_unlock(&e->lock);
 			cupti_cb_engine_release(e, codes, n);
@@ -296,6 +313,7 @@ void cupti_cb_engine_release(struct cupti_cb_engine *e, const uint32_t *codes, u
 		adjust(e, codes, n, -1);
 		if (timed_codes(codes, n) && e->timing_refs > 0 && --e->timing_refs == 0)
 			atomic_store(&e->timing, 0);
+		TRACE(e, "stop: %u running sets", e->holders - 1);
 		if (--e->holders == 0)
 			unsubscribe(e);
 	}

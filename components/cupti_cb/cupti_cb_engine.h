@@ -17,6 +17,7 @@
 #include "cupti_cb_ops.h"
 
 #define CUPTI_CB_WHY_LEN 512
+#define CUPTI_CB_ENV_TRACE "CUPTI_CB_TRACE"
 
 enum cupti_cb_state {
 	CUPTI_CB_UNINIT = 0,
@@ -49,6 +50,7 @@ struct cupti_cb_engine {
 	int subscribed;
 
 	atomic_int timing;		/* read the clock in callbacks */
+	int trace;			/* CUPTI_CB_TRACE=1: log the cold path to stderr */
 };
 
 /* Loads libcupti and libcuda, checks for a device and for another

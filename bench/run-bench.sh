@@ -1,0 +1,166 @@
+#!/bin/bash
+# run-bench [OUTDIR]: the whole cupti_cb benchmark in one go, on a GPU machine.
+#
+# Writes into OUTDIR (default: the current directory)
+#   results.txt  raw result lines of every measurement
+#   table.md     cost tables, ratios, read latency, start-up, memory, targets
+#   bench.log    stderr of every program, and the progress of the run
+# and prints table.md.  The table can be remade from results.txt with
+#   <this directory>/bench-table.sh results.txt
+# (This file is run-bench.sh in the source tree, installed as run-bench.)
+#
+# Environment (all optional):
+#   PAPI_BIN        directory holding papi_native_avail
+#                   (default: <prefix>/bin, this script being <prefix>/libexec/cupti_cb/bench/run-bench)
+#   NSYS            the nsys to use (default: /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys,
+#                   then nsys on PATH; the nsys row is skipped when none is found)
+#   BENCH_THREADS   thread counts (default 1,4,16,64)
+#   BENCH_ITERS_GETDEVICE, BENCH_ITERS_LAUNCH
+#                   calls per thread up to 16 threads (default 20000 and 2000; above 16
+#                   threads N*16/T, see bench_calls.cu; mutex_map makes N/4)
+#   BENCH_ROUNDS    rounds of the bench_calls modes (default 7; the mode order is
+#                   reversed in even rounds); the table shows the median over rounds
+#   BENCH_BUDGET    seconds the whole run may take (default 200): each program gets at
+#                   most what is left, and steps that no longer fit are skipped with a note
+#   BENCH_COMMIT    commit recorded in the table (default: git rev-parse in the current dir)
+#   BENCH_CBIDS_GETDEVICE, BENCH_CBIDS_LAUNCH
+#                   CBIDs of the floor and mutex_map modes (see bench_calls.cu)
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:-.}
+mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 1
+prefix=$(cd "$here/../../.." && pwd)
+papi_bin=${PAPI_BIN:-$prefix/bin}
+threads=${BENCH_THREADS:-1,4,16,64}
+budget=${BENCH_BUDGET:-200}
+rounds=${BENCH_ROUNDS:-7}
+declare -A iters=([getdevice]=${BENCH_ITERS_GETDEVICE:-20000} [launch]=${BENCH_ITERS_LAUNCH:-2000})
+modes="bare floor floor_domains counted counted_time other stopped mutex_map"
+reversed=$(echo $modes | tr ' ' '\n' | tac | tr '\n' ' ')
+
+res=$out/results.txt
+log=$out/bench.log
+: > "$res"
+: > "$log"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cupti_cb-bench.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+start=$SECONDS
+skipped=
+step_s=
+
+nsys=${NSYS:-}
+if [ -z "$nsys" ]; then
+    for f in /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys; do
+        [ -x "$f" ] && nsys=$f
+    done
+    [ -z "$nsys" ] && nsys=$(command -v nsys 2>/dev/null)
+fi
+
+say() { echo "run-bench: $*" | tee -a "$log" >&2; }
+
+# step LABEL CMD...: runs CMD with what is left of the budget; its stdout
+# goes to $tmp/out, its stderr to bench.log, its wall time (s) to $step_s.
+# Returns CMD's exit status (124: timed out), or 125 when the budget is spent.
+step() {
+    local label=$1 left=$((budget - (SECONDS - start))) t0 t1 rc
+    shift
+    if [ "$left" -lt 5 ]; then
+        skipped="$skipped $label"
+        say "$label: skipped (budget spent)"
+        return 125
+    fi
+    echo "---- $label: $*" >> "$log"
+    t0=$(date +%s%N)
+    timeout "$left" "$@" > "$tmp/out" 2>> "$log"
+    rc=$?
+    t1=$(date +%s%N)
+    step_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+    say "$label: exit $rc, $step_s s"
+    return $rc
+}
+
+# keep LABEL RC PATTERN [SED]: appends the result lines of the last step
+# (lines matching PATTERN, edited by SED) to results.txt; notes a failure.
+keep() {
+    local label=$1 rc=$2 n
+    n=$(grep -E "$3" "$tmp/out" | sed -e "${4:-}" | tee -a "$res" | wc -l)
+    if [ "$rc" -eq 125 ]; then
+        return
+    elif [ "$n" -eq 0 ]; then
+        echo "error step=$label exit=$rc: no result (bench.log has its messages)" >> "$res"
+    elif [ "$rc" -ne 0 ]; then
+        echo "note step=$label exit=$rc: $n result lines kept" >> "$res"
+    fi
+}
+
+calls() { # calls ROUND API MODE...
+    local round=$1 api=$2 m n
+    shift 2
+    for m in "$@"; do
+        # mutex_map is 3 to 25 times slower and only its order of magnitude
+        # matters: a quarter of the calls keeps its rounds short.
+        n=${iters[$api]}
+        [ "$m" = mutex_map ] && n=$((n / 4))
+        step "$m/$api/$round" "$here/bench_calls" --mode="$m" --api="$api" --threads="$threads" --iters="$n"
+        keep "$m/$api/$round" $? '^mode=' "s/\$/ round=$round/"
+    done
+}
+
+nsys_calls() { # nsys_calls API: the bare program traced by Nsight Systems
+    local api=$1
+    if [ -z "$nsys" ]; then
+        echo "note step=nsys/$api skipped: nsys not found (looked for /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys and PATH)" >> "$res"
+        return
+    fi
+    step "nsys/$api" "$nsys" profile --trace=cuda -o "$tmp/nsys-$api" --force-overwrite true \
+        "$here/bench_calls" --mode=bare --api="$api" --threads="$threads" --iters="${iters[$api]}"
+    keep "nsys/$api" $? '^mode=bare ' 's/^mode=bare /mode=nsys /; s/$/ round=1/'
+    rm -rf "$tmp"/nsys-"$api"*
+}
+
+listing() { # the wall time of a full listing of the component
+    local avail=$papi_bin/papi_native_avail rc n
+    if [ ! -x "$avail" ]; then
+        echo "note step=listing skipped: $avail not found (set PAPI_BIN)" >> "$res"
+        return
+    fi
+    step listing "$avail" -i cupti_cb
+    rc=$?
+    [ "$rc" -eq 125 ] && return
+    n=$(sed -n 's/^Total events reported: *//p' "$tmp/out")
+    echo "listing wall_s=$step_s events=${n:-?} rc=$rc" >> "$res"
+}
+
+{
+    echo "meta date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "meta host $(hostname)"
+    echo "meta cpus $(nproc)"
+    echo "meta device $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1 | sed 's/, / driver /')"
+    echo "meta commit ${BENCH_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
+    echo "meta command $0 $*"
+    echo "meta nsys ${nsys:-not found}"
+    echo "meta rounds $rounds"
+} >> "$res"
+
+# Most important first: if the budget runs out, what is skipped is the last.
+calls 1 getdevice $modes
+step read "$here/bench_read" --part=read;                 keep read $? '^read '
+step startup "$here/bench_read" --part=startup;           keep startup $? '^startup '
+step startup-cuda "$here/bench_read" --part=startup --cuda-first; keep startup-cuda $? '^startup '
+step memory "$here/bench_read" --part=memory;             keep memory $? '^memory '
+listing
+calls 1 launch $modes
+nsys_calls getdevice
+nsys_calls launch
+for ((r = 2; r <= rounds; r++)); do
+    if ((r % 2 == 0)); then order=$reversed; else order=$modes; fi
+    calls $r getdevice $order
+    calls $r launch $order
+done
+
+[ -n "$skipped" ] && echo "note the ${budget} s budget was spent; skipped:$skipped" >> "$res"
+echo "meta total_s $((SECONDS - start))" >> "$res"
+BENCH_THREADS=$threads "$here/bench-table.sh" "$res" > "$out/table.md"
+cat "$out/table.md"
+say "done in $((SECONDS - start)) s; results in $out"

@@ -1,0 +1,38 @@
+#!/bin/bash
+# run-gpu-tests: runs the installed cupti_cb PAPI-level tests (cpu_*, gpu_* in this directory),
+# or only the ones named on the command line, and prints PASS/FAIL/SKIP with each test's output.
+# Exit status 77 is SKIP.  Each test may run CTEST_TIMEOUT seconds (default 600).
+# The last line is "N passed, N failed, N skipped"; the exit status is 1 if any test failed.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+timeout_s=${CTEST_TIMEOUT:-600}
+run_limited() {
+    if command -v timeout >/dev/null 2>&1; then timeout "$timeout_s" "$@"; else "$@"; fi
+}
+
+if [ $# -gt 0 ]; then
+    tests=("$@")
+else
+    tests=()
+    for t in "$here"/cpu_* "$here"/gpu_*; do
+        [ -f "$t" ] && [ -x "$t" ] && tests+=("$(basename "$t")")
+    done
+fi
+
+pass=0 fail=0 skip=0
+for name in "${tests[@]}"; do
+    out=$(cd "$here" && run_limited "./$name" 2>&1)
+    rc=$?
+    case $rc in
+    0) result=PASS; pass=$((pass + 1)) ;;
+    77) result=SKIP; skip=$((skip + 1)) ;;
+    124) result=FAIL; fail=$((fail + 1)); out+=$'\n'"(timed out after ${timeout_s} s)" ;;
+    *) result=FAIL; fail=$((fail + 1)) ;;
+    esac
+    echo "$result: $name (exit $rc)"
+    printf '%s\n' "$out" | sed 's/^/    /'
+done
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
