@@ -107,6 +107,7 @@ $1 == "read" {
         note("check FAILED for process-scope read with " F["threads"] " threads: cudaGetDevice.calls:process did not equal the thread count")
     next
 }
+$1 == "cuinit" { CUINIT = F["cuinit_ms"]; next }
 $1 == "startup" { INIT[F["cuda_first"]] = F["library_init_ms"]; ADD[F["cuda_first"]] = F["first_add_ms"]; next }
 $1 == "memory" { for (k in F) MEM[k] = F[k]; next }
 $1 == "listing" { for (k in F) LIST[k] = F[k]; next }
@@ -186,6 +187,8 @@ END {
     for (cf = 0; cf <= 1; cf++)
         if (cf in INIT)
             printf "| %s | %.3f | %.3f | %.3f |\n", cf ? "CUDA initialized before" : "fresh process", INIT[cf], ADD[cf], INIT[cf] + ADD[cf]
+    if (CUINIT != "")
+        printf "| cuInit(0) alone, fresh process (CUDA's own start-up, part of the first add above) | | %.3f | |\n", CUINIT
     print ""
     if ("wall_s" in LIST)
         print "Full listing `papi_native_avail -i cupti_cb`: " LIST["wall_s"] " s, " LIST["events"] " events reported (exit status " LIST["rc"] ")."

@@ -36,6 +36,9 @@
 #include <cuda_runtime.h>
 #include <cupti.h>
 
+#include <map>
+#include <string>
+
 #include "bench_util.h"
 
 #define REPS 5
@@ -94,32 +97,14 @@ static pthread_barrier_t g_barrier;
 
 static void CUPTIAPI cb_empty(void *, CUpti_CallbackDomain, CUpti_CallbackId, const void *) {}
 
-/* mutex_map: one process-wide lock around a chained hash map keyed by the
- * function name, as a tool layer that times every API by name does it. */
+/* mutex_map: one process-wide lock around a std::map keyed by the function
+ * name as a std::string built on every call: the pattern of TAU's CUPTI
+ * layer and of CUPTI's callback tutorial, kept as the peer baseline. */
 struct entry {
-    char *name;
     unsigned long long calls, time_ns;
-    struct entry *next;
 };
 static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct entry *map_bucket[64];
-
-static struct entry *map_find(const char *name) /* map_lock held */
-{
-    unsigned h = 5381;
-    for (const char *p = name; *p; p++)
-        h = h * 33u + (unsigned char)*p;
-    struct entry **head = &map_bucket[h % 64], *e;
-    for (e = *head; e; e = e->next)
-        if (strcmp(e->name, name) == 0)
-            return e;
-    e = (struct entry *)calloc(1, sizeof *e);
-    if (!e || !(e->name = strdup(name)))
-        die("out of memory");
-    e->next = *head;
-    *head = e;
-    return e;
-}
+static std::map<std::string, entry> *name_map;
 
 static void CUPTIAPI cb_mutex_map(void *, CUpti_CallbackDomain dom, CUpti_CallbackId id,
                                   const void *data)
@@ -128,13 +113,14 @@ static void CUPTIAPI cb_mutex_map(void *, CUpti_CallbackDomain dom, CUpti_Callba
     const char *name = "?";
     cuptiGetCallbackName(dom, id, &name);
     uint64_t t = now_ns();
+    std::string key(name);
     pthread_mutex_lock(&map_lock);
-    struct entry *e = map_find(name);
+    entry &e = (*name_map)[key];
     if (cd->callbackSite == CUPTI_API_ENTER) {
-        e->calls++;
+        e.calls++;
         *cd->correlationData = t;
     } else {
-        e->time_ns += t - *cd->correlationData;
+        e.time_ns += t - *cd->correlationData;
     }
     pthread_mutex_unlock(&map_lock);
 }
@@ -186,6 +172,8 @@ static const char *subscribe(void)
 {
     static char label[256];
     CUpti_SubscriberHandle sub;
+    if (g_mode == MUTEX_MAP)
+        name_map = new std::map<std::string, entry>();
     CUPTI_CHECK(cuptiSubscribe(&sub, g_mode == MUTEX_MAP ? (CUpti_CallbackFunc)cb_mutex_map
                                                          : (CUpti_CallbackFunc)cb_empty,
                                NULL));

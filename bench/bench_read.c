@@ -29,6 +29,8 @@
 #endif
 #include <unistd.h>
 
+#include <dlfcn.h>
+
 #include "bench_util.h"
 
 #define MAX_EVENTS 64
@@ -249,6 +251,21 @@ static void part_startup(int cuda_first)
            (t1 - t0) / 1e6, (t3 - t2) / 1e6);
 }
 
+/* cuInit alone in a fresh process: the part of the first add that is CUDA's
+ * own initialization, which the application pays anyway at its first CUDA
+ * call. */
+static void part_cuinit(void)
+{
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW);
+    int (*cu_init)(unsigned) = lib ? (int (*)(unsigned))dlsym(lib, "cuInit") : NULL;
+    if (!cu_init)
+        die("libcuda.so.1: %s", dlerror());
+    uint64_t t0 = now_ns();
+    int rc = cu_init(0);
+    uint64_t t1 = now_ns();
+    printf("cuinit rc=%d cuinit_ms=%.3f\n", rc, (t1 - t0) / 1e6);
+}
+
 /* ---- memory -------------------------------------------------------------- */
 
 static long status_kb(const char *key)
@@ -353,6 +370,8 @@ int main(int argc, char **argv)
     if (strcmp(part, "read") == 0) {
         long n = atol(opt_str(argc, argv, "reads", "100000"));
         part_read(n > 0 ? (size_t)n : 100000);
+    } else if (strcmp(part, "cuinit") == 0) {
+        part_cuinit();
     } else if (strcmp(part, "startup") == 0) {
         part_startup(opt_flag(argc, argv, "cuda-first"));
     } else if (strcmp(part, "memory") == 0) {

@@ -148,6 +148,7 @@ calls 1 getdevice $modes
 step read "$here/bench_read" --part=read;                 keep read $? '^read '
 step startup "$here/bench_read" --part=startup;           keep startup $? '^startup '
 step startup-cuda "$here/bench_read" --part=startup --cuda-first; keep startup-cuda $? '^startup '
+step cuinit "$here/bench_read" --part=cuinit;             keep cuinit $? '^cuinit '
 step memory "$here/bench_read" --part=memory;             keep memory $? '^memory '
 listing
 calls 1 launch $modes

@@ -20,13 +20,20 @@ typedef struct {
 	int unused;
 } cupti_cb_context_t;
 
+/* Events sit at fixed positions: PAPI 7.0's PAPI_remove_event keeps the
+ * positions it knew for the remaining events (it does not remap them), so
+ * an event keeps its ni_position for as long as it stays in the set. */
 typedef struct {
-	unsigned n;
+	unsigned n;			/* events */
+	unsigned width;			/* positions in use: 0 .. width-1 */
 	int running;
 	struct cupti_cb_block *block;	/* the running thread's, for thread-scope events */
-	uint32_t codes[CUPTI_CB_MAX_SET];
+	uint32_t codes[CUPTI_CB_MAX_SET];	/* by event, for the engine */
+	uint8_t used[CUPTI_CB_MAX_SET];		/* by position */
+	uint8_t process[CUPTI_CB_MAX_SET];
 	struct cupti_cb_probe probes[CUPTI_CB_MAX_SET];
 	uint64_t base[CUPTI_CB_MAX_SET];
+	uint64_t now[CUPTI_CB_MAX_SET];
 	long long values[CUPTI_CB_MAX_SET];
 } cupti_cb_control_t;
 
@@ -129,37 +136,74 @@ static int cupti_cb_init_control_state(hwd_control_state_t *ctl)
 	return PAPI_OK;
 }
 
+/* Keeps the position PAPI already knows for an event; gives new events the
+ * lowest free position. There is always one: count <= CUPTI_CB_MAX_SET. */
+static unsigned place(const uint8_t *taken, int known)
+{
+	unsigned p = 0;
+	if (known >= 0 && known < CUPTI_CB_MAX_SET && !taken[known])
+		return (unsigned)known;
+	while (p < CUPTI_CB_MAX_SET - 1 && taken[p])
+		p++;
+	return p;
+}
+
 static int cupti_cb_update_control_state(hwd_control_state_t *ctl, NativeInfo_t *native, int count,
 					 hwd_context_t *ctx)
 {
 	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
+	uint8_t taken[CUPTI_CB_MAX_SET] = { 0 };
 	(void)ctx;
 	if (count > CUPTI_CB_MAX_SET)
 		return PAPI_ECOUNT;
 	if (count > 0 && ensure_ready() != PAPI_OK)
 		return PAPI_ECMP_DISABLED;
+	for (int i = 0; i < count; i++)
+		if (!cupti_cb_catalog_valid(&engine.cat, (uint32_t)native[i].ni_event))
+			return PAPI_ENOEVNT;
+	memset(c->used, 0, sizeof c->used);
+	c->width = 0;
 	for (int i = 0; i < count; i++) {
 		uint32_t code = (uint32_t)native[i].ni_event;
-		if (!cupti_cb_catalog_valid(&engine.cat, code))
-			return PAPI_ENOEVNT;
+		unsigned pos = place(taken, native[i].ni_position);
+		taken[pos] = 1;
 		c->codes[i] = code;
-		c->probes[i] = cupti_cb_engine_probe(&engine, code);
-		native[i].ni_position = i;
+		c->used[pos] = 1;
+		c->process[pos] = (uint8_t)CUPTI_CB_CODE_PROC(code);
+		c->probes[pos] = cupti_cb_engine_probe(&engine, code);
+		c->values[pos] = 0;
+		native[i].ni_position = (int)pos;
+		if (pos + 1 > c->width)
+			c->width = pos + 1;
 	}
 	c->n = (unsigned)count;
 	return PAPI_OK;
 }
 
-static uint64_t current(const cupti_cb_control_t *c, unsigned i)
+/* Current counter values of every position: thread-scope events from the
+ * running thread's block, process-scope ones in one pass over all blocks. */
+static void sample(cupti_cb_control_t *c)
 {
-	const struct cupti_cb_block *b = CUPTI_CB_CODE_PROC(c->codes[i]) ? NULL : c->block;
-	return cupti_cb_engine_read(&engine, &c->probes[i], b);
+	int any_process = 0;
+	for (unsigned p = 0; p < c->width; p++) {
+		if (!c->used[p])
+			continue;
+		if (c->process[p])
+			any_process = 1;
+		else
+			c->now[p] = c->block ? cupti_cb_probe_block(&c->probes[p], c->block) : 0;
+	}
+	if (any_process)
+		cupti_cb_probe_process_many(c->probes, c->process, c->width, &engine.reg, c->now);
+	for (unsigned p = 0; p < c->width; p++)
+		if (c->used[p] && c->probes[p].ticks)
+			c->now[p] = cupti_cb_engine_value(&engine, &c->probes[p], c->now[p]);
 }
 
 static void rebase(cupti_cb_control_t *c)
 {
-	for (unsigned i = 0; i < c->n; i++)
-		c->base[i] = current(c, i);
+	sample(c);
+	memcpy(c->base, c->now, c->width * sizeof c->base[0]);
 }
 
 static int cupti_cb_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
@@ -187,8 +231,9 @@ static int cupti_cb_read(hwd_context_t *ctx, hwd_control_state_t *ctl, long long
 {
 	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
 	(void)ctx, (void)flags;
-	for (unsigned i = 0; i < c->n; i++)
-		c->values[i] = (long long)(current(c, i) - c->base[i]);
+	sample(c);
+	for (unsigned p = 0; p < c->width; p++)
+		c->values[p] = (long long)(c->now[p] - c->base[p]);
 	*events = c->values;
 	return PAPI_OK;
 }

@@ -12,13 +12,15 @@ static atomic_uint generations = 1;
 
 void cupti_cb_layout_init(struct cupti_cb_layout *lay, unsigned n_funcs, int n_devices)
 {
+	/* The derived counters first: a process-scope read of them touches a
+	 * few cache lines per thread, next to the block header. */
 	lay->n_funcs = n_funcs;
 	lay->n_devrows = (unsigned)n_devices + 1;
-	lay->api_calls = 0;
-	lay->api_time = n_funcs;
-	lay->dev = 2 * (size_t)n_funcs;
-	lay->thr = lay->dev + (size_t)lay->n_devrows * CUPTI_CB_N_DEV_CTRS;
-	lay->total = lay->thr + CUPTI_CB_N_THR_CTRS;
+	lay->thr = 0;
+	lay->dev = CUPTI_CB_N_THR_CTRS;
+	lay->api_calls = lay->dev + (size_t)lay->n_devrows * CUPTI_CB_N_DEV_CTRS;
+	lay->api_time = lay->api_calls + n_funcs;
+	lay->total = lay->api_time + n_funcs;
 }
 
 static void thread_exit(void *arg)
@@ -106,4 +108,19 @@ uint64_t cupti_cb_probe_process(const struct cupti_cb_probe *p, const struct cup
 	     b = b->next)
 		v += cupti_cb_probe_block(p, b);
 	return v;
+}
+
+void cupti_cb_probe_process_many(const struct cupti_cb_probe *p, const uint8_t *which, unsigned n,
+				 const struct cupti_cb_registry *r, uint64_t *out)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (which[i])
+			out[i] = 0;
+	/* Blocks outside, events inside: one walk of the list, and each
+	 * block's lines are read together. */
+	for (const struct cupti_cb_block *b = atomic_load_explicit(&r->head, memory_order_acquire); b;
+	     b = b->next)
+		for (unsigned i = 0; i < n; i++)
+			if (which[i])
+				out[i] += cupti_cb_probe_block(&p[i], b);
 }

@@ -78,7 +78,8 @@ struct cupti_cb_probe {
 	uint32_t off;
 	uint16_t n;
 	uint16_t rows;
-	uint32_t stride;
+	uint16_t stride;
+	uint16_t ticks;		/* a time counter: clock ticks, not ns */
 };
 
 static inline uint64_t cupti_cb_probe_block(const struct cupti_cb_probe *p, const struct cupti_cb_block *b)
@@ -91,7 +92,10 @@ static inline uint64_t cupti_cb_probe_block(const struct cupti_cb_probe *p, cons
 	return v;
 }
 
-/* Sum over every block, live or exited. */
+/* Sum over every block, live or exited: one probe, or the probes i with
+ * which[i] != 0 (out[i] for those; the others are left alone). */
 uint64_t cupti_cb_probe_process(const struct cupti_cb_probe *p, const struct cupti_cb_registry *r);
+void cupti_cb_probe_process_many(const struct cupti_cb_probe *p, const uint8_t *which, unsigned n,
+				 const struct cupti_cb_registry *r, uint64_t *out);
 
 #endif

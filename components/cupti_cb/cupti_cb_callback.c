@@ -7,14 +7,6 @@
 #endif
 #include "cupti_cb_engine.h"
 
-#include <time.h>
-
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* The counter row of the device of ctx; the last row is "device unknown". */
 static int device_row(struct cupti_cb_engine *e, struct cupti_cb_block *b, CUcontext ctx)
@@ -30,7 +22,7 @@ static int device_row(struct cupti_cb_engine *e, struct cupti_cb_block *b, CUcon
 static void at_enter_site(struct cupti_cb_engine *e, struct cupti_cb_block *b, int d, CUpti_CallbackId cbid,
 		     const CUpti_CallbackData *cd)
 {
-	*cd->correlationData = atomic_load_explicit(&e->timing, memory_order_relaxed) ? now_ns() : 0;
+	*cd->correlationData = atomic_load_explicit(&e->timing, memory_order_relaxed) ? cupti_cb_clock_now(&e->clock) : 0;
 	if (d == 0) {
 		b->rt_depth++;
 		return;
@@ -95,7 +87,7 @@ static void at_exit_site(struct cupti_cb_engine *e, struct cupti_cb_block *b, in
 {
 	uint64_t t0 = *cd->correlationData, dt = 0;
 	if (t0 && atomic_load_explicit(&e->timing, memory_order_relaxed))
-		dt = now_ns() - t0;
+		dt = cupti_cb_clock_now(&e->clock) - t0;
 
 	unsigned slot = e->cat.slot_of[d][cbid];
 	if (slot) {

@@ -120,11 +120,12 @@ static int probe_subscriber(struct cupti_cb_engine *e)
 int cupti_cb_engine_open(struct cupti_cb_engine *e)
 {
 	int n = 0;
-	const char *trace = getenv(CUPTI_CB_ENV_TRACE);
+	const char *trace = getenv(CUPTI_CB_ENV_TRACE), *keep = getenv(CUPTI_CB_ENV_KEEP);
 	if (e->state != CUPTI_CB_UNINIT)
 		return e->state == CUPTI_CB_READY ? 0 : -1;
 	e->state = CUPTI_CB_DISABLED;
 	e->trace = trace && trace[0] == '1';
+	e->keep = keep && keep[0] == '1';
 	if (cupti_cb_load_cupti(&e->api, e->why, sizeof e->why) ||
 	    cupti_cb_load_cuda(&e->api, e->why, sizeof e->why) || count_devices(e, &n) ||
 	    probe_subscriber(e))
@@ -155,6 +156,7 @@ int cupti_cb_engine_setup(struct cupti_cb_engine *e, int n_devices)
 		if (cupti_cb_driver_ops[i].cbid < e->cat.n_cbids[1])
 			e->op_of[cupti_cb_driver_ops[i].cbid] = &cupti_cb_driver_ops[i];
 	e->resolver = (struct cupti_cb_resolver){ real_locate, real_context_device, e };
+	cupti_cb_clock_init(&e->clock, -1);
 	pthread_mutex_init(&e->lock, NULL);
 	atomic_init(&e->timing, 0);
 	e->state = CUPTI_CB_READY;
@@ -314,7 +316,9 @@ void cupti_cb_engine_release(struct cupti_cb_engine *e, const uint32_t *codes, u
 		if (timed_codes(codes, n) && e->timing_refs > 0 && --e->timing_refs == 0)
 			atomic_store(&e->timing, 0);
 		TRACE(e, "stop: %u running sets", e->holders - 1);
-		if (--e->holders == 0)
+		/* Every callback is disabled by now; with keep, the subscription
+		 * stays until PAPI_shutdown. */
+		if (--e->holders == 0 && !e->keep)
 			unsubscribe(e);
 	}
 	pthread_mutex_unlock(&e->lock);
@@ -327,7 +331,7 @@ struct cupti_cb_probe cupti_cb_engine_probe(const struct cupti_cb_engine *e, uin
 	const struct cupti_cb_layout *lay = &e->reg.lay;
 	uint32_t idx = CUPTI_CB_CODE_IDX(code);
 	int dev = CUPTI_CB_CODE_DEV(code);
-	struct cupti_cb_probe p = { 0, 1, 1, 0 };
+	struct cupti_cb_probe p = { 0, 1, 1, 0, (uint16_t)code_timed(code) };
 
 	if (idx >= cupti_cb_n_derived) {
 		unsigned slot = cupti_cb_slot_of_index(idx);

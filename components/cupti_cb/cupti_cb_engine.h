@@ -13,11 +13,13 @@
 #include "cupti_cb_allocs.h"
 #include "cupti_cb_blocks.h"
 #include "cupti_cb_catalog.h"
+#include "cupti_cb_clock.h"
 #include "cupti_cb_loader.h"
 #include "cupti_cb_ops.h"
 
 #define CUPTI_CB_WHY_LEN 512
 #define CUPTI_CB_ENV_TRACE "CUPTI_CB_TRACE"
+#define CUPTI_CB_ENV_KEEP "CUPTI_CB_KEEP_SUBSCRIPTION"
 
 enum cupti_cb_state {
 	CUPTI_CB_UNINIT = 0,
@@ -50,7 +52,9 @@ struct cupti_cb_engine {
 	int subscribed;
 
 	atomic_int timing;		/* read the clock in callbacks */
+	struct cupti_cb_clock clock;
 	int trace;			/* CUPTI_CB_TRACE=1: log the cold path to stderr */
+	int keep;			/* stay subscribed between event sets */
 };
 
 /* Loads libcupti and libcuda, checks for a device and for another
@@ -73,11 +77,18 @@ void cupti_cb_engine_release(struct cupti_cb_engine *e, const uint32_t *codes, u
 
 /* Reading. */
 struct cupti_cb_probe cupti_cb_engine_probe(const struct cupti_cb_engine *e, uint32_t code);
-static inline uint64_t cupti_cb_engine_read(const struct cupti_cb_engine *e,
-					    const struct cupti_cb_probe *p,
+/* A counter value in its unit: time counters hold clock ticks. */
+static inline uint64_t cupti_cb_engine_value(struct cupti_cb_engine *e, const struct cupti_cb_probe *p,
+					     uint64_t raw)
+{
+	return p->ticks ? cupti_cb_clock_to_ns(&e->clock, raw) : raw;
+}
+
+static inline uint64_t cupti_cb_engine_read(struct cupti_cb_engine *e, const struct cupti_cb_probe *p,
 					    const struct cupti_cb_block *thread_block)
 {
-	return thread_block ? cupti_cb_probe_block(p, thread_block) : cupti_cb_probe_process(p, &e->reg);
+	return cupti_cb_engine_value(e, p, thread_block ? cupti_cb_probe_block(p, thread_block)
+							: cupti_cb_probe_process(p, &e->reg));
 }
 static inline struct cupti_cb_block *cupti_cb_engine_thread_block(struct cupti_cb_engine *e)
 {
