@@ -11,6 +11,7 @@ static void measure(int use_tsc, const char *what)
 	struct timespec d = { 0, 30000000 };
 	nanosleep(&d, NULL);
 	uint64_t t1 = cupti_cb_clock_now(&k), ns1 = cupti_cb_mono_ns();
+	cupti_cb_clock_calibrate(&k);
 	double got = (double)cupti_cb_clock_to_ns(&k, t1 - t0), want = (double)(ns1 - ns0);
 	CHECK(got > want * 0.99 && got < want * 1.01, "%s: %.0f ns of ticks for %.0f ns measured", what, got,
 	      want);

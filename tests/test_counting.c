@@ -134,7 +134,7 @@ static uint64_t value(const char *name)
 {
 	uint32_t code = code_of(name);
 	struct cupti_cb_probe p = cupti_cb_engine_probe(&eng, code);
-	return cupti_cb_engine_read(&eng, &p, CUPTI_CB_CODE_PROC(code) ? NULL : cupti_cb_engine_thread_block(&eng));
+	return cupti_cb_engine_raw(&eng, &p, CUPTI_CB_CODE_PROC(code) ? NULL : cupti_cb_engine_thread_block(&eng));
 }
 
 /* An event set: its codes, acquired on start, and base values. */
@@ -159,9 +159,12 @@ static struct set start(const char *a, const char *b, const char *c)
 	return s;
 }
 
+/* As the adapter reads: a difference of raw counters, then ns for time. */
 static uint64_t delta(const struct set *s, unsigned i)
 {
-	return value(s->names[i]) - s->base[i];
+	struct cupti_cb_probe p = cupti_cb_engine_probe(&eng, s->codes[i]);
+	cupti_cb_clock_calibrate(&eng.clock);
+	return cupti_cb_engine_value(&eng, &p, value(s->names[i]) - s->base[i]);
 }
 
 static void stop(struct set *s)

@@ -27,6 +27,7 @@ typedef struct {
 	unsigned n;			/* events */
 	unsigned width;			/* positions in use: 0 .. width-1 */
 	int running;
+	int timed;			/* some event counts time */
 	struct cupti_cb_block *block;	/* the running thread's, for thread-scope events */
 	uint32_t codes[CUPTI_CB_MAX_SET];	/* by event, for the engine */
 	uint8_t used[CUPTI_CB_MAX_SET];		/* by position */
@@ -148,6 +149,29 @@ static unsigned place(const uint8_t *taken, int known)
 	return p;
 }
 
+/* PAPI's remove_native_events (7.0 to HEAD) compacts NativeInfoArray by
+ * copying ni_event, ni_position and ni_owners, but not ni_papi_code: the
+ * moved entry keeps the removed event's PAPI code, and a later
+ * PAPI_add_event loses track of it (it then reads as 0). Give such an
+ * entry back the first PAPI code that names its event. */
+static void repair_papi_codes(NativeInfo_t *native, int count)
+{
+	int cidx = _cupti_cb_vector.cmp_info.CmpIdx;
+	for (int i = 0; i < count; i++) {
+		if (_papi_hwi_eventcode_to_native(native[i].ni_papi_code) == native[i].ni_event)
+			continue;
+		for (int k = 0;; k++) {
+			int code = k | PAPI_NATIVE_MASK, ntv = _papi_hwi_eventcode_to_native(code);
+			if (ntv == PAPI_ENOEVNT)
+				break;
+			if (ntv == native[i].ni_event && _papi_hwi_component_index(code) == cidx) {
+				native[i].ni_papi_code = code;
+				break;
+			}
+		}
+	}
+}
+
 static int cupti_cb_update_control_state(hwd_control_state_t *ctl, NativeInfo_t *native, int count,
 					 hwd_context_t *ctx)
 {
@@ -161,8 +185,10 @@ static int cupti_cb_update_control_state(hwd_control_state_t *ctl, NativeInfo_t 
 	for (int i = 0; i < count; i++)
 		if (!cupti_cb_catalog_valid(&engine.cat, (uint32_t)native[i].ni_event))
 			return PAPI_ENOEVNT;
+	repair_papi_codes(native, count);
 	memset(c->used, 0, sizeof c->used);
 	c->width = 0;
+	c->timed = 0;
 	for (int i = 0; i < count; i++) {
 		uint32_t code = (uint32_t)native[i].ni_event;
 		unsigned pos = place(taken, native[i].ni_position);
@@ -171,6 +197,7 @@ static int cupti_cb_update_control_state(hwd_control_state_t *ctl, NativeInfo_t 
 		c->used[pos] = 1;
 		c->process[pos] = (uint8_t)CUPTI_CB_CODE_PROC(code);
 		c->probes[pos] = cupti_cb_engine_probe(&engine, code);
+		c->timed |= c->probes[pos].ticks;
 		c->values[pos] = 0;
 		native[i].ni_position = (int)pos;
 		if (pos + 1 > c->width)
@@ -195,9 +222,6 @@ static void sample(cupti_cb_control_t *c)
 	}
 	if (any_process)
 		cupti_cb_probe_process_many(c->probes, c->process, c->width, &engine.reg, c->now);
-	for (unsigned p = 0; p < c->width; p++)
-		if (c->used[p] && c->probes[p].ticks)
-			c->now[p] = cupti_cb_engine_value(&engine, &c->probes[p], c->now[p]);
 }
 
 static void rebase(cupti_cb_control_t *c)
@@ -232,8 +256,11 @@ static int cupti_cb_read(hwd_context_t *ctx, hwd_control_state_t *ctl, long long
 	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
 	(void)ctx, (void)flags;
 	sample(c);
+	if (c->timed)
+		cupti_cb_clock_calibrate(&engine.clock);
+	/* Differences of raw counters; time ticks become ns only here. */
 	for (unsigned p = 0; p < c->width; p++)
-		c->values[p] = (long long)(c->now[p] - c->base[p]);
+		c->values[p] = (long long)cupti_cb_engine_value(&engine, &c->probes[p], c->now[p] - c->base[p]);
 	*events = c->values;
 	return PAPI_OK;
 }

@@ -40,20 +40,24 @@ void cupti_cb_clock_init(struct cupti_cb_clock *k, int use_tsc)
 	atomic_init(&k->frozen, !k->tsc);
 }
 
-/* The ratio is measured over the time since init and refined on each call
- * until that time reaches a second; then it stays. Reads made within the
- * first second can differ from later ones by the calibration error, about
- * the clock read time over the elapsed time. */
+/* The ratio is measured over the time since init and refined by each
+ * calibration until that time reaches a second; then it stays. Values read
+ * within the first second carry the calibration error, about the clock
+ * read time over the elapsed time. */
+void cupti_cb_clock_calibrate(struct cupti_cb_clock *k)
+{
+	if (atomic_load_explicit(&k->frozen, memory_order_acquire))
+		return;
+	uint64_t ns = cupti_cb_mono_ns(), t = cupti_cb_clock_now(k);
+	uint64_t dns = ns - k->ns0, dt = t - k->tsc0;
+	if (dt > 0 && dns > 1000) {
+		atomic_store(&k->fs_per_tick, (uint64_t)((double)dns * 1e6 / (double)dt + 0.5));
+		if (dns >= 1000000000u)
+			atomic_store_explicit(&k->frozen, 1, memory_order_release);
+	}
+}
+
 uint64_t cupti_cb_clock_to_ns(struct cupti_cb_clock *k, uint64_t ticks)
 {
-	if (!atomic_load_explicit(&k->frozen, memory_order_acquire)) {
-		uint64_t ns = cupti_cb_mono_ns(), t = cupti_cb_clock_now(k);
-		uint64_t dns = ns - k->ns0, dt = t - k->tsc0;
-		if (dt > 0 && dns > 1000) {
-			atomic_store(&k->fs_per_tick, (uint64_t)((double)dns * 1e6 / (double)dt + 0.5));
-			if (dns >= 1000000000u)
-				atomic_store_explicit(&k->frozen, 1, memory_order_release);
-		}
-	}
 	return (uint64_t)((double)ticks * (double)atomic_load(&k->fs_per_tick) / 1e6 + 0.5);
 }

@@ -38,6 +38,9 @@ static inline uint64_t cupti_cb_clock_now(const struct cupti_cb_clock *k)
 
 /* use_tsc < 0: decide from /proc/cpuinfo; 0 or 1: force (tests). */
 void cupti_cb_clock_init(struct cupti_cb_clock *k, int use_tsc);
+/* Refines the tick ratio (cold path: two clock reads); to_ns uses the
+ * ratio as it stands, so values converted together agree exactly. */
+void cupti_cb_clock_calibrate(struct cupti_cb_clock *k);
 uint64_t cupti_cb_clock_to_ns(struct cupti_cb_clock *k, uint64_t ticks);
 
 #endif

@@ -77,19 +77,20 @@ void cupti_cb_engine_release(struct cupti_cb_engine *e, const uint32_t *codes, u
 
 /* Reading. */
 struct cupti_cb_probe cupti_cb_engine_probe(const struct cupti_cb_engine *e, uint32_t code);
-/* A counter value in its unit: time counters hold clock ticks. */
+/* A counter value, or a difference of two, in its unit: time counters hold
+ * clock ticks. Calibrate once before converting a set of values. */
 static inline uint64_t cupti_cb_engine_value(struct cupti_cb_engine *e, const struct cupti_cb_probe *p,
 					     uint64_t raw)
 {
 	return p->ticks ? cupti_cb_clock_to_ns(&e->clock, raw) : raw;
 }
 
-static inline uint64_t cupti_cb_engine_read(struct cupti_cb_engine *e, const struct cupti_cb_probe *p,
-					    const struct cupti_cb_block *thread_block)
+static inline uint64_t cupti_cb_engine_raw(struct cupti_cb_engine *e, const struct cupti_cb_probe *p,
+					   const struct cupti_cb_block *thread_block)
 {
-	return cupti_cb_engine_value(e, p, thread_block ? cupti_cb_probe_block(p, thread_block)
-							: cupti_cb_probe_process(p, &e->reg));
+	return thread_block ? cupti_cb_probe_block(p, thread_block) : cupti_cb_probe_process(p, &e->reg);
 }
+
 static inline struct cupti_cb_block *cupti_cb_engine_thread_block(struct cupti_cb_engine *e)
 {
 	return cupti_cb_block_self(&e->reg);
