@@ -69,6 +69,12 @@ static unsigned enabled_count(int d)
 
 /* ---- calling the engine as CUPTI does --------------------------------- */
 
+static uint32_t next_id(void)
+{
+	static _Atomic uint32_t id = 1000;	/* CUPTI numbers each call */
+	return atomic_fetch_add(&id, 1);
+}
+
 struct call {
 	CUpti_CallbackDomain dom;
 	CUpti_CallbackId cbid;
@@ -76,6 +82,7 @@ struct call {
 	CUresult ret;
 	CUcontext ctx;
 	uint64_t corr;
+	uint32_t id;	/* correlationId */
 };
 
 static void site(struct call *c, CUpti_ApiCallbackSite where)
@@ -88,12 +95,13 @@ static void site(struct call *c, CUpti_ApiCallbackSite where)
 	cd.functionReturnValue = &c->ret;
 	cd.context = c->ctx;
 	cd.correlationData = &c->corr;
+	cd.correlationId = c->id;
 	cupti_cb_engine_callback(&eng, c->dom, c->cbid, &cd);
 }
 
 static void driver(CUpti_CallbackId cbid, const void *params, CUresult ret, CUcontext ctx)
 {
-	struct call c = { DRV, cbid, params, ret, ctx, 0 };
+	struct call c = { DRV, cbid, params, ret, ctx, 0, next_id() };
 	site(&c, CUPTI_API_ENTER);
 	site(&c, CUPTI_API_EXIT);
 }
@@ -189,7 +197,7 @@ static void launches_enable_only_launch_cbids(void)
 	/* cudaLaunchKernel -> cuLaunchKernel, twice; one failed launch. */
 	cuLaunchKernel_params lk = { 0 };
 	for (int i = 0; i < 2; i++) {
-		struct call rt = { RT, RCB(cudaLaunchKernel_v7000), NULL, CUDA_SUCCESS, CTX0, 0 };
+		struct call rt = { RT, RCB(cudaLaunchKernel_v7000), NULL, CUDA_SUCCESS, CTX0, 0, next_id() };
 		site(&rt, CUPTI_API_ENTER);
 		driver(DCB(cuLaunchKernel), &lk, CUDA_SUCCESS, CTX0);
 		site(&rt, CUPTI_API_EXIT);
@@ -198,7 +206,16 @@ static void launches_enable_only_launch_cbids(void)
 	driver(DCB(cuLaunchKernelEx), &lk, CUDA_SUCCESS, CTX0);
 	driver(DCB(cuLaunchKernel), &lk, CUDA_ERROR_INVALID_VALUE, CTX0);
 	CHECK_EQ(delta(&s, 0), 4, "four successful launches, the failed one not counted");
-	CHECK_EQ(value("cuLaunchKernel.calls"), 4, "cuLaunchKernel.calls counts every call, failed too");
+
+	/* One call whose enter and exit CUPTI delivers twice each. */
+	struct call twice = { DRV, DCB(cuLaunchKernel), &lk, CUDA_SUCCESS, CTX0, 0, 77 };
+	site(&twice, CUPTI_API_ENTER);
+	site(&twice, CUPTI_API_ENTER);
+	site(&twice, CUPTI_API_EXIT);
+	site(&twice, CUPTI_API_EXIT);
+	CHECK_EQ(delta(&s, 0), 5, "a site delivered twice counts once");
+	CHECK_EQ(atomic_load(&cupti_cb_engine_thread_block(&eng)->repeats), 2, "and the repeats are counted");
+	CHECK_EQ(value("cuLaunchKernel.calls"), 5, "cuLaunchKernel.calls counts every call, failed too");
 	stop(&s);
 	CHECK_EQ(enabled_count(0) + enabled_count(1), 0, "all callbacks disabled after stop");
 	CHECK_EQ(fake_subscribed, 0, "unsubscribed after the last stop");
@@ -316,7 +333,7 @@ static void sync_time(void)
 {
 	struct set s = start("sync.time_ns", "sync.calls", NULL);
 	CHECK_EQ(atomic_load(&eng.timing), 1, "the clock is on for a time event");
-	struct call c = { DRV, DCB(cuCtxSynchronize_v2), NULL, CUDA_SUCCESS, CTX0, 0 };
+	struct call c = { DRV, DCB(cuCtxSynchronize_v2), NULL, CUDA_SUCCESS, CTX0, 0, next_id() };
 	site(&c, CUPTI_API_ENTER);
 	struct timespec ms = { 0, 2000000 };
 	nanosleep(&ms, NULL);
@@ -353,7 +370,7 @@ static void api_calls(void)
 	char host[8];
 	cuMemcpyHtoD_v2_params h = { on_dev(0, 0), host, 8 };
 	for (int i = 0; i < 10; i++) {
-		struct call rt = { RT, RCB(cudaMemcpy_v3020), NULL, CUDA_SUCCESS, CTX0, 0 };
+		struct call rt = { RT, RCB(cudaMemcpy_v3020), NULL, CUDA_SUCCESS, CTX0, 0, next_id() };
 		site(&rt, CUPTI_API_ENTER);
 		driver(DCB(cuCtxGetCurrent), NULL, CUDA_SUCCESS, CTX0);
 		driver(DCB(cuMemcpyHtoD_v2), &h, CUDA_SUCCESS, CTX0);

@@ -75,6 +75,7 @@ static struct cupti_cb_block *create(struct cupti_cb_registry *r)
 	for (size_t i = 0; i < r->lay.total; i++)
 		atomic_init(&b->c[i], 0);
 	atomic_init(&b->free, 0);
+	atomic_init(&b->repeats, 0);
 	b->next = atomic_load(&r->head);
 	while (!atomic_compare_exchange_weak(&r->head, &b->next, b))
 		;
@@ -95,6 +96,7 @@ struct cupti_cb_block *cupti_cb_block_slow(struct cupti_cb_registry *r)
 	b->last_ctx = NULL;
 	b->last_dev = -1;
 	b->pending_free = 0;
+	b->last_site = 0;
 	pthread_setspecific(r->exit_key, b);
 	cupti_cb_tls_block = b;
 	cupti_cb_tls_generation = r->generation;

@@ -34,6 +34,8 @@ struct cupti_cb_block {
 	int last_dev;			/* context -> device cache of the owner thread */
 	CUcontext last_ctx;
 	uint64_t pending_free;		/* size of the free in progress */
+	uint64_t last_site;		/* the previous callback's site key */
+	atomic_ulong repeats;		/* callbacks delivered twice, dropped */
 	_Atomic uint64_t c[];
 };
 

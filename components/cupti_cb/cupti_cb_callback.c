@@ -125,6 +125,18 @@ void CUPTIAPI cupti_cb_engine_callback(void *userdata, CUpti_CallbackDomain doma
 	if (!b || b->in_lookup)
 		return;
 	const CUpti_CallbackData *cd = cbdata;
+	/* CUPTI was seen to deliver one site of one call twice on a thread
+	 * while another thread changed the enabled CBIDs. A call's enter and
+	 * exit alternate, so the same site of the same call twice in a row is
+	 * always such a repeat: drop it. */
+	uint64_t key = (uint64_t)cd->correlationId << 32 | (uint64_t)cbid << 2 | (uint64_t)d << 1 |
+		       (cd->callbackSite != CUPTI_API_ENTER);
+	if (key == b->last_site) {
+		atomic_store_explicit(&b->repeats, atomic_load_explicit(&b->repeats, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+		return;
+	}
+	b->last_site = key;
 	if (cd->callbackSite == CUPTI_API_ENTER)
 		at_enter_site(e, b, d, cbid, cd);
 	else

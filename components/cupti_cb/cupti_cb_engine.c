@@ -315,7 +315,13 @@ void cupti_cb_engine_release(struct cupti_cb_engine *e, const uint32_t *codes, u
 		adjust(e, codes, n, -1);
 		if (timed_codes(codes, n) && e->timing_refs > 0 && --e->timing_refs == 0)
 			atomic_store(&e->timing, 0);
-		TRACE(e, "stop: %u running sets", e->holders - 1);
+		if (e->trace) {
+			unsigned long repeats = 0;
+			for (struct cupti_cb_block *b = atomic_load(&e->reg.head); b; b = b->next)
+				repeats += atomic_load_explicit(&b->repeats, memory_order_relaxed);
+			TRACE(e, "stop: %u running sets, %lu repeated callbacks dropped so far", e->holders - 1,
+			      repeats);
+		}
 		/* Every callback is disabled by now; with keep, the subscription
 		 * stays until PAPI_shutdown. */
 		if (--e->holders == 0 && !e->keep)
