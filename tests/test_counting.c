@@ -383,6 +383,24 @@ static void api_calls(void)
 	stop(&s);
 }
 
+static void keep_callbacks(void)
+{
+	eng.keep = 1;
+	struct set s = start("kernel.launches", NULL, NULL);
+	stop(&s);
+	CHECK(enabled[1][DCB(cuLaunchKernel)] && fake_subscribed == 1,
+	      "with keep, callbacks and the subscription outlive the last stop");
+	s = start("kernel.launches", NULL, NULL);
+	cuLaunchKernel_params lk = { 0 };
+	driver(DCB(cuLaunchKernel), &lk, CUDA_SUCCESS, CTX0);
+	CHECK_EQ(delta(&s, 0), 1, "and counting goes on when a set starts again");
+	stop(&s);
+	cupti_cb_engine_close(&eng);
+	CHECK_EQ(enabled_count(0) + enabled_count(1), 0, "close disables everything");
+	CHECK_EQ(fake_subscribed, 0, "close unsubscribes");
+	eng.keep = 0;
+}
+
 static void refcounts_and_conflict(void)
 {
 	struct set a = start("kernel.launches", NULL, NULL);
@@ -468,6 +486,7 @@ int main(void)
 	devices();
 	api_calls();
 	refcounts_and_conflict();
+	keep_callbacks();
 	threads();
 
 	cupti_cb_engine_destroy(&eng);

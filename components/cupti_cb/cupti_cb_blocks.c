@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Thread_local struct cupti_cb_block *cupti_cb_tls_block;
-_Thread_local unsigned cupti_cb_tls_generation;
+CUPTI_CB_TLS struct cupti_cb_block *cupti_cb_tls_block;
+CUPTI_CB_TLS unsigned cupti_cb_tls_generation;
 
 static atomic_uint generations = 1;
 

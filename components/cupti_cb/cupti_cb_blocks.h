@@ -56,8 +56,12 @@ void cupti_cb_registry_fini(struct cupti_cb_registry *r);
  * NULL only when memory is exhausted. */
 struct cupti_cb_block *cupti_cb_block_slow(struct cupti_cb_registry *r);
 
-extern _Thread_local struct cupti_cb_block *cupti_cb_tls_block;
-extern _Thread_local unsigned cupti_cb_tls_generation;
+/* Initial-exec TLS: one load off the thread pointer in the hot path instead
+ * of a __tls_get_addr call. libpapi is linked at start-up; a libpapi
+ * opened with dlopen draws on glibc's static TLS reserve (16 bytes). */
+#define CUPTI_CB_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+extern CUPTI_CB_TLS struct cupti_cb_block *cupti_cb_tls_block;
+extern CUPTI_CB_TLS unsigned cupti_cb_tls_generation;
 
 static inline struct cupti_cb_block *cupti_cb_block_self(struct cupti_cb_registry *r)
 {

@@ -126,14 +126,25 @@ int cupti_cb_engine_open(struct cupti_cb_engine *e)
 	e->state = CUPTI_CB_DISABLED;
 	e->trace = trace && trace[0] == '1';
 	e->keep = keep && keep[0] == '1';
+	uint64_t t0 = cupti_cb_mono_ns();
 	if (cupti_cb_load_cupti(&e->api, e->why, sizeof e->why) ||
-	    cupti_cb_load_cuda(&e->api, e->why, sizeof e->why) || count_devices(e, &n) ||
-	    probe_subscriber(e))
+	    cupti_cb_load_cuda(&e->api, e->why, sizeof e->why))
 		return -1;
+	uint64_t t1 = cupti_cb_mono_ns();
+	if (count_devices(e, &n))
+		return -1;
+	uint64_t t2 = cupti_cb_mono_ns();
+	if (probe_subscriber(e))
+		return -1;
+	uint64_t t3 = cupti_cb_mono_ns();
 	if (cupti_cb_engine_setup(e, n)) {
 		snprintf(e->why, sizeof e->why, "cupti_cb could not set up: out of memory");
 		return -1;
 	}
+	TRACE(e, "open: %.2f ms loading libraries, %.2f ms cuInit and device count (%d devices), "
+		 "%.2f ms subscriber probe, %.2f ms catalogue (%u events)",
+	      (t1 - t0) / 1e6, (t2 - t1) / 1e6, n, (t3 - t2) / 1e6, (cupti_cb_mono_ns() - t3) / 1e6,
+	      e->cat.n_events);
 	e->why[0] = '\0';
 	return 0;
 }
@@ -149,7 +160,9 @@ int cupti_cb_engine_setup(struct cupti_cb_engine *e, int n_devices)
 	e->op_of = calloc(e->cat.n_cbids[1], sizeof *e->op_of);
 	e->refs[0] = calloc(e->cat.n_cbids[0], sizeof *e->refs[0]);
 	e->refs[1] = calloc(e->cat.n_cbids[1], sizeof *e->refs[1]);
-	if (!e->op_of || !e->refs[0] || !e->refs[1] || cupti_cb_registry_init(&e->reg, &lay) ||
+	e->on[0] = calloc(e->cat.n_cbids[0], sizeof *e->on[0]);
+	e->on[1] = calloc(e->cat.n_cbids[1], sizeof *e->on[1]);
+	if (!e->op_of || !e->refs[0] || !e->refs[1] || !e->on[0] || !e->on[1] || cupti_cb_registry_init(&e->reg, &lay) ||
 	    cupti_cb_allocs_init(&e->allocs, 16))
 		return -1;
 	for (size_t i = 0; i < cupti_cb_n_driver_ops; i++)
@@ -163,13 +176,25 @@ int cupti_cb_engine_setup(struct cupti_cb_engine *e, int n_devices)
 	return 0;
 }
 
+static int set_callback(struct cupti_cb_engine *e, int d, uint32_t c, int on)
+{
+	CUpti_CallbackDomain dom = d ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+	CUptiResult r = e->api.cuptiEnableCallback((uint32_t)on, e->sub, dom, c);
+	if (r != CUPTI_SUCCESS && on) {
+		snprintf(e->why, sizeof e->why, "cuptiEnableCallback failed: %s", cupti_cb_cupti_error(&e->api, r));
+		return CUPTI_CB_ECUPTI;
+	}
+	e->on[d][c] = (uint8_t)on;
+	return 0;
+}
+
 static void disable_all(struct cupti_cb_engine *e)
 {
 	for (int d = 0; d < 2; d++) {
-		CUpti_CallbackDomain dom = d ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
 		for (uint32_t c = 0; c < e->cat.n_cbids[d]; c++) {
-			if (e->refs[d][c] && e->subscribed)
-				e->api.cuptiEnableCallback(0, e->sub, dom, c);
+			if (e->on[d][c] && e->subscribed)
+				set_callback(e, d, c, 0);
+			e->on[d][c] = 0;
 			e->refs[d][c] = 0;
 		}
 	}
@@ -211,6 +236,9 @@ void cupti_cb_engine_destroy(struct cupti_cb_engine *e)
 	free(e->op_of);
 	free(e->refs[0]);
 	free(e->refs[1]);
+	free(e->on[0]);
+	free(e->on[1]);
+	e->on[0] = e->on[1] = NULL;
 	e->op_of = NULL;
 	e->refs[0] = e->refs[1] = NULL;
 	e->state = CUPTI_CB_UNINIT;
@@ -248,27 +276,25 @@ static int set_needs(const struct cupti_cb_engine *e, const uint32_t *codes, uns
 
 /* Adds delta (+1 / -1) to every CBID the set needs, enabling on 0 -> 1 and
  * disabling on 1 -> 0. */
+
+/* Adds delta (+1 / -1) to every CBID the set needs, and brings CUPTI to
+ * what the counts want: on while some running set needs the CBID (and,
+ * with keep, from its first use to PAPI_shutdown). */
 static int adjust(struct cupti_cb_engine *e, const uint32_t *codes, unsigned n, int delta)
 {
 	unsigned changed = 0;
 	for (int d = 0; d < 2; d++) {
-		CUpti_CallbackDomain dom = d ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
 		for (uint32_t c = 1; c < e->cat.n_cbids[d]; c++) {
-			if (!set_needs(e, codes, n, d, c))
+			if (!set_needs(e, codes, n, d, c) || (delta < 0 && e->refs[d][c] == 0))
 				continue;
-			uint32_t before = e->refs[d][c];
-			if (delta < 0 && before == 0)
+			e->refs[d][c] += (uint32_t)delta;
+			int want = e->refs[d][c] > 0 || (e->keep && e->on[d][c]);
+			if (want == e->on[d][c])
 				continue;
-			e->refs[d][c] = before + (uint32_t)delta;
-			if ((before == 0) != (e->refs[d][c] == 0)) {
-				CUptiResult r = e->api.cuptiEnableCallback(delta > 0, e->sub, dom, c);
-				changed++;
-				if (r != CUPTI_SUCCESS && delta > 0) {
-					snprintf(e->why, sizeof e->why, "cuptiEnableCallback failed: %s",
-						 cupti_cb_cupti_error(&e->api, r));
-					return CUPTI_CB_ECUPTI;
-				}
-			}
+			changed++;
+			int rc = set_callback(e, d, c, want);
+			if (rc)
+				return rc;
 		}
 	}
 	TRACE(e, "%s %u CBIDs for a set of %u events", delta > 0 ? "enabled" : "disabled", changed, n);
@@ -322,8 +348,8 @@ void cupti_cb_engine_release(struct cupti_cb_engine *e, const uint32_t *codes, u
 			TRACE(e, "stop: %u running sets, %lu repeated callbacks dropped so far", e->holders - 1,
 			      repeats);
 		}
-		/* Every callback is disabled by now; with keep, the subscription
-		 * stays until PAPI_shutdown. */
+		/* Every callback is disabled by now, unless keep holds them, and
+		 * with them the subscription, until PAPI_shutdown. */
 		if (--e->holders == 0 && !e->keep)
 			unsubscribe(e);
 	}

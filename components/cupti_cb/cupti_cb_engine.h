@@ -19,7 +19,7 @@
 
 #define CUPTI_CB_WHY_LEN 512
 #define CUPTI_CB_ENV_TRACE "CUPTI_CB_TRACE"
-#define CUPTI_CB_ENV_KEEP "CUPTI_CB_KEEP_SUBSCRIPTION"
+#define CUPTI_CB_ENV_KEEP "CUPTI_CB_KEEP_CALLBACKS"
 
 enum cupti_cb_state {
 	CUPTI_CB_UNINIT = 0,
@@ -45,7 +45,8 @@ struct cupti_cb_engine {
 
 	/* Cold path, under lock: which CBIDs running event sets hold. */
 	pthread_mutex_t lock;
-	uint32_t *refs[2];
+	uint32_t *refs[2];		/* running sets that need each CBID */
+	uint8_t *on[2];			/* CBIDs CUPTI has enabled for us */
 	unsigned timing_refs;
 	unsigned holders;		/* event sets running */
 	CUpti_SubscriberHandle sub;
@@ -54,7 +55,12 @@ struct cupti_cb_engine {
 	atomic_int timing;		/* read the clock in callbacks */
 	struct cupti_cb_clock clock;
 	int trace;			/* CUPTI_CB_TRACE=1: log the cold path to stderr */
-	int keep;			/* stay subscribed between event sets */
+	/* Keep every callback enabled once a set needed it, and the
+	 * subscription, until PAPI_shutdown. CUPTI 13.0 was measured to lose
+	 * an enable that follows a disable while other threads make CUDA
+	 * calls (bench/RESULTS.md); keeping them makes start/stop churn exact,
+	 * at the price of CUPTI's dispatch on those APIs after PAPI_stop. */
+	int keep;
 };
 
 /* Loads libcupti and libcuda, checks for a device and for another
