@@ -65,17 +65,22 @@ static void add_resolved(const struct cupti_cb_resolver *r, struct cupti_cb_effe
 	add_copy(e, direction(&s, &d), bytes);
 }
 
+/* One effect function per parameter struct: each reads its own struct type
+ * and hands the fields to a shared helper. */
+#define EFFECT(fn, type, ...)                                                           \
+	static void fn(const void *p, const struct cupti_cb_resolver *r,                \
+		       struct cupti_cb_effect *e)                                       \
+	{                                                                               \
+		const type *c = p;                                                      \
+		(void)r;                                                                \
+		__VA_ARGS__;                                                            \
+	}
+
 /* ---- copies with a fixed direction -------------------------------------- */
 
 /* Every 1D copy struct of one direction has ByteCount; the struct type only
  * decides where it sits. */
-#define FIXED_COPY(fn, type, dir)                                                       \
-	static void fn(const void *p, const struct cupti_cb_resolver *r,                \
-		       struct cupti_cb_effect *e)                                       \
-	{                                                                               \
-		(void)r;                                                                \
-		add_copy(e, dir, ((const type *)p)->ByteCount);                         \
-	}
+#define FIXED_COPY(fn, type, dir) EFFECT(fn, type, add_copy(e, dir, c->ByteCount))
 
 FIXED_COPY(htod, cuMemcpyHtoD_v2_params, CUPTI_CB_HTOD)
 FIXED_COPY(htod_async, cuMemcpyHtoDAsync_v2_params, CUPTI_CB_HTOD)
@@ -103,29 +108,13 @@ static void add_device_copy(const struct cupti_cb_resolver *r, struct cupti_cb_e
 	add_copy(e, direction(&s, &d), bytes);
 }
 
-static void dtod(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
-{
-	const cuMemcpyDtoD_v2_params *c = p;
-	add_device_copy(r, e, c->srcDevice, c->dstDevice, c->ByteCount);
-}
+EFFECT(dtod, cuMemcpyDtoD_v2_params, add_device_copy(r, e, c->srcDevice, c->dstDevice, c->ByteCount))
 
-static void dtod_async(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
-{
-	const cuMemcpyDtoDAsync_v2_params *c = p;
-	add_device_copy(r, e, c->srcDevice, c->dstDevice, c->ByteCount);
-}
+EFFECT(dtod_async, cuMemcpyDtoDAsync_v2_params, add_device_copy(r, e, c->srcDevice, c->dstDevice, c->ByteCount))
 
-static void unified(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
-{
-	const cuMemcpy_params *c = p;
-	add_resolved(r, e, c->src, c->dst, c->ByteCount);
-}
+EFFECT(unified, cuMemcpy_params, add_resolved(r, e, c->src, c->dst, c->ByteCount))
 
-static void unified_async(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
-{
-	const cuMemcpyAsync_params *c = p;
-	add_resolved(r, e, c->src, c->dst, c->ByteCount);
-}
+EFFECT(unified_async, cuMemcpyAsync_params, add_resolved(r, e, c->src, c->dst, c->ByteCount))
 
 static void peer_bytes(const struct cupti_cb_resolver *r, struct cupti_cb_effect *e,
 		       CUcontext src, CUcontext dst, uint64_t bytes)
@@ -134,17 +123,9 @@ static void peer_bytes(const struct cupti_cb_resolver *r, struct cupti_cb_effect
 	add_copy(e, (s >= 0 && d >= 0 && s == d) ? CUPTI_CB_DTOD : CUPTI_CB_PEER, bytes);
 }
 
-static void peer(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
-{
-	const cuMemcpyPeer_params *c = p;
-	peer_bytes(r, e, c->srcContext, c->dstContext, c->ByteCount);
-}
+EFFECT(peer, cuMemcpyPeer_params, peer_bytes(r, e, c->srcContext, c->dstContext, c->ByteCount))
 
-static void peer_async(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
-{
-	const cuMemcpyPeerAsync_params *c = p;
-	peer_bytes(r, e, c->srcContext, c->dstContext, c->ByteCount);
-}
+EFFECT(peer_async, cuMemcpyPeerAsync_params, peer_bytes(r, e, c->srcContext, c->dstContext, c->ByteCount))
 
 static void copy_2d(const CUDA_MEMCPY2D *c, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
 {
@@ -174,35 +155,17 @@ static void copy_3d_peer(const CUDA_MEMCPY3D_PEER *c, const struct cupti_cb_reso
 			   (uint64_t)c->WidthInBytes * c->Height * c->Depth);
 }
 
-static void m2d(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
-{
-	copy_2d(((const cuMemcpy2D_v2_params *)p)->pCopy, r, e);
-}
+EFFECT(m2d, cuMemcpy2D_v2_params, copy_2d(c->pCopy, r, e))
 
-static void m2d_async(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
-{
-	copy_2d(((const cuMemcpy2DAsync_v2_params *)p)->pCopy, r, e);
-}
+EFFECT(m2d_async, cuMemcpy2DAsync_v2_params, copy_2d(c->pCopy, r, e))
 
-static void m3d(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
-{
-	copy_3d(((const cuMemcpy3D_v2_params *)p)->pCopy, r, e);
-}
+EFFECT(m3d, cuMemcpy3D_v2_params, copy_3d(c->pCopy, r, e))
 
-static void m3d_async(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
-{
-	copy_3d(((const cuMemcpy3DAsync_v2_params *)p)->pCopy, r, e);
-}
+EFFECT(m3d_async, cuMemcpy3DAsync_v2_params, copy_3d(c->pCopy, r, e))
 
-static void m3d_peer(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
-{
-	copy_3d_peer(((const cuMemcpy3DPeer_params *)p)->pCopy, r, e);
-}
+EFFECT(m3d_peer, cuMemcpy3DPeer_params, copy_3d_peer(c->pCopy, r, e))
 
-static void m3d_peer_async(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
-{
-	copy_3d_peer(((const cuMemcpy3DPeerAsync_params *)p)->pCopy, r, e);
-}
+EFFECT(m3d_peer_async, cuMemcpy3DPeerAsync_params, copy_3d_peer(c->pCopy, r, e))
 
 /* A batch counts each of its copies. */
 static void batch_copies(const struct cupti_cb_resolver *r, struct cupti_cb_effect *e,
@@ -214,17 +177,9 @@ static void batch_copies(const struct cupti_cb_resolver *r, struct cupti_cb_effe
 		add_resolved(r, e, srcs[i], dsts[i], sizes[i]);
 }
 
-static void batch(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
-{
-	const cuMemcpyBatchAsync_params *c = p;
-	batch_copies(r, e, c->dsts, c->srcs, c->sizes, c->count);
-}
+EFFECT(batch, cuMemcpyBatchAsync_params, batch_copies(r, e, c->dsts, c->srcs, c->sizes, c->count))
 
-static void batch_v2(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
-{
-	const cuMemcpyBatchAsync_v2_params *c = p;
-	batch_copies(r, e, c->dsts, c->srcs, c->sizes, c->count);
-}
+EFFECT(batch_v2, cuMemcpyBatchAsync_v2_params, batch_copies(r, e, c->dsts, c->srcs, c->sizes, c->count))
 
 static void batch_operand(const struct cupti_cb_resolver *r, const CUmemcpy3DOperand *o,
 			  struct cupti_cb_where *w)
@@ -253,38 +208,16 @@ static void batch_3d_ops(const struct cupti_cb_resolver *r, struct cupti_cb_effe
 	}
 }
 
-static void batch_3d(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
-{
-	const cuMemcpy3DBatchAsync_params *c = p;
-	batch_3d_ops(r, e, c->opList, c->numOps);
-}
+EFFECT(batch_3d, cuMemcpy3DBatchAsync_params, batch_3d_ops(r, e, c->opList, c->numOps))
 
-static void batch_3d_v2(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
-{
-	const cuMemcpy3DBatchAsync_v2_params *c = p;
-	batch_3d_ops(r, e, c->opList, c->numOps);
-}
+EFFECT(batch_3d_v2, cuMemcpy3DBatchAsync_v2_params, batch_3d_ops(r, e, c->opList, c->numOps))
 
 /* ---- memsets ------------------------------------------------------------- */
 
-#define MEMSET_1D(fn, type, elem)                                                       \
-	static void fn(const void *p, const struct cupti_cb_resolver *r,                \
-		       struct cupti_cb_effect *e)                                       \
-	{                                                                               \
-		(void)r;                                                                \
-		e->count++;                                                             \
-		e->bytes += (uint64_t)((const type *)p)->N * (elem);                    \
-	}
+#define MEMSET_1D(fn, type, elem) EFFECT(fn, type, e->count++; e->bytes += (uint64_t)c->N * (elem))
 
-#define MEMSET_2D(fn, type, elem)                                                       \
-	static void fn(const void *p, const struct cupti_cb_resolver *r,                \
-		       struct cupti_cb_effect *e)                                       \
-	{                                                                               \
-		const type *m = p;                                                      \
-		(void)r;                                                                \
-		e->count++;                                                             \
-		e->bytes += (uint64_t)m->Width * m->Height * (elem);                    \
-	}
+#define MEMSET_2D(fn, type, elem) \
+	EFFECT(fn, type, e->count++; e->bytes += (uint64_t)c->Width * c->Height * (elem))
 
 MEMSET_1D(set8, cuMemsetD8_v2_params, 1)
 MEMSET_1D(set16, cuMemsetD16_v2_params, 2)
@@ -301,27 +234,12 @@ MEMSET_2D(set2d32_async, cuMemsetD2D32Async_params, 4)
 
 /* ---- allocations and frees ---------------------------------------------- */
 
-#define ALLOC_DEV(fn, type)                                                             \
-	static void fn(const void *p, const struct cupti_cb_resolver *r,                \
-		       struct cupti_cb_effect *e)                                       \
-	{                                                                               \
-		const type *a = p;                                                      \
-		(void)r;                                                                \
-		e->count++;                                                             \
-		e->bytes += a->bytesize;                                                \
-		e->ptr = a->dptr ? *a->dptr : 0;                                        \
-	}
+#define ALLOC_DEV(fn, type) \
+	EFFECT(fn, type, e->count++; e->bytes += c->bytesize; e->ptr = c->dptr ? *c->dptr : 0)
 
-#define ALLOC_HOST(fn, type)                                                            \
-	static void fn(const void *p, const struct cupti_cb_resolver *r,                \
-		       struct cupti_cb_effect *e)                                       \
-	{                                                                               \
-		const type *a = p;                                                      \
-		(void)r;                                                                \
-		e->count++;                                                             \
-		e->bytes += a->bytesize;                                                \
-		e->ptr = a->pp ? (CUdeviceptr)(uintptr_t)*a->pp : 0;                    \
-	}
+#define ALLOC_HOST(fn, type) \
+	EFFECT(fn, type, e->count++; e->bytes += c->bytesize; \
+	       e->ptr = c->pp ? (CUdeviceptr)(uintptr_t)*c->pp : 0)
 
 ALLOC_DEV(alloc, cuMemAlloc_v2_params)
 ALLOC_DEV(alloc_managed, cuMemAllocManaged_params)
@@ -339,14 +257,7 @@ static void alloc_pitch(const void *p, const struct cupti_cb_resolver *r, struct
 	e->ptr = a->dptr ? *a->dptr : 0;
 }
 
-#define FREE_OF(fn, type, field)                                                        \
-	static void fn(const void *p, const struct cupti_cb_resolver *r,                \
-		       struct cupti_cb_effect *e)                                       \
-	{                                                                               \
-		(void)r;                                                                \
-		e->count++;                                                             \
-		e->ptr = (CUdeviceptr)(uintptr_t)((const type *)p)->field;              \
-	}
+#define FREE_OF(fn, type, field) EFFECT(fn, type, e->count++; e->ptr = (CUdeviceptr)(uintptr_t)c->field)
 
 FREE_OF(free_dev, cuMemFree_v2_params, dptr)
 FREE_OF(free_async, cuMemFreeAsync_params, dptr)
