@@ -1,0 +1,101 @@
+/*
+ * gpu_hl_api: cupti_cb through PAPI's high-level API, as a user runs it:
+ * PAPI_EVENTS names the events (one with the '='-free device spelling),
+ * PAPI_hl_region_begin/end mark a region, and PAPI writes its JSON report at
+ * exit. The region holds 7 launches and 3 host-to-device copies of 1234
+ * bytes; the report must say exactly that.
+ *
+ * The measured program is this one, run again as a child process ("child"
+ * argument), because the report is written when that process exits.
+ */
+#include "ctest_util.h"
+
+#include <dirent.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *const EVENTS =
+    "cupti_cb:::kernel.launches,cupti_cb:::memcpy.bytes_htod:device0,cupti_cb:::cudaMemcpy.calls";
+
+static int child(void)
+{
+    require_gpu(1);
+    ct_use_device(0);
+    ct_launch(1, 0);
+    CUDA_MUST(cudaDeviceSynchronize());
+    char host[1234] = {0};
+    void *dev;
+    CUDA_MUST(cudaMalloc(&dev, sizeof host));
+    if (PAPI_hl_region_begin("work") != PAPI_OK)
+        ct_fatal("PAPI_hl_region_begin failed");
+    ct_launch(7, 0);
+    for (int i = 0; i < 3; i++)
+        CUDA_MUST(cudaMemcpy(dev, host, sizeof host, cudaMemcpyHostToDevice));
+    if (PAPI_hl_region_end("work") != PAPI_OK)
+        ct_fatal("PAPI_hl_region_end failed");
+    CUDA_MUST(cudaFree(dev));
+    return 0;
+}
+
+/* The whole report of the one process, from <dir>/papi_hl_output/. */
+static std::string read_report(const char *dir)
+{
+    std::string out = std::string(dir) + "/papi_hl_output", text;
+    DIR *d = opendir(out.c_str());
+    if (!d)
+        ct_fatal("no report directory %s", out.c_str());
+    for (struct dirent *e = readdir(d); e != nullptr; e = readdir(d)) {
+        std::string name = e->d_name;
+        if (name.size() < 5 || name.compare(name.size() - 5, 5, ".json"))
+            continue;
+        FILE *f = fopen((out + "/" + name).c_str(), "r");
+        for (int c; f && (c = fgetc(f)) != EOF;)
+            text += (char)c;
+        if (f)
+            fclose(f);
+    }
+    closedir(d);
+    return text;
+}
+
+/* The first number in quotes after "<event>": in the report (the report
+ * writes either "event":"N" or "event":{"region_value":"N",...}). */
+static long long reported(const std::string &report, const char *event)
+{
+    size_t at = report.find(std::string("\"") + event + "\":");
+    if (at == std::string::npos)
+        return -1;
+    at = report.find_first_of("0123456789", at + strlen(event) + 3);
+    return at == std::string::npos ? -1 : atoll(report.c_str() + at);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "child") == 0)
+        return child();
+
+    char dir[] = "/tmp/cupti_cb_hl_XXXXXX";
+    if (!mkdtemp(dir))
+        ct_fatal("mkdtemp failed");
+    setenv("PAPI_OUTPUT_DIRECTORY", dir, 1);
+    setenv("PAPI_EVENTS", EVENTS, 1);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl("/proc/self/exe", argv[0], "child", (char *)nullptr);
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+        ct_skip("the measured child found no GPU");
+    CHECK_EQ("measured child exit status", WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+
+    std::string report = read_report(dir);
+    ct_note("report: %.400s", report.c_str());
+    CHECK_TRUE("the report names the region", report.find("\"work\"") != std::string::npos);
+    CHECK_EQ("kernel.launches in the region", reported(report, "cupti_cb:::kernel.launches"), 7);
+    CHECK_EQ("memcpy.bytes_htod:device0 in the region",
+             reported(report, "cupti_cb:::memcpy.bytes_htod:device0"), 3 * 1234);
+    CHECK_EQ("cudaMemcpy.calls in the region", reported(report, "cupti_cb:::cudaMemcpy.calls"), 3);
+    return ct_done();
+}
