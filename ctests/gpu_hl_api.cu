@@ -10,6 +10,7 @@
  */
 #include "ctest_util.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -58,15 +59,33 @@ static std::string read_report(const char *dir)
     return text;
 }
 
-/* The first number in quotes after "<event>": in the report (the report
- * writes either "event":"N" or "event":{"region_value":"N",...}). */
+/* The value of <event> in the region's record: the report writes
+ * "event":"N", or "event":{"region_value":"N",...} when it holds several
+ * reads. The search starts at the region's name, past the definitions. */
+static long long quoted_number_at(const std::string &s, size_t at)
+{
+    while (at < s.size() && isspace((unsigned char)s[at]))
+        at++;
+    if (at + 1 >= s.size() || s[at] != '"' || !isdigit((unsigned char)s[at + 1]))
+        return -1;
+    return atoll(s.c_str() + at + 1);
+}
+
 static long long reported(const std::string &report, const char *event)
 {
-    size_t at = report.find(std::string("\"") + event + "\":");
-    if (at == std::string::npos)
+    std::string key = std::string("\"") + event + "\":", inner = "\"region_value\":";
+    size_t at = report.find("\"work\"");
+    if (at == std::string::npos || (at = report.find(key, at)) == std::string::npos)
         return -1;
-    at = report.find_first_of("0123456789", at + strlen(event) + 3);
-    return at == std::string::npos ? -1 : atoll(report.c_str() + at);
+    at += key.size();
+    while (at < report.size() && isspace((unsigned char)report[at]))
+        at++;
+    if (at < report.size() && report[at] == '{') {
+        if ((at = report.find(inner, at)) == std::string::npos)
+            return -1;
+        at += inner.size();
+    }
+    return quoted_number_at(report, at);
 }
 
 int main(int argc, char **argv)
@@ -91,7 +110,7 @@ int main(int argc, char **argv)
     CHECK_EQ("measured child exit status", WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
 
     std::string report = read_report(dir);
-    ct_note("report: %.400s", report.c_str());
+    ct_note("report: %s", report.c_str());
     CHECK_TRUE("the report names the region", report.find("\"work\"") != std::string::npos);
     CHECK_EQ("kernel.launches in the region", reported(report, "cupti_cb:::kernel.launches"), 7);
     CHECK_EQ("memcpy.bytes_htod:device0 in the region",

@@ -44,10 +44,15 @@ static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- lazy initialization -------------------------------------------------- */
 
+/* Any non-zero value other than PAPI_EDELAY_INIT marks the component
+ * disabled. PAPI 7.3 (upstream after 7.2.0) returns this value from
+ * PAPI_event_name_to_code and PAPI_add_named_event for a "cupti_cb:::" name;
+ * 7.0 to 7.2 skip the disabled component and return PAPI_ENOEVNT. Storing
+ * PAPI_ENOEVNT keeps the answer for a disabled component the same on all. */
 static void set_disabled(const char *why)
 {
 	PAPI_component_info_t *ci = &_cupti_cb_vector.cmp_info;
-	ci->disabled = PAPI_ECMP;
+	ci->disabled = PAPI_ENOEVNT;
 	snprintf(ci->disabled_reason, sizeof ci->disabled_reason, "%s", why);
 }
 
