@@ -118,6 +118,37 @@ static void two_threads()
     pthread_barrier_destroy(&both_started);
 }
 
+/* PAPI_set_opt(PAPI_GRANUL, PAPI_GRN_PROC) makes a whole set count the
+ * process, like :process on each event; PAPI_GRN_THR goes back. */
+static void set_granularity(int es, int granularity)
+{
+    PAPI_option_t opt;
+    memset(&opt, 0, sizeof opt);
+    opt.granularity.eventset = es;
+    opt.granularity.granularity = granularity;
+    PAPI_MUST(PAPI_set_opt(PAPI_GRANUL, &opt));
+}
+
+static void granularity()
+{
+    const char *names[] = {"kernel.launches"};
+    long long v = -1;
+    int es = ct_eventset(1, names);
+    set_granularity(es, PAPI_GRN_PROC);
+    PAPI_MUST(PAPI_start(es));
+    ct_launch(2, 0);
+    two_threads(); /* 7 + 11 launches in two other threads */
+    PAPI_MUST(PAPI_stop(es, &v));
+    CHECK_EQ("PAPI_GRN_PROC: own 2 + other threads' 18 launches", v, 20);
+    set_granularity(es, PAPI_GRN_THR);
+    PAPI_MUST(PAPI_start(es));
+    ct_launch(2, 0);
+    two_threads();
+    PAPI_MUST(PAPI_stop(es, &v));
+    CHECK_EQ("back to PAPI_GRN_THR: own launches only", v, 2);
+    ct_destroy(&es);
+}
+
 static void bad_names()
 {
     int es = PAPI_NULL;
@@ -166,6 +197,7 @@ int main()
     free(h);
 
     two_threads();
+    granularity();
     ct_region("qualifier spellings",
               {{"kernel.launches:device=0", 3}, {"kernel.launches:device0", 3}, {"kernel.launches", 3}},
               [&] { ct_launch(3, 0); });

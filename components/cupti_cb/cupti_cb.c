@@ -29,7 +29,9 @@ typedef struct {
 	int running;
 	int timed;			/* some event counts time */
 	struct cupti_cb_block *block;	/* the running thread's, for thread-scope events */
+	int granul_process;		/* PAPI_GRN_PROC: every event counts the process */
 	uint32_t codes[CUPTI_CB_MAX_SET];	/* by event, for the engine */
+	uint32_t code_at[CUPTI_CB_MAX_SET];	/* by position */
 	uint8_t used[CUPTI_CB_MAX_SET];		/* by position */
 	uint8_t process[CUPTI_CB_MAX_SET];
 	struct cupti_cb_probe probes[CUPTI_CB_MAX_SET];
@@ -199,8 +201,9 @@ static int cupti_cb_update_control_state(hwd_control_state_t *ctl, NativeInfo_t 
 		unsigned pos = place(taken, native[i].ni_position);
 		taken[pos] = 1;
 		c->codes[i] = code;
+		c->code_at[pos] = code;
 		c->used[pos] = 1;
-		c->process[pos] = (uint8_t)CUPTI_CB_CODE_PROC(code);
+		c->process[pos] = (uint8_t)(CUPTI_CB_CODE_PROC(code) || c->granul_process);
 		c->probes[pos] = cupti_cb_engine_probe(&engine, code);
 		c->timed |= c->probes[pos].ticks;
 		c->values[pos] = 0;
@@ -265,7 +268,9 @@ static int cupti_cb_read(hwd_context_t *ctx, hwd_control_state_t *ctl, long long
 		cupti_cb_clock_calibrate(&engine.clock);
 	/* Differences of raw counters; time ticks become ns only here. */
 	for (unsigned p = 0; p < c->width; p++)
-		c->values[p] = (long long)cupti_cb_engine_value(&engine, &c->probes[p], c->now[p] - c->base[p]);
+		c->values[p] = c->used[p] ? (long long)cupti_cb_engine_value(&engine, &c->probes[p],
+									     c->now[p] - c->base[p])
+					  : 0;
 	*events = c->values;
 	return PAPI_OK;
 }
@@ -298,9 +303,20 @@ static int cupti_cb_cleanup_eventset(hwd_control_state_t *ctl)
 	return PAPI_OK;
 }
 
+/* PAPI_GRN_PROC is the set-wide spelling of the :process qualifier: every
+ * event of the set counts all threads. PAPI_GRN_THR goes back to each
+ * event's own scope. */
 static int cupti_cb_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
 {
-	(void)ctx, (void)code, (void)option;
+	(void)ctx;
+	if (code != PAPI_GRANUL)
+		return PAPI_OK;
+	cupti_cb_control_t *c = (cupti_cb_control_t *)option->granularity.ESI->ctl_state;
+	if (c->running)
+		return PAPI_EISRUN;
+	c->granul_process = option->granularity.granularity == PAPI_GRN_PROC;
+	for (unsigned p = 0; p < c->width; p++)
+		c->process[p] = (uint8_t)(CUPTI_CB_CODE_PROC(c->code_at[p]) || c->granul_process);
 	return PAPI_OK;
 }
 
@@ -408,7 +424,7 @@ papi_vector_t _cupti_cb_vector = {
 		.default_domain = PAPI_DOM_USER,
 		.available_domains = PAPI_DOM_USER,
 		.default_granularity = PAPI_GRN_THR,
-		.available_granularities = PAPI_GRN_THR,
+		.available_granularities = PAPI_GRN_THR | PAPI_GRN_PROC,
 		.hardware_intr_sig = PAPI_INT_SIGNAL,
 		.fast_real_timer = 0,
 		.fast_virtual_timer = 0,
