@@ -7,7 +7,6 @@
 #endif
 #include "cupti_cb_engine.h"
 
-
 /* The counter row of the device of ctx; the last row is "device unknown". */
 static int device_row(struct cupti_cb_engine *e, struct cupti_cb_block *b, CUcontext ctx)
 {
@@ -16,13 +15,16 @@ static int device_row(struct cupti_cb_engine *e, struct cupti_cb_block *b, CUcon
 		b->last_dev = e->resolver.context_device(e->resolver.arg, ctx);
 	}
 	int dev = b->last_dev;
-	return (dev >= 0 && (unsigned)dev < e->reg.lay.n_devrows - 1) ? dev : (int)e->reg.lay.n_devrows - 1;
+	int unknown = (int)e->reg.lay.n_devrows - 1;
+	return (dev >= 0 && dev < unknown) ? dev : unknown;
 }
 
-static void at_enter_site(struct cupti_cb_engine *e, struct cupti_cb_block *b, int d, CUpti_CallbackId cbid,
-		     const CUpti_CallbackData *cd)
+static void at_enter_site(struct cupti_cb_engine *e, struct cupti_cb_block *b, int d,
+			  CUpti_CallbackId cbid, const CUpti_CallbackData *cd)
 {
-	*cd->correlationData = atomic_load_explicit(&e->timing, memory_order_relaxed) ? cupti_cb_clock_now(&e->clock) : 0;
+	/* The enter time lives in CUPTI's per-call slot; 0 means "not timed". */
+	int timed = atomic_load_explicit(&e->timing, memory_order_relaxed);
+	*cd->correlationData = timed ? cupti_cb_clock_now(&e->clock) : 0;
 	if (d == 0) {
 		b->rt_depth++;
 		return;
@@ -82,8 +84,8 @@ static void count_op(struct cupti_cb_engine *e, struct cupti_cb_block *b, const 
 	}
 }
 
-static void at_exit_site(struct cupti_cb_engine *e, struct cupti_cb_block *b, int d, CUpti_CallbackId cbid,
-		    const CUpti_CallbackData *cd)
+static void at_exit_site(struct cupti_cb_engine *e, struct cupti_cb_block *b, int d,
+			 CUpti_CallbackId cbid, const CUpti_CallbackData *cd)
 {
 	uint64_t t0 = *cd->correlationData, dt = 0;
 	if (t0 && atomic_load_explicit(&e->timing, memory_order_relaxed))
