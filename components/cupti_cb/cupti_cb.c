@@ -54,6 +54,9 @@ static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static void set_disabled(const char *why)
 {
 	PAPI_component_info_t *ci = &_cupti_cb_vector.cmp_info;
+	/* PAPI up to 7.2 only tests this for non-zero; HEAD returns it from a
+	 * name lookup of a disabled component, so it is the code users see:
+	 * "no such event", the same on every version. */
 	ci->disabled = PAPI_ENOEVNT;
 	snprintf(ci->disabled_reason, sizeof ci->disabled_reason, "%s", why);
 }
