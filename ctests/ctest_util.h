@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "papi.h"
 
@@ -216,6 +218,27 @@ static inline const PAPI_component_info_t *ct_component_after_init(int cidx)
     return PAPI_get_component_info(cidx);
 }
 
+/*
+ * Runs this program again as a child process with arg as its one argument (and var=value in
+ * its environment when var is given) and returns its exit status, -1 if it did not exit.
+ * For what must happen in a fresh process: before CUDA or PAPI is touched, or to be reported
+ * at exit.
+ */
+static inline int ct_run_self(const char *argv0, const char *arg, const char *var, const char *value)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (var)
+            setenv(var, value, 1);
+        execl("/proc/self/exe", argv0, arg, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid)
+        return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 /* ---------------------------------------------------------------- CUDA (nvcc only) */
 #ifdef __CUDACC__
 #include <cuda.h>
@@ -261,6 +284,23 @@ static inline void ct_use_device(int dev)
 {
     CUDA_MUST(cudaSetDevice(dev));
     CUDA_MUST(cudaFree(0));
+}
+
+/*
+ * The common start of a GPU test: a GPU (else SKIP), device 0's context made by the test,
+ * PAPI initialized (thread support when threaded), and one launch so that module loading
+ * stays out of the measured regions.
+ */
+static inline void ct_launch(int n, cudaStream_t s);
+static inline void ct_gpu_ready(int threaded)
+{
+    require_gpu(1);
+    ct_use_device(0);
+    ct_library_init();
+    if (threaded)
+        PAPI_MUST(PAPI_thread_init(ct_thread_id));
+    ct_launch(1, 0);
+    CUDA_MUST(cudaDeviceSynchronize());
 }
 
 /*

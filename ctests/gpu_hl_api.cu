@@ -12,8 +12,6 @@
 
 #include <ctype.h>
 #include <dirent.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 static const char *const EVENTS =
     "cupti_cb:::kernel.launches,cupti_cb:::memcpy.bytes_htod:device0,cupti_cb:::cudaMemcpy.calls";
@@ -98,16 +96,10 @@ int main(int argc, char **argv)
         ct_fatal("mkdtemp failed");
     setenv("PAPI_OUTPUT_DIRECTORY", dir, 1);
     setenv("PAPI_EVENTS", EVENTS, 1);
-    pid_t pid = fork();
-    if (pid == 0) {
-        execl("/proc/self/exe", argv[0], "child", (char *)nullptr);
-        _exit(127);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+    int status = ct_run_self(argv[0], "child", nullptr, nullptr);
+    if (status == 77)
         ct_skip("the measured child found no GPU");
-    CHECK_EQ("measured child exit status", WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+    CHECK_EQ("measured child exit status", status, 0);
 
     std::string report = read_report(dir);
     ct_note("report: %s", report.c_str());

@@ -174,12 +174,7 @@ static void bad_names()
 
 int main()
 {
-    require_gpu(1);
-    ct_use_device(0);
-    ct_library_init();
-    PAPI_MUST(PAPI_thread_init(ct_thread_id));
-    ct_launch(1, 0); /* warm-up: module load */
-    CUDA_MUST(cudaDeviceSynchronize());
+    ct_gpu_ready(1);
 
     read_reset_accum();
     remove_readd();

@@ -15,8 +15,6 @@
 #include "ctest_util.h"
 
 #include <cupti.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 static void CUPTIAPI ignore(void *, CUpti_CallbackDomain, CUpti_CallbackId, const void *) {}
 
@@ -69,17 +67,10 @@ int main(int argc, char **argv)
         return held();
 
     /* 1. In a child, before this process touches CUDA. */
-    pid_t pid = fork();
-    if (pid == 0) {
-        execl("/proc/self/exe", argv[0], "held", (char *)nullptr);
-        _exit(127);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+    int status = ct_run_self(argv[0], "held", nullptr, nullptr);
+    if (status == 77)
         ct_skip("no GPU");
-    CHECK_EQ("child with CUPTI held elsewhere: every check passed (exit status)",
-             WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+    CHECK_EQ("child with CUPTI held elsewhere: every check passed (exit status)", status, 0);
 
     /* 2. Someone takes CUPTI between two of cupti_cb's windows. */
     require_gpu(1);

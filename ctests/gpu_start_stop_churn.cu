@@ -70,12 +70,7 @@ static void pass(int launches)
 
 int main()
 {
-    require_gpu(1);
-    ct_use_device(0);
-    ct_library_init();
-    PAPI_MUST(PAPI_thread_init(ct_thread_id));
-    ct_launch(1, 0);
-    CUDA_MUST(cudaDeviceSynchronize());
+    ct_gpu_ready(1);
     pass(0);
     pass(1);
     return ct_done();
