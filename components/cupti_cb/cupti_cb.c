@@ -2,6 +2,7 @@
  * engine calls and engine results into PAPI error codes. It never calls
  * CUPTI itself. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +14,12 @@
 #include "cupti_cb_engine.h"
 
 #define CUPTI_CB_MAX_SET 128	/* events in one event set */
+#define PACKAGE_VERSION_CUPTI_CB "0.2.0"
+
+/* The commit the build was made from (configure passes it). */
+#ifndef CUPTI_CB_COMMIT
+#define CUPTI_CB_COMMIT "unknown"
+#endif
 
 papi_vector_t _cupti_cb_vector;
 
@@ -28,15 +35,19 @@ typedef struct {
 	unsigned width;			/* positions in use: 0 .. width-1 */
 	int running;
 	int timed;			/* some event counts time */
+	int hold_stale;			/* the events changed since the hold was taken */
+	struct cupti_cb_hold hold;	/* the CBIDs this set keeps enabled */
 	struct cupti_cb_block *block;	/* the running thread's, for thread-scope events */
 	int granul_process;		/* PAPI_GRN_PROC: every event counts the process */
 	uint32_t codes[CUPTI_CB_MAX_SET];	/* by event, for the engine */
 	uint32_t code_at[CUPTI_CB_MAX_SET];	/* by position */
+	int papi_code_at[CUPTI_CB_MAX_SET];	/* by position: the PAPI code it was added with */
 	uint8_t used[CUPTI_CB_MAX_SET];		/* by position */
 	uint8_t process[CUPTI_CB_MAX_SET];
 	struct cupti_cb_probe probes[CUPTI_CB_MAX_SET];
 	uint64_t base[CUPTI_CB_MAX_SET];
 	uint64_t now[CUPTI_CB_MAX_SET];
+	uint64_t ns[CUPTI_CB_MAX_SET];		/* time counters: ns so far, never decreasing */
 	long long values[CUPTI_CB_MAX_SET];
 } cupti_cb_control_t;
 
@@ -61,27 +72,77 @@ static void set_disabled(const char *why)
 	snprintf(ci->disabled_reason, sizeof ci->disabled_reason, "%s", why);
 }
 
-/* First use of the component: load CUDA, build the catalogue. Nothing
- * happens at PAPI_library_init, and no GPU context is ever created. */
-static int ensure_ready(void)
+/* How far the component is open, for the fast path without the lock:
+ * 0 nothing, 1 catalogue, 2 driver (ready), -1 disabled. PAPI's own
+ * cmp_info.disabled is only written under init_lock. */
+static atomic_int stage;
+
+static void set_stage_from_engine(void)
 {
 	PAPI_component_info_t *ci = &_cupti_cb_vector.cmp_info;
-	if (ci->disabled == 0)
+	switch (engine.state) {
+	case CUPTI_CB_READY:
+		ci->disabled = 0;
+		ci->disabled_reason[0] = '\0';
+		ci->num_native_events = (int)engine.cat.n_events;
+		atomic_store(&stage, 2);
+		break;
+	case CUPTI_CB_CATALOG:
+		ci->num_native_events = (int)engine.cat.n_events;
+		atomic_store(&stage, 1);
+		break;
+	case CUPTI_CB_DISABLED:
+		set_disabled(engine.why);
+		atomic_store(&stage, -1);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The catalogue: libcupti's name table only. Nothing here touches the
+ * driver or a GPU, so name lookups and listings start no CUDA. */
+static int ensure_catalog(void)
+{
+	int st = atomic_load(&stage);
+	if (st > 0)
 		return PAPI_OK;
-	if (ci->disabled != PAPI_EDELAY_INIT)
+	if (st < 0)
 		return PAPI_ECMP_DISABLED;
 	pthread_mutex_lock(&init_lock);
-	if (ci->disabled == PAPI_EDELAY_INIT) {
-		if (cupti_cb_engine_open(&engine) == 0) {
-			ci->disabled = 0;
-			ci->disabled_reason[0] = '\0';
-			ci->num_native_events = (int)engine.cat.n_events;
-		} else {
-			set_disabled(engine.why);
-		}
+	if (engine.state == CUPTI_CB_UNINIT) {
+		cupti_cb_engine_open_catalog(&engine);
+		set_stage_from_engine();
 	}
 	pthread_mutex_unlock(&init_lock);
-	return ci->disabled ? PAPI_ECMP_DISABLED : PAPI_OK;
+	return atomic_load(&stage) > 0 ? PAPI_OK : PAPI_ECMP_DISABLED;
+}
+
+/* The driver stage: cuInit, the device count, the subscriber probe. Needed
+ * by the first add of an event to a set, a :device=N name, and the listing
+ * of device qualifiers. quiet: a failure is remembered but does not
+ * disable the component yet (listing goes on without device qualifiers;
+ * the first add then reports it). */
+static int ensure_ready_quiet(int quiet)
+{
+	int st = atomic_load(&stage);
+	if (st == 2)
+		return PAPI_OK;
+	if (st < 0 || ensure_catalog() != PAPI_OK)
+		return PAPI_ECMP_DISABLED;
+	pthread_mutex_lock(&init_lock);
+	if (engine.state == CUPTI_CB_CATALOG && cupti_cb_engine_open(&engine) && quiet) {
+		engine.cat.n_devices = 0;	/* list no device qualifier */
+	} else if (atomic_load(&stage) >= 0) {
+		set_stage_from_engine();
+	}
+	pthread_mutex_unlock(&init_lock);
+	return atomic_load(&stage) == 2 ? PAPI_OK : PAPI_ECMP_DISABLED;
+}
+
+static int ensure_ready(void)
+{
+	return ensure_ready_quiet(0);
 }
 
 static int papi_error(int rc)
@@ -104,17 +165,56 @@ static int papi_error(int rc)
 
 /* ---- component and thread ------------------------------------------------ */
 
+/* fork(): no lock may be held by a thread that the child will not have.
+ * The child of a process with CUDA initialized disables the component
+ * there (CUDA cannot be used after fork); before that, it works as usual. */
+static void at_fork_prepare(void)
+{
+	pthread_mutex_lock(&init_lock);
+	if (engine.state == CUPTI_CB_READY)
+		pthread_mutex_lock(&engine.lock);
+}
+
+static void at_fork_parent(void)
+{
+	if (engine.state == CUPTI_CB_READY)
+		pthread_mutex_unlock(&engine.lock);
+	pthread_mutex_unlock(&init_lock);
+}
+
+static void at_fork_child(void)
+{
+	pthread_mutex_init(&init_lock, NULL);
+	if (engine.state != CUPTI_CB_READY)
+		return;
+	cupti_cb_engine_after_fork_child(&engine);
+	set_stage_from_engine();
+}
+
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static void register_fork_handlers(void)
+{
+	pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
+}
+
 static int cupti_cb_init_component(int cidx)
 {
 	PAPI_component_info_t *ci = &_cupti_cb_vector.cmp_info;
+	pthread_once(&fork_once, register_fork_handlers);
 	ci->CmpIdx = cidx;
 	ci->num_native_events = 0;
+	snprintf(ci->version, sizeof ci->version, "%s (commit %s)", PACKAGE_VERSION_CUPTI_CB, CUPTI_CB_COMMIT);
 	/* The engine may outlive a PAPI_shutdown: then it is ready at once. */
 	ci->disabled = engine.state == CUPTI_CB_READY ? 0 : PAPI_EDELAY_INIT;
 	snprintf(ci->disabled_reason, sizeof ci->disabled_reason, "%s",
 		 ci->disabled ? "Initialization delayed until first use" : "");
-	if (!ci->disabled)
-		ci->num_native_events = (int)engine.cat.n_events;
+	if (engine.state == CUPTI_CB_READY) {
+		cupti_cb_registry_attach(&engine.reg);
+		set_stage_from_engine();
+	} else if (engine.state == CUPTI_CB_DISABLED) {
+		/* A fork() child, or an earlier failure: say why at once. */
+		set_stage_from_engine();
+	}
 	return PAPI_OK;
 }
 
@@ -139,6 +239,8 @@ static int cupti_cb_shutdown_component(void)
 	return PAPI_OK;
 }
 
+
+
 /* ---- event sets ---------------------------------------------------------- */
 
 static int cupti_cb_init_control_state(hwd_control_state_t *ctl)
@@ -160,26 +262,17 @@ static unsigned place(const uint8_t *taken, int known)
 }
 
 /* PAPI's remove_native_events (7.0 to HEAD) compacts NativeInfoArray by
- * copying ni_event, ni_position and ni_owners, but not ni_papi_code: the
- * moved entry keeps the removed event's PAPI code, and a later
- * PAPI_add_event loses track of it (it then reads as 0). Give such an
- * entry back the first PAPI code that names its event. */
-static void repair_papi_codes(NativeInfo_t *native, int count)
+ * copying ni_event, ni_position and ni_owners, but not ni_papi_code: a moved
+ * entry keeps the removed event's PAPI code. PAPI hands out a new code for
+ * the same event at every enumeration step and synonym lookup, so the right
+ * code cannot be found by searching; it is the one the event was added
+ * with, which this set keeps by position (positions never move). */
+static void repair_papi_code(cupti_cb_control_t *c, NativeInfo_t *ni)
 {
-	int cidx = _cupti_cb_vector.cmp_info.CmpIdx;
-	for (int i = 0; i < count; i++) {
-		if (_papi_hwi_eventcode_to_native(native[i].ni_papi_code) == native[i].ni_event)
-			continue;
-		for (int k = 0;; k++) {
-			int code = k | PAPI_NATIVE_MASK, ntv = _papi_hwi_eventcode_to_native(code);
-			if (ntv == PAPI_ENOEVNT)
-				break;
-			if (ntv == native[i].ni_event && _papi_hwi_component_index(code) == cidx) {
-				native[i].ni_papi_code = code;
-				break;
-			}
-		}
-	}
+	int pos = ni->ni_position;
+	if (pos < 0 || pos >= CUPTI_CB_MAX_SET || !c->used[pos] || c->code_at[pos] != (uint32_t)ni->ni_event)
+		return;	/* a new event: PAPI's code is the one it was added with */
+	ni->ni_papi_code = c->papi_code_at[pos];
 }
 
 static int cupti_cb_update_control_state(hwd_control_state_t *ctl, NativeInfo_t *native, int count,
@@ -195,7 +288,11 @@ static int cupti_cb_update_control_state(hwd_control_state_t *ctl, NativeInfo_t 
 	for (int i = 0; i < count; i++)
 		if (!cupti_cb_catalog_valid(&engine.cat, (uint32_t)native[i].ni_event))
 			return PAPI_ENOEVNT;
-	repair_papi_codes(native, count);
+	for (int i = 0; i < count; i++)
+		repair_papi_code(c, &native[i]);
+	if (count == 0)
+		cupti_cb_engine_unhold(&engine, &c->hold);	/* nothing left to count */
+	c->hold_stale = 1;
 	memset(c->used, 0, sizeof c->used);
 	c->width = 0;
 	c->timed = 0;
@@ -205,6 +302,7 @@ static int cupti_cb_update_control_state(hwd_control_state_t *ctl, NativeInfo_t 
 		taken[pos] = 1;
 		c->codes[i] = code;
 		c->code_at[pos] = code;
+		c->papi_code_at[pos] = native[i].ni_papi_code;
 		c->used[pos] = 1;
 		c->process[pos] = (uint8_t)(CUPTI_CB_CODE_PROC(code) || c->granul_process);
 		c->probes[pos] = cupti_cb_engine_probe(&engine, code);
@@ -239,6 +337,7 @@ static void rebase(cupti_cb_control_t *c)
 {
 	sample(c);
 	memcpy(c->base, c->now, c->width * sizeof c->base[0]);
+	memset(c->ns, 0, c->width * sizeof c->ns[0]);
 }
 
 static int cupti_cb_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
@@ -247,16 +346,18 @@ static int cupti_cb_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	(void)ctx;
 	if (ensure_ready() != PAPI_OK)
 		return PAPI_ECMP_DISABLED;
-	int rc = cupti_cb_engine_acquire(&engine, c->codes, c->n);
-	if (rc) {
-		PAPIERROR("cupti_cb: %s", engine.why);
-		return papi_error(rc);
+	if (c->hold_stale || !c->hold.active) {
+		char why[CUPTI_CB_WHY_LEN];
+		int rc = cupti_cb_engine_hold(&engine, &c->hold, c->codes, c->n, why, sizeof why);
+		if (rc) {
+			PAPIERROR("cupti_cb: %s", why);
+			return papi_error(rc);
+		}
+		c->hold_stale = 0;
 	}
 	c->block = cupti_cb_engine_thread_block(&engine);
-	if (!c->block) {
-		cupti_cb_engine_release(&engine, c->codes, c->n);
+	if (!c->block)
 		return PAPI_ENOMEM;
-	}
 	rebase(c);
 	c->running = 1;
 	return PAPI_OK;
@@ -267,13 +368,25 @@ static int cupti_cb_read(hwd_context_t *ctx, hwd_control_state_t *ctl, long long
 	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
 	(void)ctx, (void)flags;
 	sample(c);
-	if (c->timed)
+	uint64_t ratio = 0;
+	if (c->timed) {
 		cupti_cb_clock_calibrate(&engine.clock);
-	/* Differences of raw counters; time ticks become ns only here. */
-	for (unsigned p = 0; p < c->width; p++)
-		c->values[p] = c->used[p] ? (long long)cupti_cb_engine_value(&engine, &c->probes[p],
-									     c->now[p] - c->base[p])
-					  : 0;
+		ratio = cupti_cb_clock_ratio(&engine.clock);	/* one ratio for the whole read */
+	}
+	/* Differences of raw counters. Time counters convert only the ticks
+	 * since the last read, and add them: the ratio is refined during the
+	 * first second, and a value must never go down between reads. */
+	for (unsigned p = 0; p < c->width; p++) {
+		if (!c->used[p]) {
+			c->values[p] = 0;
+		} else if (c->probes[p].ticks) {
+			c->ns[p] += cupti_cb_clock_ticks_to_ns(ratio, c->now[p] - c->base[p]);
+			c->base[p] = c->now[p];
+			c->values[p] = (long long)c->ns[p];
+		} else {
+			c->values[p] = (long long)(c->now[p] - c->base[p]);
+		}
+	}
 	*events = c->values;
 	return PAPI_OK;
 }
@@ -284,8 +397,9 @@ static int cupti_cb_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	long long *unused;
 	if (!c->running)
 		return PAPI_OK;
+	/* The set keeps its callbacks enabled until it is cleaned up: see
+	 * struct cupti_cb_hold. */
 	cupti_cb_read(ctx, ctl, &unused, 0);
-	cupti_cb_engine_release(&engine, c->codes, c->n);
 	c->running = 0;
 	return PAPI_OK;
 }
@@ -300,8 +414,7 @@ static int cupti_cb_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)
 static int cupti_cb_cleanup_eventset(hwd_control_state_t *ctl)
 {
 	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
-	if (c->running)
-		cupti_cb_engine_release(&engine, c->codes, c->n);
+	cupti_cb_engine_unhold(&engine, &c->hold);
 	memset(c, 0, sizeof *c);
 	return PAPI_OK;
 }
@@ -333,9 +446,12 @@ static int cupti_cb_set_domain(hwd_control_state_t *ctl, int domain)
 
 static int cupti_cb_ntv_enum_events(unsigned int *code, int modifier)
 {
-	int rc = ensure_ready();
+	int rc = ensure_catalog();
 	if (rc != PAPI_OK)
 		return PAPI_ENOEVNT;
+	/* Device qualifiers are listed per device: that needs the driver. */
+	if (modifier == PAPI_NTV_ENUM_UMASKS && CUPTI_CB_CODE_PROC(*code))
+		ensure_ready_quiet(1);
 	uint32_t c = *code;
 	switch (modifier) {
 	case PAPI_ENUM_FIRST:
@@ -361,26 +477,37 @@ static int cupti_cb_ntv_enum_events(unsigned int *code, int modifier)
 
 static int cupti_cb_ntv_name_to_code(const char *name, unsigned int *code)
 {
-	if (ensure_ready() != PAPI_OK)
+	/* PAPI 7.0-7.2 try every component for a name without ":::": a name
+	 * that cannot be ours must not load anything. */
+	if (!cupti_cb_catalog_may_be_ours(name))
+		return PAPI_ENOEVNT;
+	if (ensure_catalog() != PAPI_OK)
 		return PAPI_ECMP_DISABLED;
 	uint32_t c;
 	int rc = cupti_cb_catalog_parse(&engine.cat, name, &c);
 	if (rc)
 		return papi_error(rc);
+	/* A device ordinal is checked against the devices the driver sees. */
+	if (CUPTI_CB_CODE_DEV(c) >= 0) {
+		if (ensure_ready() != PAPI_OK)
+			return PAPI_ECMP_DISABLED;
+		if (!cupti_cb_catalog_valid(&engine.cat, c))
+			return PAPI_ENOEVNT;
+	}
 	*code = c;
 	return PAPI_OK;
 }
 
 static int cupti_cb_ntv_code_to_name(unsigned int code, char *name, int len)
 {
-	if (ensure_ready() != PAPI_OK)
+	if (ensure_catalog() != PAPI_OK)
 		return PAPI_ECMP_DISABLED;
 	return papi_error(cupti_cb_catalog_name(&engine.cat, code, name, (size_t)len));
 }
 
 static int cupti_cb_ntv_code_to_descr(unsigned int code, char *descr, int len)
 {
-	if (ensure_ready() != PAPI_OK)
+	if (ensure_catalog() != PAPI_OK)
 		return PAPI_ECMP_DISABLED;
 	return papi_error(cupti_cb_catalog_descr(&engine.cat, code, descr, (size_t)len));
 }
@@ -388,7 +515,7 @@ static int cupti_cb_ntv_code_to_descr(unsigned int code, char *descr, int len)
 /* papi_native_avail shows a qualifier's text after "masks:" in long_descr. */
 static int cupti_cb_ntv_code_to_info(unsigned int code, PAPI_event_info_t *info)
 {
-	if (ensure_ready() != PAPI_OK)
+	if (ensure_catalog() != PAPI_OK)
 		return PAPI_ECMP_DISABLED;
 	int rc = cupti_cb_catalog_name(&engine.cat, code, info->symbol, sizeof info->symbol);
 	if (rc)

@@ -37,14 +37,37 @@ int cupti_cb_registry_init(struct cupti_cb_registry *r, const struct cupti_cb_la
 	r->lay = *lay;
 	atomic_init(&r->head, NULL);
 	atomic_init(&r->n_blocks, 0);
+	r->key_live = 0;
+	return cupti_cb_registry_attach(r);
+}
+
+int cupti_cb_registry_attach(struct cupti_cb_registry *r)
+{
+	if (r->key_live)
+		return 0;
+	if (pthread_key_create(&r->exit_key, thread_exit))
+		return -1;
+	r->key_live = 1;
 	r->generation = atomic_fetch_add(&generations, 1);
-	return pthread_key_create(&r->exit_key, thread_exit) ? -1 : 0;
+	return 0;
+}
+
+void cupti_cb_registry_detach(struct cupti_cb_registry *r)
+{
+	if (!r->key_live)
+		return;
+	pthread_key_delete(r->exit_key);
+	r->key_live = 0;
+	/* Threads alive now keep their blocks marked in use; their counts stay
+	 * readable in process scope, and each takes a block again (through the
+	 * new key) at its next counted call after attach. */
+	r->generation = atomic_fetch_add(&generations, 1);
 }
 
 void cupti_cb_registry_fini(struct cupti_cb_registry *r)
 {
 	struct cupti_cb_block *b = atomic_load(&r->head);
-	pthread_key_delete(r->exit_key);
+	cupti_cb_registry_detach(r);
 	while (b) {
 		struct cupti_cb_block *next = b->next;
 		free(b);
@@ -76,6 +99,7 @@ static struct cupti_cb_block *create(struct cupti_cb_registry *r)
 		atomic_init(&b->c[i], 0);
 	atomic_init(&b->free, 0);
 	atomic_init(&b->repeats, 0);
+	atomic_init(&b->unmatched, 0);
 	b->next = atomic_load(&r->head);
 	while (!atomic_compare_exchange_weak(&r->head, &b->next, b))
 		;
@@ -91,13 +115,15 @@ struct cupti_cb_block *cupti_cb_block_slow(struct cupti_cb_registry *r)
 		b = create(r);
 	if (!b)
 		return NULL;
-	b->rt_depth = 0;
+	b->rt_corr = 0;
 	b->in_lookup = 0;
 	b->last_ctx = NULL;
 	b->last_dev = -1;
 	b->pending_free = 0;
 	b->last_site = 0;
-	pthread_setspecific(r->exit_key, b);
+	b->n_pending = 0;
+	if (r->key_live)
+		pthread_setspecific(r->exit_key, b);
 	cupti_cb_tls_block = b;
 	cupti_cb_tls_generation = r->generation;
 	return b;

@@ -26,16 +26,35 @@ struct cupti_cb_layout {
 	size_t total;
 };
 
+/* The ENTERs seen on a thread whose EXIT has not come yet, newest on top.
+ * A call's EXIT takes its start time only from its own ENTER (matched by
+ * correlation id, CBID and domain), never from a slot that someone else may
+ * have written: an EXIT whose ENTER was not seen (enabled in between, or
+ * dropped) counts the call but no time. Entries whose EXIT never comes are
+ * popped when an older call exits, or overwritten when the ring wraps. */
+#define CUPTI_CB_PENDING 8
+struct cupti_cb_pending {
+	uint64_t key;			/* see cupti_cb_site_key() */
+	uint64_t t0;			/* enter time in ticks; 0: not timed */
+};
+
 struct cupti_cb_block {
 	struct cupti_cb_block *next;	/* registry list; set once, before publication */
 	atomic_int free;		/* 1: owner exited, may be adopted */
-	int rt_depth;			/* runtime calls in progress on the owner thread */
 	int in_lookup;			/* the engine's own driver calls are not counted */
+	/* The runtime call in progress on this thread (0: none). A driver
+	 * call with the same correlation id is nested in it. Tied to the call
+	 * itself, so a lost EXIT cannot leave the thread "inside" forever: the
+	 * next runtime call replaces it. */
+	uint32_t rt_corr;
 	int last_dev;			/* context -> device cache of the owner thread */
 	CUcontext last_ctx;
-	uint64_t pending_free;		/* size of the free in progress */
+	uint64_t pending_free;		/* size taken from the allocation table by the free in progress */
 	uint64_t last_site;		/* the previous callback's site key */
+	unsigned n_pending;		/* pushes so far; the top is pending[(n - 1) % N] */
+	struct cupti_cb_pending pending[CUPTI_CB_PENDING];
 	atomic_ulong repeats;		/* callbacks delivered twice, dropped */
+	atomic_ulong unmatched;		/* EXITs without their ENTER: counted, not timed */
 	_Atomic uint64_t c[];
 };
 
@@ -44,6 +63,7 @@ struct cupti_cb_registry {
 	_Atomic(struct cupti_cb_block *) head;
 	atomic_uint n_blocks;
 	pthread_key_t exit_key;
+	int key_live;			/* exit_key exists (see cupti_cb_registry_detach) */
 	unsigned generation;		/* tells a thread its cached block is stale */
 };
 
@@ -51,6 +71,12 @@ void cupti_cb_layout_init(struct cupti_cb_layout *lay, unsigned n_funcs, int n_d
 int cupti_cb_registry_init(struct cupti_cb_registry *r, const struct cupti_cb_layout *lay);
 /* Only when no thread can touch the registry any more (tests, exit). */
 void cupti_cb_registry_fini(struct cupti_cb_registry *r);
+/* PAPI_shutdown: drop the thread-exit key, whose destructor lives in
+ * libpapi (a dlclose of libpapi must not leave it behind), and make every
+ * thread look its block up again at its next counted call. Blocks and
+ * their counts stay. attach undoes it at the next use. */
+void cupti_cb_registry_detach(struct cupti_cb_registry *r);
+int cupti_cb_registry_attach(struct cupti_cb_registry *r);
 
 /* The calling thread's block, adopted or created at its first use.
  * NULL only when memory is exhausted. */

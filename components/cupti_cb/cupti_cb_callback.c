@@ -19,14 +19,20 @@ static int device_row(struct cupti_cb_engine *e, struct cupti_cb_block *b, CUcon
 	return (dev >= 0 && dev < unknown) ? dev : unknown;
 }
 
+static inline uint64_t site_key(const CUpti_CallbackData *cd, int d, CUpti_CallbackId cbid)
+{
+	return (uint64_t)cd->correlationId << 32 | (uint64_t)cbid << 1 | (uint64_t)d;
+}
+
 static void at_enter_site(struct cupti_cb_engine *e, struct cupti_cb_block *b, int d,
 			  CUpti_CallbackId cbid, const CUpti_CallbackData *cd)
 {
-	/* The enter time lives in CUPTI's per-call slot; 0 means "not timed". */
 	int timed = atomic_load_explicit(&e->timing, memory_order_relaxed);
-	*cd->correlationData = timed ? cupti_cb_clock_now(&e->clock) : 0;
+	struct cupti_cb_pending *p = &b->pending[b->n_pending++ % CUPTI_CB_PENDING];
+	p->key = site_key(cd, d, cbid);
+	p->t0 = timed ? cupti_cb_clock_now(&e->clock) : 0;
 	if (d == 0) {
-		b->rt_depth++;
+		b->rt_corr = cd->correlationId;
 		return;
 	}
 	const struct cupti_cb_op *op = e->op_of[cbid];
@@ -36,6 +42,23 @@ static void at_enter_site(struct cupti_cb_engine *e, struct cupti_cb_block *b, i
 		op->effect(cd->functionParams, &e->resolver, &fx);
 		b->pending_free = cupti_cb_allocs_take(&e->allocs, fx.ptr);
 	}
+}
+
+/* The enter time of this call, when its own ENTER was seen here; entries
+ * above it (calls whose EXIT never came) are dropped with it. */
+static uint64_t take_enter_time(struct cupti_cb_block *b, uint64_t key, int *found)
+{
+	unsigned n = b->n_pending < CUPTI_CB_PENDING ? b->n_pending : CUPTI_CB_PENDING;
+	for (unsigned i = 1; i <= n; i++) {
+		const struct cupti_cb_pending *p = &b->pending[(b->n_pending - i) % CUPTI_CB_PENDING];
+		if (p->key == key) {
+			b->n_pending -= i;
+			*found = 1;
+			return p->t0;
+		}
+	}
+	*found = 0;
+	return 0;
 }
 
 static void count_op(struct cupti_cb_engine *e, struct cupti_cb_block *b, const struct cupti_cb_op *op,
@@ -87,9 +110,16 @@ static void count_op(struct cupti_cb_engine *e, struct cupti_cb_block *b, const 
 static void at_exit_site(struct cupti_cb_engine *e, struct cupti_cb_block *b, int d,
 			 CUpti_CallbackId cbid, const CUpti_CallbackData *cd)
 {
-	uint64_t t0 = *cd->correlationData, dt = 0;
-	if (t0 && atomic_load_explicit(&e->timing, memory_order_relaxed))
-		dt = cupti_cb_clock_now(&e->clock) - t0;
+	int found;
+	uint64_t t0 = take_enter_time(b, site_key(cd, d, cbid), &found), dt = 0;
+	if (!found)
+		atomic_store_explicit(&b->unmatched,
+				      atomic_load_explicit(&b->unmatched, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+	if (t0 && atomic_load_explicit(&e->timing, memory_order_relaxed)) {
+		uint64_t now = cupti_cb_clock_now(&e->clock);
+		dt = now > t0 ? now - t0 : 0;	/* a time never wraps */
+	}
 
 	unsigned slot = e->cat.slot_of[d][cbid];
 	if (slot) {
@@ -98,20 +128,28 @@ static void at_exit_site(struct cupti_cb_engine *e, struct cupti_cb_block *b, in
 		if (dt)
 			cupti_cb_bump(&b->c[lay->api_time + slot - 1], dt);
 	}
-	/* A runtime call, or a driver call made outside any runtime call, is
-	 * a call of the application. (An exit whose enter came before the
-	 * callback was enabled leaves the depth at 0.) */
-	if (d == 0 && b->rt_depth > 0)
-		b->rt_depth--;
-	if (slot && b->rt_depth == 0) {
+	/* A call of the application: a runtime call (but the runtime's own
+	 * __cuda* entry points that nvcc's launch stubs and registration
+	 * code call), or a driver call made outside any runtime call. */
+	int nested = d == 1 && b->rt_corr != 0 && b->rt_corr == cd->correlationId;
+	if (d == 0 && b->rt_corr == cd->correlationId)
+		b->rt_corr = 0;
+	if (slot && !nested && !e->cat.internal[slot - 1]) {
 		cupti_cb_bump(&b->c[e->reg.lay.thr + CUPTI_CB_C_API_CALLS], 1);
 		if (dt)
 			cupti_cb_bump(&b->c[e->reg.lay.thr + CUPTI_CB_C_API_TIME], dt);
 	}
 	if (d == 1) {
 		const struct cupti_cb_op *op = e->op_of[cbid];
-		if (op && cd->functionReturnValue && *(const CUresult *)cd->functionReturnValue == CUDA_SUCCESS)
+		int ok = cd->functionReturnValue && *(const CUresult *)cd->functionReturnValue == CUDA_SUCCESS;
+		if (op && ok) {
 			count_op(e, b, op, cd, dt);
+		} else if (op && op->cls == CUPTI_CB_CLS_FREE && b->pending_free) {
+			/* A free that failed freed nothing: the size stays recorded. */
+			struct cupti_cb_effect fx = { 0 };
+			op->effect(cd->functionParams, &e->resolver, &fx);
+			cupti_cb_allocs_insert(&e->allocs, fx.ptr, b->pending_free);
+		}
 		b->pending_free = 0;
 	}
 }
@@ -131,8 +169,7 @@ void CUPTIAPI cupti_cb_engine_callback(void *userdata, CUpti_CallbackDomain doma
 	 * while another thread changed the enabled CBIDs. A call's enter and
 	 * exit alternate, so the same site of the same call twice in a row is
 	 * always such a repeat: drop it. */
-	uint64_t key = (uint64_t)cd->correlationId << 32 | (uint64_t)cbid << 2 | (uint64_t)d << 1 |
-		       (cd->callbackSite != CUPTI_API_ENTER);
+	uint64_t key = site_key(cd, d, cbid) << 1 | (cd->callbackSite != CUPTI_API_ENTER);
 	if (key == b->last_site) {
 		atomic_store_explicit(&b->repeats, atomic_load_explicit(&b->repeats, memory_order_relaxed) + 1,
 				      memory_order_relaxed);

@@ -80,7 +80,8 @@ static int collect_funcs(struct cupti_cb_catalog *cat, cupti_cb_name_fn name_of,
 	size_t *offs = calloc(max_funcs, sizeof *offs);
 	uint16_t *table = calloc(HASH_SLOTS, sizeof *table);
 	cat->funcs = calloc(max_funcs, sizeof *cat->funcs);
-	if (!offs || !table || !cat->funcs) {
+	cat->internal = calloc(max_funcs, sizeof *cat->internal);
+	if (!offs || !table || !cat->funcs || !cat->internal) {
 		free(offs);
 		free(table);
 		return CUPTI_CB_ENOMEM;
@@ -126,6 +127,7 @@ static int collect_funcs(struct cupti_cb_catalog *cat, cupti_cb_name_fn name_of,
 				offs[slot] = *used;
 				*used += n;
 				cat->funcs[slot].domain = dom;
+				cat->internal[slot] = !strncmp(base, "__cuda", 6);
 				cat->n_funcs++;
 			}
 			cat->slot_of[d][cbid] = (uint16_t)(slot + 1);
@@ -142,7 +144,9 @@ static int collect_funcs(struct cupti_cb_catalog *cat, cupti_cb_name_fn name_of,
 int cupti_cb_catalog_build(struct cupti_cb_catalog *cat, cupti_cb_name_fn name_of, int n_devices)
 {
 	memset(cat, 0, sizeof *cat);
-	cat->n_devices = n_devices < 0 ? 0 :
+	/* A negative count: not known yet (no driver asked); any ordinal a
+	 * process could have is accepted until it is. */
+	cat->n_devices = n_devices < 0 ? CUPTI_CB_MAX_DEVICES :
 			 n_devices > CUPTI_CB_MAX_DEVICES ? CUPTI_CB_MAX_DEVICES : n_devices;
 	size_t used = 0, cap = 64 * 1024;
 	char *names = malloc(cap);
@@ -184,12 +188,25 @@ int cupti_cb_catalog_build(struct cupti_cb_catalog *cat, cupti_cb_name_fn name_o
 		}
 	}
 	qsort(cat->by_name, cat->n_events, sizeof *cat->by_name, cmp_named);
+	/* One name, one event: should CUPTI ever give two functions the same
+	 * base name (in two domains), keep the first and drop the others
+	 * from lookups, so that a name never resolves to either at random. */
+	unsigned kept = 0;
+	for (unsigned i = 0; i < cat->n_events; i++) {
+		if (kept && !strcmp(cat->by_name[kept - 1].name, cat->by_name[i].name)) {
+			cat->n_duplicates++;
+			continue;
+		}
+		cat->by_name[kept++] = cat->by_name[i];
+	}
+	cat->n_named = kept;
 	return CUPTI_CB_OK;
 }
 
 void cupti_cb_catalog_free(struct cupti_cb_catalog *cat)
 {
 	free(cat->funcs);
+	free(cat->internal);
 	free(cat->slot_of[0]);
 	free(cat->slot_of[1]);
 	free(cat->by_name);
@@ -219,7 +236,7 @@ static int find_base(const struct cupti_cb_catalog *cat, const char *base, uint3
 {
 	struct cupti_cb_named key = { base, 0 };
 	const struct cupti_cb_named *hit =
-		bsearch(&key, cat->by_name, cat->n_events, sizeof key, cmp_named);
+		bsearch(&key, cat->by_name, cat->n_named, sizeof key, cmp_named);
 	if (!hit)
 		return CUPTI_CB_ENOEVNT;
 	*idx = hit->index;
@@ -239,6 +256,22 @@ static int parse_ordinal(const char *s, int *out)
 	}
 	*out = v;
 	return CUPTI_CB_OK;
+}
+
+int cupti_cb_catalog_may_be_ours(const char *name)
+{
+	if (!name)
+		return 0;
+	if (!strncmp(name, "cupti_cb:::", 11))
+		name += 11;
+	size_t n = strcspn(name, ":");
+	for (unsigned i = 0; i < cupti_cb_n_derived; i++)
+		if (strlen(cupti_cb_derived_events[i].name) == n &&
+		    !strncmp(cupti_cb_derived_events[i].name, name, n))
+			return 1;
+	if (strncmp(name, "cu", 2) && strncmp(name, "__cu", 4))
+		return 0;
+	return ends_with(name, n, ".calls") || ends_with(name, n, ".time_ns");
 }
 
 struct quals {

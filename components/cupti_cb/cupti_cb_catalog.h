@@ -49,8 +49,12 @@ struct cupti_cb_catalog {
 	struct cupti_cb_func *funcs;
 	uint32_t n_cbids[2];		/* [0] runtime, [1] driver: CBID table sizes */
 	uint16_t *slot_of[2];		/* CBID -> slot + 1; 0: not an API function */
+	uint8_t *internal;		/* by slot: the runtime's own __cuda* entry points,
+					 * not counted in api.calls */
+	unsigned n_duplicates;		/* names CUPTI gave twice: the later ones are not listed */
 	unsigned n_events;
 	struct cupti_cb_named *by_name;	/* sorted by name, for lookups */
+	unsigned n_named;		/* entries of by_name: n_events - n_duplicates */
 	char *strings;			/* storage for every name */
 	int n_devices;
 };
@@ -64,6 +68,12 @@ static inline int cupti_cb_domain_ix(CUpti_CallbackDomain d)
 
 int cupti_cb_catalog_build(struct cupti_cb_catalog *cat, cupti_cb_name_fn name_of, int n_devices);
 void cupti_cb_catalog_free(struct cupti_cb_catalog *cat);
+
+/* Whether name could be a cupti_cb event at all, judged from its form
+ * alone (no catalogue needed): a derived event's name, or
+ * "<identifier>.calls"/"<identifier>.time_ns" of a CUDA function (cu*,
+ * __cu*), each with optional qualifiers. */
+int cupti_cb_catalog_may_be_ours(const char *name);
 
 /* "kernel.launches:device=1:process" -> code. Errors: enum cupti_cb_err. */
 int cupti_cb_catalog_parse(const struct cupti_cb_catalog *cat, const char *name, uint32_t *code);

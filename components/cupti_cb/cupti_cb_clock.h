@@ -42,5 +42,15 @@ void cupti_cb_clock_init(struct cupti_cb_clock *k, int use_tsc);
  * ratio as it stands, so values converted together agree exactly. */
 void cupti_cb_clock_calibrate(struct cupti_cb_clock *k);
 uint64_t cupti_cb_clock_to_ns(struct cupti_cb_clock *k, uint64_t ticks);
+/* The ratio as it stands (femtoseconds per tick), to convert several
+ * values with one ratio. */
+static inline uint64_t cupti_cb_clock_ratio(struct cupti_cb_clock *k)
+{
+	return atomic_load(&k->fs_per_tick);
+}
+static inline uint64_t cupti_cb_clock_ticks_to_ns(uint64_t fs_per_tick, uint64_t ticks)
+{
+	return (uint64_t)((double)ticks * (double)fs_per_tick / 1e6 + 0.5);
+}
 
 #endif

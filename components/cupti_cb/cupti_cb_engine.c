@@ -1,5 +1,8 @@
 /* cupti_cb_engine.c: set-up, the CUPTI subscription and which CBIDs are
  * enabled. Everything here is the cold path and runs under e->lock. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include "cupti_cb_engine.h"
 
 #include <stdio.h>
@@ -117,45 +120,68 @@ static int probe_subscriber(struct cupti_cb_engine *e)
 	return rc;
 }
 
+static void read_environment(struct cupti_cb_engine *e)
+{
+	const char *trace = getenv(CUPTI_CB_ENV_TRACE);
+	e->trace = trace && trace[0] == '1';
+}
+
+int cupti_cb_engine_open_catalog(struct cupti_cb_engine *e)
+{
+	if (e->state != CUPTI_CB_UNINIT)
+		return e->state == CUPTI_CB_DISABLED ? -1 : 0;
+	read_environment(e);
+	e->state = CUPTI_CB_DISABLED;
+	uint64_t t0 = cupti_cb_mono_ns();
+	if (cupti_cb_load_cupti(&e->api, e->why, sizeof e->why))
+		return -1;
+	/* The device count is not known yet: :device=N is checked against it
+	 * at the driver stage. */
+	if (cupti_cb_catalog_build(&e->cat, e->api.cuptiGetCallbackName, -1)) {
+		snprintf(e->why, sizeof e->why, "cupti_cb could not build its catalogue: out of memory");
+		return -1;
+	}
+	TRACE(e, "catalogue: %.2f ms (%u events, %u duplicate names dropped), no driver touched",
+	      (cupti_cb_mono_ns() - t0) / 1e6, e->cat.n_events, e->cat.n_duplicates);
+	e->state = CUPTI_CB_CATALOG;
+	return 0;
+}
+
 int cupti_cb_engine_open(struct cupti_cb_engine *e)
 {
 	int n = 0;
-	const char *trace = getenv(CUPTI_CB_ENV_TRACE), *keep = getenv(CUPTI_CB_ENV_KEEP);
-	if (e->state != CUPTI_CB_UNINIT)
-		return e->state == CUPTI_CB_READY ? 0 : -1;
-	e->state = CUPTI_CB_DISABLED;
-	e->trace = trace && trace[0] == '1';
-	e->keep = keep && keep[0] == '1';
-	uint64_t t0 = cupti_cb_mono_ns();
-	if (cupti_cb_load_cupti(&e->api, e->why, sizeof e->why) ||
-	    cupti_cb_load_cuda(&e->api, e->why, sizeof e->why))
+	if (cupti_cb_engine_open_catalog(e))
 		return -1;
+	if (e->state == CUPTI_CB_READY)
+		return 0;
+	e->state = CUPTI_CB_DISABLED;
 	uint64_t t1 = cupti_cb_mono_ns();
+	if (cupti_cb_load_cuda(&e->api, e->why, sizeof e->why))
+		return -1;
 	if (count_devices(e, &n))
 		return -1;
 	uint64_t t2 = cupti_cb_mono_ns();
 	if (probe_subscriber(e))
 		return -1;
 	uint64_t t3 = cupti_cb_mono_ns();
-	if (cupti_cb_engine_setup(e, n)) {
+	if (cupti_cb_engine_setup_driver(e, n)) {
 		snprintf(e->why, sizeof e->why, "cupti_cb could not set up: out of memory");
 		return -1;
 	}
-	TRACE(e, "open: %.2f ms loading libraries, %.2f ms cuInit and device count (%d devices), "
-		 "%.2f ms subscriber probe, %.2f ms catalogue (%u events)",
-	      (t1 - t0) / 1e6, (t2 - t1) / 1e6, n, (t3 - t2) / 1e6, (cupti_cb_mono_ns() - t3) / 1e6,
-	      e->cat.n_events);
+	TRACE(e, "driver: %.2f ms loading libcuda, cuInit and device count (%d devices), "
+		 "%.2f ms subscriber probe",
+	      (t2 - t1) / 1e6, n, (t3 - t2) / 1e6);
 	e->why[0] = '\0';
 	return 0;
 }
 
 /* ---- set-up ------------------------------------------------------------- */
 
-int cupti_cb_engine_setup(struct cupti_cb_engine *e, int n_devices)
+int cupti_cb_engine_setup_driver(struct cupti_cb_engine *e, int n_devices)
 {
 	struct cupti_cb_layout lay;
-	if (cupti_cb_catalog_build(&e->cat, e->api.cuptiGetCallbackName, n_devices))
-		return -1;
+	e->n_devices = n_devices;
+	e->cat.n_devices = n_devices < 0 ? 0 : n_devices > CUPTI_CB_MAX_DEVICES ? CUPTI_CB_MAX_DEVICES : n_devices;
 	cupti_cb_layout_init(&lay, e->cat.n_funcs, e->cat.n_devices);
 	e->op_of = calloc(e->cat.n_cbids[1], sizeof *e->op_of);
 	e->refs[0] = calloc(e->cat.n_cbids[0], sizeof *e->refs[0]);
@@ -172,8 +198,18 @@ int cupti_cb_engine_setup(struct cupti_cb_engine *e, int n_devices)
 	cupti_cb_clock_init(&e->clock, -1);
 	pthread_mutex_init(&e->lock, NULL);
 	atomic_init(&e->timing, 0);
+	e->epoch++;
 	e->state = CUPTI_CB_READY;
 	return 0;
+}
+
+int cupti_cb_engine_setup(struct cupti_cb_engine *e, int n_devices)
+{
+	read_environment(e);
+	if (cupti_cb_catalog_build(&e->cat, e->api.cuptiGetCallbackName, -1))
+		return -1;
+	e->state = CUPTI_CB_CATALOG;
+	return cupti_cb_engine_setup_driver(e, n_devices);
 }
 
 static int set_callback(struct cupti_cb_engine *e, int d, uint32_t c, int on)
@@ -212,22 +248,49 @@ static void unsubscribe(struct cupti_cb_engine *e)
 	e->subscribed = 0;
 }
 
+/* Every hold taken before is void after this (the epoch changes). */
+static void let_go(struct cupti_cb_engine *e)
+{
+	unsubscribe(e);
+	e->holders = 0;
+	e->timing_refs = 0;
+	e->epoch++;
+	atomic_store(&e->timing, 0);
+}
+
 void cupti_cb_engine_close(struct cupti_cb_engine *e)
 {
 	if (e->state != CUPTI_CB_READY)
 		return;
 	pthread_mutex_lock(&e->lock);
-	unsubscribe(e);
+	let_go(e);
+	cupti_cb_registry_detach(&e->reg);
+	pthread_mutex_unlock(&e->lock);
+}
+
+void cupti_cb_engine_after_fork_child(struct cupti_cb_engine *e)
+{
+	/* Only the forking thread exists: the lock may be held by a thread
+	 * that is gone. Never call CUPTI here: its state is the parent's. */
+	pthread_mutex_init(&e->lock, NULL);
+	if (e->state != CUPTI_CB_READY)
+		return;
+	e->subscribed = 0;
 	e->holders = 0;
 	e->timing_refs = 0;
+	e->epoch++;
 	atomic_store(&e->timing, 0);
-	pthread_mutex_unlock(&e->lock);
+	e->state = CUPTI_CB_DISABLED;
+	snprintf(e->why, sizeof e->why,
+		 "This process is a fork() child of a process that had initialized CUDA: CUDA and CUPTI "
+		 "cannot be used here, so cupti_cb is disabled in this process");
 }
 
 void cupti_cb_engine_destroy(struct cupti_cb_engine *e)
 {
+	int ready = e->state == CUPTI_CB_READY;
 	cupti_cb_engine_close(e);
-	if (e->state == CUPTI_CB_READY) {
+	if (ready) {
 		cupti_cb_registry_fini(&e->reg);
 		pthread_mutex_destroy(&e->lock);
 	}
@@ -274,33 +337,6 @@ static int set_needs(const struct cupti_cb_engine *e, const uint32_t *codes, uns
 	return 0;
 }
 
-/* Adds delta (+1 / -1) to every CBID the set needs, enabling on 0 -> 1 and
- * disabling on 1 -> 0. */
-
-/* Adds delta (+1 / -1) to every CBID the set needs, and brings CUPTI to
- * what the counts want: on while some running set needs the CBID (and,
- * with keep, from its first use to PAPI_shutdown). */
-static int adjust(struct cupti_cb_engine *e, const uint32_t *codes, unsigned n, int delta)
-{
-	unsigned changed = 0;
-	for (int d = 0; d < 2; d++) {
-		for (uint32_t c = 1; c < e->cat.n_cbids[d]; c++) {
-			if (!set_needs(e, codes, n, d, c) || (delta < 0 && e->refs[d][c] == 0))
-				continue;
-			e->refs[d][c] += (uint32_t)delta;
-			int want = e->refs[d][c] > 0 || (e->keep && e->on[d][c]);
-			if (want == e->on[d][c])
-				continue;
-			changed++;
-			int rc = set_callback(e, d, c, want);
-			if (rc)
-				return rc;
-		}
-	}
-	TRACE(e, "%s %u CBIDs for a set of %u events", delta > 0 ? "enabled" : "disabled", changed, n);
-	return 0;
-}
-
 static unsigned timed_codes(const uint32_t *codes, unsigned n)
 {
 	unsigned t = 0;
@@ -309,50 +345,118 @@ static unsigned timed_codes(const uint32_t *codes, unsigned n)
 	return t;
 }
 
-int cupti_cb_engine_acquire(struct cupti_cb_engine *e, const uint32_t *codes, unsigned n)
+#define HAS(bits, c) ((bits)[(c) / 8] >> ((c) % 8) & 1)
+#define SET(bits, c) ((bits)[(c) / 8] |= (uint8_t)(1u << ((c) % 8)))
+
+static void drop_ref(struct cupti_cb_engine *e, int d, uint32_t c)
 {
+	if (e->refs[d][c] > 0 && --e->refs[d][c] == 0 && e->on[d][c])
+		set_callback(e, d, c, 0);
+}
+
+static void unhold_locked(struct cupti_cb_engine *e, struct cupti_cb_hold *h)
+{
+	if (!h->active || h->epoch != e->epoch) {
+		h->active = 0;
+		return;
+	}
+	for (int d = 0; d < 2; d++)
+		for (uint32_t c = 1; c < e->cat.n_cbids[d]; c++)
+			if (HAS(h->cbids[d], c))
+				drop_ref(e, d, c);
+	if (h->timed && e->timing_refs > 0 && --e->timing_refs == 0)
+		atomic_store(&e->timing, 0);
+	h->active = 0;
+	if (e->holders > 0 && --e->holders == 0)
+		let_go(e);
+	TRACE(e, "released a set: %u sets hold callbacks", e->holders);
+}
+
+/* Raise the refs of the CBIDs in want that h does not hold yet, in order;
+ * on a failed enable, undo exactly those. Then drop what h held and want
+ * does not need. CBIDs both need never toggle. */
+static int take_refs(struct cupti_cb_engine *e, struct cupti_cb_hold *h, const struct cupti_cb_hold *want)
+{
+	unsigned changed = 0;
+	for (int d = 0; d < 2; d++) {
+		for (uint32_t c = 1; c < e->cat.n_cbids[d]; c++) {
+			if (!HAS(want->cbids[d], c) || HAS(h->cbids[d], c))
+				continue;
+			if (e->refs[d][c]++ == 0 && !e->on[d][c]) {
+				changed++;
+				if (set_callback(e, d, c, 1) == 0)
+					continue;
+				/* Undo this call's work, and only it. */
+				e->refs[d][c]--;
+				for (int d2 = 0; d2 <= d; d2++)
+					for (uint32_t c2 = 1; c2 < (d2 < d ? e->cat.n_cbids[d2] : c); c2++)
+						if (HAS(want->cbids[d2], c2) && !HAS(h->cbids[d2], c2))
+							drop_ref(e, d2, c2);
+				return CUPTI_CB_ECUPTI;
+			}
+		}
+	}
+	for (int d = 0; d < 2; d++)
+		for (uint32_t c = 1; c < e->cat.n_cbids[d]; c++)
+			if (HAS(h->cbids[d], c) && !HAS(want->cbids[d], c))
+				drop_ref(e, d, c);
+	TRACE(e, "enabled %u CBIDs for a set", changed);
+	return 0;
+}
+
+int cupti_cb_engine_hold(struct cupti_cb_engine *e, struct cupti_cb_hold *h, const uint32_t *codes,
+			 unsigned n, char *why, size_t why_len)
+{
+	struct cupti_cb_hold want;
 	int rc = 0;
+	memset(&want, 0, sizeof want);
 	pthread_mutex_lock(&e->lock);
+	if (h->active && h->epoch != e->epoch)
+		h->active = 0;
+	if (!h->active)
+		memset(h, 0, sizeof *h);
+	for (int d = 0; d < 2; d++)
+		for (uint32_t c = 1; c < e->cat.n_cbids[d]; c++)
+			if (set_needs(e, codes, n, d, c))
+				SET(want.cbids[d], c);
+	want.timed = (uint8_t)timed_codes(codes, n);
 	if (!e->subscribed) {
 		rc = subscribe(e, cupti_cb_engine_callback, &e->sub);
 		e->subscribed = rc == 0;
 	}
 	if (rc == 0) {
 		/* The clock goes on before any callback can see an enter. */
-		if (timed_codes(codes, n) && e->timing_refs++ == 0)
+		if (want.timed && !h->timed && e->timing_refs++ == 0)
 			atomic_store(&e->timing, 1);
-		rc = adjust(e, codes, n, +1);
-		e->holders++;
-		TRACE(e, "start: %u running sets", e->holders);
-		if (rc) {
-			pthread_mutex_unlock(&e->lock);
-			cupti_cb_engine_release(e, codes, n);
-			return rc;
+		rc = take_refs(e, h, &want);
+		if (rc == 0) {
+			if (h->timed && !want.timed && --e->timing_refs == 0)
+				atomic_store(&e->timing, 0);
+			if (!h->active)
+				e->holders++;
+			memcpy(h->cbids, want.cbids, sizeof h->cbids);
+			h->timed = want.timed;
+			h->active = 1;
+			h->epoch = e->epoch;
+		} else if (want.timed && !h->timed && --e->timing_refs == 0) {
+			atomic_store(&e->timing, 0);
 		}
+		if (rc && !h->active && e->holders == 0)
+			let_go(e);	/* nothing else holds the subscription */
 	}
+	if (rc && why)
+		snprintf(why, why_len, "%s", e->why);
+	TRACE(e, "start: %s, %u sets hold callbacks", rc ? e->why : "ok", e->holders);
 	pthread_mutex_unlock(&e->lock);
 	return rc;
 }
 
-void cupti_cb_engine_release(struct cupti_cb_engine *e, const uint32_t *codes, unsigned n)
+void cupti_cb_engine_unhold(struct cupti_cb_engine *e, struct cupti_cb_hold *h)
 {
+	if (e->state != CUPTI_CB_READY)
+		return;
 	pthread_mutex_lock(&e->lock);
-	if (e->holders > 0) {
-		adjust(e, codes, n, -1);
-		if (timed_codes(codes, n) && e->timing_refs > 0 && --e->timing_refs == 0)
-			atomic_store(&e->timing, 0);
-		if (e->trace) {
-			unsigned long repeats = 0;
-			for (struct cupti_cb_block *b = atomic_load(&e->reg.head); b; b = b->next)
-				repeats += atomic_load_explicit(&b->repeats, memory_order_relaxed);
-			TRACE(e, "stop: %u running sets, %lu repeated callbacks dropped so far", e->holders - 1,
-			      repeats);
-		}
-		/* Every callback is disabled by now, unless keep holds them, and
-		 * with them the subscription, until PAPI_shutdown. */
-		if (--e->holders == 0 && !e->keep)
-			unsubscribe(e);
-	}
+	unhold_locked(e, h);
 	pthread_mutex_unlock(&e->lock);
 }
 

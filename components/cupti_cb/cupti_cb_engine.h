@@ -19,12 +19,29 @@
 
 #define CUPTI_CB_WHY_LEN 512
 #define CUPTI_CB_ENV_TRACE "CUPTI_CB_TRACE"
-#define CUPTI_CB_ENV_KEEP "CUPTI_CB_KEEP_CALLBACKS"
 
+/* Opening is lazy and in two stages: the catalogue needs only libcupti's
+ * name table (no driver); the driver stage (cuInit, the device count, the
+ * subscriber probe, the counter blocks) runs where it is really needed. */
 enum cupti_cb_state {
 	CUPTI_CB_UNINIT = 0,
+	CUPTI_CB_CATALOG,		/* names known, no driver touched */
 	CUPTI_CB_READY,
 	CUPTI_CB_DISABLED,
+};
+
+/* What one event set holds enabled: its CBIDs, and whether it needs the
+ * clock. A set holds them from its first start until its events change
+ * or it is cleaned up, not only while it runs: CUPTI 13.0 was measured to
+ * lose enables that follow disables while other threads make CUDA calls
+ * (bench/RESULTS.md), so toggling at every start/stop is not exact. */
+#define CUPTI_CB_CBID_BYTES(n) (((n) + 7) / 8)
+struct cupti_cb_hold {
+	uint8_t cbids[2][CUPTI_CB_CBID_BYTES((int)CUPTI_DRIVER_TRACE_CBID_SIZE > (int)CUPTI_RUNTIME_TRACE_CBID_SIZE ?
+					     (int)CUPTI_DRIVER_TRACE_CBID_SIZE : (int)CUPTI_RUNTIME_TRACE_CBID_SIZE)];
+	uint8_t timed;
+	uint8_t active;
+	unsigned epoch;			/* the engine's open epoch it was taken in */
 };
 
 enum cupti_cb_acquire_err {
@@ -48,38 +65,51 @@ struct cupti_cb_engine {
 	uint32_t *refs[2];		/* running sets that need each CBID */
 	uint8_t *on[2];			/* CBIDs CUPTI has enabled for us */
 	unsigned timing_refs;
-	unsigned holders;		/* event sets running */
+	unsigned holders;		/* event sets holding CBIDs */
+	unsigned epoch;			/* bumped when the engine lets go of CUPTI */
 	CUpti_SubscriberHandle sub;
 	int subscribed;
+	int n_devices;
 
 	atomic_int timing;		/* read the clock in callbacks */
 	struct cupti_cb_clock clock;
 	int trace;			/* CUPTI_CB_TRACE=1: log the cold path to stderr */
-	/* Keep every callback enabled once a set needed it, and the
-	 * subscription, until PAPI_shutdown. CUPTI 13.0 was measured to lose
-	 * an enable that follows a disable while other threads make CUDA
-	 * calls (bench/RESULTS.md); keeping them makes start/stop churn exact,
-	 * at the price of CUPTI's dispatch on those APIs after PAPI_stop. */
-	int keep;
 };
 
-/* Loads libcupti and libcuda, checks for a device and for another
- * subscriber, then sets up. On failure state is DISABLED and why holds the
- * sentence. Idempotent. */
+/* Stage one: loads libcupti and builds the catalogue. No driver, no GPU.
+ * On failure state is DISABLED and why holds the sentence. Idempotent. */
+int cupti_cb_engine_open_catalog(struct cupti_cb_engine *e);
+/* Stage two: loads libcuda, cuInit, counts devices, probes for another
+ * subscriber, sets up the counter blocks. Idempotent. */
 int cupti_cb_engine_open(struct cupti_cb_engine *e);
 
+/* The driver stage's set-up, once the device count is known. */
+int cupti_cb_engine_setup_driver(struct cupti_cb_engine *e, int n_devices);
 /* Sets up with an api already filled in (the unit tests' entry point). */
 int cupti_cb_engine_setup(struct cupti_cb_engine *e, int n_devices);
+/* fork(): the child of a process whose CUDA was initialized cannot use
+ * CUDA or CUPTI; the engine then disables itself there with a sentence. */
+void cupti_cb_engine_after_fork_child(struct cupti_cb_engine *e);
 
 /* Drops the subscription (callbacks disabled first) and, when no thread can
  * call back any more, the memory. */
 void cupti_cb_engine_close(struct cupti_cb_engine *e);
 void cupti_cb_engine_destroy(struct cupti_cb_engine *e);
 
-/* An event set starts / stops: enable / disable the CBIDs its codes need,
- * subscribing at the first holder and unsubscribing after the last. */
-int cupti_cb_engine_acquire(struct cupti_cb_engine *e, const uint32_t *codes, unsigned n);
-void cupti_cb_engine_release(struct cupti_cb_engine *e, const uint32_t *codes, unsigned n);
+/* An event set starts: make h hold exactly the CBIDs its codes need (and
+ * enable them), subscribing at the first holder. A failure undoes exactly
+ * what this call did, and copies the sentence into why. */
+int cupti_cb_engine_hold(struct cupti_cb_engine *e, struct cupti_cb_hold *h, const uint32_t *codes,
+			 unsigned n, char *why, size_t why_len);
+/* The set is cleaned up: let go of h; after the last holder every callback
+ * is disabled and the subscription dropped. */
+void cupti_cb_engine_unhold(struct cupti_cb_engine *e, struct cupti_cb_hold *h);
+/* Unit tests: hold and unhold as a set's start and cleanup do. */
+static inline int cupti_cb_engine_acquire(struct cupti_cb_engine *e, struct cupti_cb_hold *h,
+					  const uint32_t *codes, unsigned n)
+{
+	return cupti_cb_engine_hold(e, h, codes, n, NULL, 0);
+}
 
 /* Reading. */
 struct cupti_cb_probe cupti_cb_engine_probe(const struct cupti_cb_engine *e, uint32_t code);
