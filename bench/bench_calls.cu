@@ -337,6 +337,7 @@ int main(int argc, char **argv)
         die("usage: bench_calls --mode=bare|floor|floor_domains|counted|counted_time|other|"
             "stopped|mutex_map --api=getdevice|launch --threads=T[,T...] --iters=N");
 
+    bench_require_gpu();
     CUDA_CHECK(cudaSetDevice(0));
     CUDA_CHECK(cudaFree(0)); /* create the context before anything is timed */
     const char *cbid_label = NULL;

@@ -22,7 +22,8 @@
 #                   reversed in even rounds); the table shows the median over rounds
 #   BENCH_BUDGET    seconds the whole run may take (default 200): each program gets at
 #                   most what is left, and steps that no longer fit are skipped with a note
-#   BENCH_COMMIT    commit recorded in the table (default: git rev-parse in the current dir)
+#   BENCH_COMMIT    commit recorded in the table (default: the commit the installed build was
+#                   made from, <prefix>/share/cupti_cb/commit)
 #   BENCH_CBIDS_GETDEVICE, BENCH_CBIDS_LAUNCH
 #                   CBIDs of the floor and mutex_map modes (see bench_calls.cu)
 set -u
@@ -58,6 +59,22 @@ if [ -z "$nsys" ]; then
 fi
 
 say() { echo "run-bench: $*" | tee -a "$log" >&2; }
+
+# The commit the installed build was made from (written by make install); never
+# the git repository of the current directory, which may be any other one.
+commit=unknown
+for f in "$prefix/share/cupti_cb/commit" "@pkgdatadir@/commit"; do
+    if [ -r "$f" ]; then commit=$(head -n 1 "$f"); break; fi
+done
+commit=${BENCH_COMMIT:-$commit}
+
+# No GPU: nothing to measure (exit 77, as the tests do).  A GPU that CUDA
+# cannot use is not caught here: the programs fail and say why.
+if ! { nvidia-smi -L 2>/dev/null | grep -q '^GPU '; } && ! ls /proc/driver/nvidia/gpus/* >/dev/null 2>&1 &&
+   [ ! -e /dev/nvidiactl ]; then
+    say "no NVIDIA GPU on this machine (nvidia-smi lists none, no /proc/driver/nvidia/gpus entry, no /dev/nvidiactl): nothing to measure"
+    exit 77
+fi
 
 # step LABEL CMD...: runs CMD with what is left of the budget; its stdout
 # goes to $tmp/out, its stderr to bench.log, its wall time (s) to $step_s.
@@ -133,15 +150,17 @@ listing() { # the wall time of a full listing of the component
 }
 
 {
+    echo "meta commit $commit"
     echo "meta date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "meta host $(hostname)"
     echo "meta cpus $(nproc)"
     echo "meta device $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1 | sed 's/, / driver /')"
-    echo "meta commit ${BENCH_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
     echo "meta command $0 $*"
     echo "meta nsys ${nsys:-not found}"
     echo "meta rounds $rounds"
 } >> "$res"
+# The same stamp at the top of the output.
+sed -n 's/^meta \(commit\|date\|host\|device\) /# \1: /p' "$res"
 
 # Most important first: if the budget runs out, what is skipped is the last.
 calls 1 getdevice $modes

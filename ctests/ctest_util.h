@@ -239,6 +239,91 @@ static inline int ct_run_self(const char *argv0, const char *arg, const char *va
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* ---------------------------------------------------------------- is there a GPU? */
+
+#include <dirent.h>
+
+/* Does dir hold an entry other than "." and ".."?  Its first such name goes to name. */
+static inline int ct_dir_has_entry(const char *dir, char *name, size_t len)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int found = 0;
+    if (!d)
+        return 0;
+    while (!found && (e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+            snprintf(name, len, "%s", e->d_name);
+            found = 1;
+        }
+    closedir(d);
+    return found;
+}
+
+/*
+ * Is an NVIDIA GPU on this machine, whether or not CUDA can use it?  Looks at what exists
+ * without CUDA: the driver's /proc/driver/nvidia/gpus, its /dev/nvidiactl and /dev/nvidia0,
+ * `nvidia-smi -L`, and PCI display controllers of vendor 0x10de.  On yes, the evidence goes
+ * to why.  Used to tell "no GPU" (SKIP) from "a GPU that CUDA cannot use" (FAIL).
+ */
+static inline int ct_gpu_present(char *why, size_t len)
+{
+    char name[256], line[512];
+    FILE *f;
+    if (ct_dir_has_entry("/proc/driver/nvidia/gpus", name, sizeof name)) {
+        snprintf(why, len, "/proc/driver/nvidia/gpus/%s exists", name);
+        return 1;
+    }
+    if (access("/dev/nvidiactl", F_OK) == 0 || access("/dev/nvidia0", F_OK) == 0) {
+        snprintf(why, len, "%s exists",
+                 access("/dev/nvidiactl", F_OK) == 0 ? "/dev/nvidiactl" : "/dev/nvidia0");
+        return 1;
+    }
+    if ((f = popen("nvidia-smi -L 2>/dev/null", "r")) != NULL) {
+        int found = 0;
+        while (!found && fgets(line, sizeof line, f))
+            if (strncmp(line, "GPU ", 4) == 0) {
+                line[strcspn(line, "\n")] = '\0';
+                snprintf(why, len, "nvidia-smi -L lists \"%s\"", line);
+                found = 1;
+            }
+        pclose(f);
+        if (found)
+            return 1;
+    }
+    DIR *d = opendir("/sys/bus/pci/devices");
+    struct dirent *e;
+    int found = 0;
+    while (d && !found && (e = readdir(d)) != NULL) {
+        char path[512];
+        unsigned vendor = 0, cls = 0;
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/vendor", e->d_name);
+        if ((f = fopen(path, "r")) != NULL) {
+            if (fscanf(f, "%x", &vendor) != 1)
+                vendor = 0;
+            fclose(f);
+        }
+        if (vendor != 0x10de)
+            continue;
+        snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/class", e->d_name);
+        if ((f = fopen(path, "r")) != NULL) {
+            if (fscanf(f, "%x", &cls) != 1)
+                cls = 0;
+            fclose(f);
+        }
+        if ((cls >> 16) == 0x03) { /* display controller: VGA or 3D */
+            snprintf(why, len, "PCI device %s is an NVIDIA display controller (class 0x%06x)",
+                     e->d_name, cls);
+            found = 1;
+        }
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
 /* ---------------------------------------------------------------- CUDA (nvcc only) */
 #ifdef __CUDACC__
 #include <cuda.h>
@@ -263,17 +348,31 @@ static inline void ct_cu_must(const char *what, CUresult r, int line)
 #define CU_MUST(call) ct_cu_must(#call, (call), __LINE__)
 
 /*
- * Exits 77 unless at least min_devices CUDA devices are usable.  cudaGetDeviceCount runs
- * cuInit but creates no context; tests create their context themselves (ct_use_device),
- * the component never does.
+ * Returns the number of usable CUDA devices, at least min_devices.  Exits 77 (SKIP) only
+ * when there is really no GPU (ct_gpu_present finds none), when CUDA_VISIBLE_DEVICES hides
+ * every GPU, or when the machine has fewer than min_devices GPUs.  A GPU that is there but
+ * that CUDA cannot use (no or too old a driver, a broken installation) is a failure.
+ * cudaGetDeviceCount runs cuInit but creates no context; tests create their context
+ * themselves (ct_use_device), the component never does.
  */
 static inline int require_gpu(int min_devices)
 {
     int n = 0;
+    char why[768];
     cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess)
-        ct_skip("no usable CUDA driver/GPU: cudaGetDeviceCount: %s (%s)", cudaGetErrorName(e),
-                cudaGetErrorString(e));
+    if (e != cudaSuccess) {
+        const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+        if (ct_gpu_present(why, sizeof why)) {
+            if (e == cudaErrorNoDevice && vis)
+                ct_skip("CUDA_VISIBLE_DEVICES=\"%s\" hides every GPU (%s)", vis, why);
+            ct_fatal("a GPU is present (%s) but CUDA cannot use it: cudaGetDeviceCount: %s (%s)",
+                     why, cudaGetErrorName(e), cudaGetErrorString(e));
+        }
+        ct_skip("no NVIDIA GPU on this machine (no /proc/driver/nvidia/gpus entry, no "
+                "/dev/nvidiactl, nvidia-smi lists none, no NVIDIA PCI display controller); "
+                "cudaGetDeviceCount: %s",
+                cudaGetErrorName(e));
+    }
     if (n < min_devices)
         ct_skip("needs %d GPU%s, found %d", min_devices, min_devices > 1 ? "s" : "", n);
     return n;

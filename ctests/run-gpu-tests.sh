@@ -7,6 +7,22 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 timeout_s=${CTEST_TIMEOUT:-600}
+
+# What the results belong to: the commit the installed build was made from
+# (<prefix>/share/cupti_cb/commit, written by make install), when and where.
+commit=unknown commit_file=
+for f in "$here/../../../share/cupti_cb/commit" "@pkgdatadir@/commit"; do
+    if [ -r "$f" ]; then commit=$(head -n 1 "$f"); commit_file=$(cd "$(dirname "$f")" && pwd)/commit; break; fi
+done
+echo "# cupti_cb commit: $commit${commit_file:+ ($commit_file)}"
+echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+echo "# host: $(hostname)"
+devices=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sed 's/, / driver /')
+if [ -n "$devices" ]; then
+    printf '%s\n' "$devices" | sed 's/^/# device: /'
+else
+    echo "# device: none (nvidia-smi lists no GPU)"
+fi
 run_limited() {
     if command -v timeout >/dev/null 2>&1; then timeout "$timeout_s" "$@"; else "$@"; fi
 }
