@@ -7,13 +7,17 @@
  *    that slots are reused;
  *  - the counter blocks: threads count into their own blocks while readers
  *    sum every block (process scope) and must never see a sum go down; then
- *    new threads adopt the blocks of exited ones while the readers go on. */
+ *    new threads adopt the blocks of exited ones while the readers go on;
+ *  - the engine: threads make counted calls through a fake CUPTI while
+ *    other threads start, read and stop event sets (the start/stop churn
+ *    of TAU and of the churn test), and one set runs throughout. */
 #include <pthread.h>
 
 #include "check.h"
 #include "cupti_cb_allocs.h"
 #include "cupti_cb_blocks.h"
 #include "cupti_cb_derived.h"
+#include "cupti_cb_engine.h"
 
 /* ---- the allocation table ------------------------------------------------- */
 
@@ -215,9 +219,193 @@ static void blocks(void)
 	cupti_cb_registry_fini(&reg);
 }
 
+/* ---- the engine under start/stop churn ------------------------------------ */
+
+#define E_CALLERS 4
+#define E_CHURNERS 2
+#define E_CALLS 20000
+#define DRV CUPTI_CB_DOMAIN_DRIVER_API
+
+static struct cupti_cb_engine eng;
+/* What the fake CUPTI has enabled: written by the engine under its lock,
+ * read by calling threads, as CUPTI's own table is. */
+static atomic_uchar enabled[2][CUPTI_DRIVER_TRACE_CBID_SIZE + CUPTI_RUNTIME_TRACE_CBID_SIZE];
+static atomic_int e_done;
+static CUcontext const CTX0 = (CUcontext)0x1000;
+
+static CUptiResult fake_subscribe_v2(CUpti_SubscriberHandle *h, CUpti_CallbackFunc fn, void *ud,
+				     CUpti_SubscriberParams *p)
+{
+	(void)fn, (void)ud, (void)p;
+	*h = (CUpti_SubscriberHandle)0x5;
+	return CUPTI_SUCCESS;
+}
+
+static CUptiResult fake_unsubscribe(CUpti_SubscriberHandle h)
+{
+	(void)h;
+	return CUPTI_SUCCESS;
+}
+
+static CUptiResult fake_enable(uint32_t on, CUpti_SubscriberHandle h, CUpti_CallbackDomain d, CUpti_CallbackId c)
+{
+	(void)h;
+	atomic_store(&enabled[d == DRV][c], (unsigned char)on);
+	return CUPTI_SUCCESS;
+}
+
+static CUptiResult fake_device_id(CUcontext ctx, uint32_t *id)
+{
+	(void)ctx;
+	*id = 0;
+	return CUPTI_SUCCESS;
+}
+
+static CUresult fake_pointer_attrs(unsigned n, CUpointer_attribute *a, void **out, CUdeviceptr p)
+{
+	(void)n, (void)a, (void)out, (void)p;
+	return CUDA_ERROR_INVALID_VALUE;
+}
+
+/* One driver call, its enter and exit delivered as CUPTI does. */
+static void driver_call(CUpti_CallbackId cbid, const void *params, uint32_t id)
+{
+	CUresult ret = CUDA_SUCCESS;
+	uint64_t corr = 0;
+	CUpti_CallbackData cd = { 0 };
+	cd.functionParams = params;
+	cd.functionReturnValue = &ret;
+	cd.context = CTX0;
+	cd.correlationData = &corr;
+	cd.correlationId = id;
+	for (int site = 0; site < 2; site++) {
+		if (!atomic_load(&enabled[1][cbid]))
+			continue;
+		cd.callbackSite = site ? CUPTI_API_EXIT : CUPTI_API_ENTER;
+		cupti_cb_engine_callback(&eng, DRV, cbid, &cd);
+	}
+}
+
+static uint32_t e_code(const char *name)
+{
+	uint32_t code = 0;
+	if (cupti_cb_catalog_parse(&eng.cat, name, &code)) {
+		fprintf(stderr, "bad name in test: %s\n", name);
+		exit(2);
+	}
+	return code;
+}
+
+static void *e_caller(void *arg)
+{
+	uint32_t id = (uint32_t)(uintptr_t)arg * 10 * E_CALLS;
+	cuLaunchKernel_params lk = { 0 };
+	for (unsigned i = 0; i < E_CALLS; i++) {
+		driver_call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &lk, ++id);
+		if (i % 16 == 0)
+			driver_call(CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2, NULL, ++id);
+	}
+	return NULL;
+}
+
+/* Starts, reads and stops sets as fast as it can, as a profiler timing many
+ * short regions does; every value read must be plausible. */
+static void *e_churner(void *arg)
+{
+	const char *const names[][3] = {
+		{ "kernel.launches:process", "sync.time_ns:process", "cuLaunchKernel.calls" },
+		{ "sync.calls:process", "api.calls", "kernel.launches" },
+	};
+	uint32_t codes[3];
+	unsigned k = (unsigned)(uintptr_t)arg % 2, bad = 0, rounds = 0;
+	for (int i = 0; i < 3; i++)
+		codes[i] = e_code(names[k][i]);
+	while (!atomic_load(&e_done)) {
+		if (cupti_cb_engine_acquire(&eng, codes, 3)) {
+			bad++;
+			break;
+		}
+		uint64_t base[3], v[3];
+		struct cupti_cb_probe p[3];
+		for (int i = 0; i < 3; i++) {
+			p[i] = cupti_cb_engine_probe(&eng, codes[i]);
+			base[i] = cupti_cb_engine_raw(&eng, &p[i], CUPTI_CB_CODE_PROC(codes[i]) ? NULL :
+							    cupti_cb_engine_thread_block(&eng));
+		}
+		cupti_cb_clock_calibrate(&eng.clock);
+		for (int i = 0; i < 3; i++) {
+			v[i] = cupti_cb_engine_raw(&eng, &p[i], CUPTI_CB_CODE_PROC(codes[i]) ? NULL :
+							 cupti_cb_engine_thread_block(&eng));
+			/* Counters never go down, and no window exceeds every call. */
+			if (v[i] < base[i] ||
+			    (!p[i].ticks && v[i] - base[i] > (uint64_t)E_CALLERS * E_CALLS * 2))
+				bad++;
+			(void)cupti_cb_engine_value(&eng, &p[i], v[i] - base[i]);
+		}
+		/* This thread makes no CUDA call: its thread-scope counts stay 0. */
+		if (k == 0 && v[2] != base[2])
+			bad++;
+		cupti_cb_engine_release(&eng, codes, 3);
+		rounds++;
+	}
+	return (void *)(uintptr_t)(bad ? 1000000u + bad : rounds);
+}
+
+static void engine_churn(void)
+{
+	char why[512];
+	if (cupti_cb_load_cupti(&eng.api, why, sizeof why)) {
+		fprintf(stderr, "%s\n", why);
+		exit(1);
+	}
+	eng.api.cuptiSubscribe_v2 = fake_subscribe_v2;
+	eng.api.cuptiUnsubscribe = fake_unsubscribe;
+	eng.api.cuptiEnableCallback = fake_enable;
+	eng.api.cuptiGetDeviceId = fake_device_id;
+	eng.api.cuPointerGetAttributes = fake_pointer_attrs;
+	CHECK_EQ(cupti_cb_engine_setup(&eng, 1), 0, "engine set up with 1 device");
+
+	/* The set that runs throughout: its count must be exact. */
+	uint32_t whole[2] = { e_code("kernel.launches:process"), e_code("sync.calls:process") };
+	CHECK_EQ(cupti_cb_engine_acquire(&eng, whole, 2), 0, "a set runs throughout");
+	struct cupti_cb_probe p0 = cupti_cb_engine_probe(&eng, whole[0]), p1 = cupti_cb_engine_probe(&eng, whole[1]);
+	uint64_t l0 = cupti_cb_engine_raw(&eng, &p0, NULL), s0 = cupti_cb_engine_raw(&eng, &p1, NULL);
+
+	pthread_t callers[E_CALLERS], churners[E_CHURNERS];
+	for (uintptr_t i = 0; i < E_CHURNERS; i++)
+		pthread_create(&churners[i], NULL, e_churner, (void *)i);
+	for (uintptr_t i = 0; i < E_CALLERS; i++)
+		pthread_create(&callers[i], NULL, e_caller, (void *)(i + 1));
+	for (int i = 0; i < E_CALLERS; i++)
+		pthread_join(callers[i], NULL);
+	atomic_store(&e_done, 1);
+	unsigned rounds = 0, bad = 0;
+	for (int i = 0; i < E_CHURNERS; i++) {
+		void *r;
+		pthread_join(churners[i], &r);
+		if ((uintptr_t)r >= 1000000u)
+			bad += (unsigned)((uintptr_t)r - 1000000u);
+		else
+			rounds += (unsigned)(uintptr_t)r;
+	}
+	CHECK(rounds > 0, "%u start/read/stop rounds ran beside the calls", rounds);
+	CHECK_EQ(bad, 0, "implausible values or failed starts in the churning sets");
+	CHECK_EQ(cupti_cb_engine_raw(&eng, &p0, NULL) - l0, (uint64_t)E_CALLERS * E_CALLS,
+		 "the set running throughout counts every launch");
+	CHECK_EQ(cupti_cb_engine_raw(&eng, &p1, NULL) - s0, (uint64_t)E_CALLERS * ((E_CALLS + 15) / 16),
+		 "and every synchronization");
+	cupti_cb_engine_release(&eng, whole, 2);
+	unsigned on = 0;
+	for (size_t c = 0; c < sizeof enabled[1]; c++)
+		on += atomic_load(&enabled[1][c]) + atomic_load(&enabled[0][c]);
+	CHECK_EQ(on, 0, "nothing enabled once every set stopped");
+	cupti_cb_engine_destroy(&eng);
+}
+
 int main(void)
 {
 	allocs();
 	blocks();
+	engine_churn();
 	return checks_done();
 }
