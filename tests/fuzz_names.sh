@@ -1,0 +1,42 @@
+#!/bin/sh
+# fuzz_names.sh: runs the libFuzzer target fuzz_names for FUZZ_SECONDS
+# seconds (default 60) from a scratch copy of the committed seed corpus
+# (fuzz-corpus/), so that a run never changes the source tree. A finding
+# (abort, sanitizer report, crash, leak, timeout) fails the test; the input
+# that caused it is left in fuzz-scratch/ and printed.
+#
+# Exit status 77 (SKIP) with the reason when configure found no clang that
+# builds libFuzzer targets, or 1 when CUPTI_CB_REQUIRE_CLANG_TESTS is set.
+# Extra arguments go to the fuzzer (e.g. -runs=10000000).
+
+if test -z "$FUZZ_CC"; then
+	echo "SKIP: ${FUZZ_WHY:-configure found no clang with libFuzzer}"
+	test -z "$CUPTI_CB_REQUIRE_CLANG_TESTS" || exit 1
+	exit 77
+fi
+
+srcdir=${srcdir:-.}
+seconds=${FUZZ_SECONDS:-60}
+scratch=fuzz-scratch
+rm -rf "$scratch" || exit 1
+mkdir -p "$scratch/corpus" || exit 1
+cp "$srcdir"/fuzz-corpus/* "$scratch/corpus/" || exit 1
+n_seeds=$(ls "$scratch/corpus" | wc -l)
+echo "fuzz_names: $seconds s from $n_seeds seeds ($srcdir/fuzz-corpus), scratch $scratch/"
+
+# One process: the machines running make check are shared. Names are at most
+# CUPTI_CB_NAME_MAX (256) bytes; inputs a little longer test the limit.
+./fuzz_names -max_total_time="$seconds" -max_len=300 -timeout=10 -rss_limit_mb=2048 \
+	-print_final_stats=1 -artifact_prefix="$scratch/" "$@" "$scratch/corpus"
+rc=$?
+for f in "$scratch"/crash-* "$scratch"/leak-* "$scratch"/timeout-* "$scratch"/oom-*; do
+	test -f "$f" || continue
+	echo "fuzz_names: finding in $f:"
+	od -c "$f" | head -n 20
+done
+if test $rc -ne 0; then
+	echo "fuzz_names: FAILED (exit status $rc)"
+	exit 1
+fi
+rm -rf "$scratch"
+exit 0

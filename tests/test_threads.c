@@ -1,0 +1,411 @@
+/* test_threads.c: the lock-free pieces under real concurrency, for
+ * ThreadSanitizer (test_threads_tsan) as much as for the values:
+ *
+ *  - the allocation table: threads insert distinct pointers and another
+ *    thread takes them (an allocation freed by another thread), while
+ *    readers probe for pointers that are not there, over several rounds so
+ *    that slots are reused;
+ *  - the counter blocks: threads count into their own blocks while readers
+ *    sum every block (process scope) and must never see a sum go down; then
+ *    new threads adopt the blocks of exited ones while the readers go on;
+ *  - the engine: threads make counted calls through a fake CUPTI while
+ *    other threads start, read and stop event sets (the start/stop churn
+ *    of TAU and of the churn test), and one set runs throughout. */
+#include <pthread.h>
+
+#include "check.h"
+#include "cupti_cb_allocs.h"
+#include "cupti_cb_blocks.h"
+#include "cupti_cb_derived.h"
+#include "cupti_cb_engine.h"
+
+/* ---- the allocation table ------------------------------------------------- */
+
+#define A_WRITERS 4
+#define A_READERS 2
+#define A_PER_WRITER 4096
+#define A_ROUNDS 8
+
+static struct cupti_cb_allocs table;
+static pthread_barrier_t a_barrier;
+static atomic_int a_done;
+
+static uint64_t a_ptr(unsigned writer, unsigned round, unsigned i)
+{
+	/* Like device addresses: 512-byte aligned, one range per writer. */
+	return ((uint64_t)(writer + 1) << 36) + ((uint64_t)round << 24) + ((uint64_t)i << 9);
+}
+
+static uint64_t a_size(unsigned writer, unsigned round, unsigned i)
+{
+	return 1 + i + 10000u * writer + 1000000u * round;
+}
+
+struct a_result {
+	unsigned refused, wrong, leftover;
+};
+
+static void *a_writer(void *arg)
+{
+	unsigned w = (unsigned)(uintptr_t)arg, from = (w + 1) % A_WRITERS;
+	struct a_result *r = calloc(1, sizeof *r);
+	for (unsigned round = 0; round < A_ROUNDS; round++) {
+		for (unsigned i = 0; i < A_PER_WRITER; i++)
+			r->refused += cupti_cb_allocs_insert(&table, a_ptr(w, round, i), a_size(w, round, i)) != 0;
+		pthread_barrier_wait(&a_barrier);
+		/* Free what the next writer allocated. */
+		for (unsigned i = 0; i < A_PER_WRITER; i++)
+			r->wrong += cupti_cb_allocs_take(&table, a_ptr(from, round, i)) != a_size(from, round, i);
+		pthread_barrier_wait(&a_barrier);
+		for (unsigned i = 0; i < A_PER_WRITER; i += 7)
+			r->leftover += cupti_cb_allocs_take(&table, a_ptr(w, round, i)) != 0;
+	}
+	return r;
+}
+
+static void *a_reader(void *arg)
+{
+	uint64_t found = 0, n = 0;
+	(void)arg;
+	/* Pointers no writer ever inserts: between two writers' ranges. */
+	while (!atomic_load(&a_done)) {
+		uint64_t p = ((uint64_t)(n % A_WRITERS + 1) << 36) + ((uint64_t)A_ROUNDS << 24) + ((n & 4095) << 9);
+		found += cupti_cb_allocs_take(&table, p) != 0;
+		n++;
+	}
+	return (void *)(uintptr_t)found;
+}
+
+static void allocs(void)
+{
+	CHECK_EQ(cupti_cb_allocs_init(&table, 16), 0, "table of 65536 slots");
+	pthread_barrier_init(&a_barrier, NULL, A_WRITERS);
+	pthread_t w[A_WRITERS], r[A_READERS];
+	for (uintptr_t i = 0; i < A_READERS; i++)
+		pthread_create(&r[i], NULL, a_reader, NULL);
+	for (uintptr_t i = 0; i < A_WRITERS; i++)
+		pthread_create(&w[i], NULL, a_writer, (void *)i);
+	struct a_result sum = { 0, 0, 0 };
+	for (int i = 0; i < A_WRITERS; i++) {
+		void *res;
+		pthread_join(w[i], &res);
+		struct a_result *one = res;
+		sum.refused += one->refused;
+		sum.wrong += one->wrong;
+		sum.leftover += one->leftover;
+		free(one);
+	}
+	atomic_store(&a_done, 1);
+	uint64_t found = 0;
+	for (int i = 0; i < A_READERS; i++) {
+		void *res;
+		pthread_join(r[i], &res);
+		found += (uintptr_t)res;
+	}
+	CHECK_EQ(sum.refused, 0, "no insert refused at a quarter load");
+	CHECK_EQ(sum.wrong, 0, "every pointer freed by another thread gives back its exact size");
+	CHECK_EQ(sum.leftover, 0, "and is gone afterwards");
+	CHECK_EQ(found, 0, "concurrent lookups of absent pointers find nothing");
+	CHECK_EQ(atomic_load(&table.dropped), 0, "nothing dropped");
+	pthread_barrier_destroy(&a_barrier);
+	cupti_cb_allocs_fini(&table);
+}
+
+/* ---- the counter blocks ------------------------------------------------------- */
+
+#define B_COUNTERS 6
+#define B_READERS 2
+#define B_PER_THREAD 20000
+#define B_WAVES 3
+
+static struct cupti_cb_registry reg;
+static struct cupti_cb_probe p_calls, p_launch_dev1, p_launches;
+static atomic_int b_done;
+static pthread_barrier_t b_barrier;	/* the counting threads of a wave live together */
+
+static void *b_counter(void *arg)
+{
+	(void)arg;
+	struct cupti_cb_block *b = cupti_cb_block_self(&reg);
+	pthread_barrier_wait(&b_barrier);
+	if (!b) {
+		fprintf(stderr, "no block: out of memory\n");
+		exit(1);
+	}
+	uint64_t calls0 = cupti_cb_probe_block(&p_calls, b), dev0 = cupti_cb_probe_block(&p_launch_dev1, b);
+	size_t launch1 = reg.lay.dev + 1 * CUPTI_CB_N_DEV_CTRS + CUPTI_CB_C_LAUNCHES;
+	for (unsigned i = 0; i < B_PER_THREAD; i++) {
+		b = cupti_cb_block_self(&reg);	/* as every callback does */
+		cupti_cb_bump(&b->c[reg.lay.thr + CUPTI_CB_C_API_CALLS], 1);
+		if (i % 2)
+			cupti_cb_bump(&b->c[launch1], 2);
+	}
+	/* Thread scope: this thread's counts only, adopted counts excluded. */
+	int bad = cupti_cb_probe_block(&p_calls, b) - calls0 != B_PER_THREAD ||
+		  cupti_cb_probe_block(&p_launch_dev1, b) - dev0 != B_PER_THREAD;
+	pthread_barrier_wait(&b_barrier);
+	return (void *)(uintptr_t)bad;
+}
+
+struct b_seen {
+	uint64_t reads, decreases, last_calls;
+};
+
+static void *b_reader(void *arg)
+{
+	struct b_seen *s = arg;
+	uint64_t last_many[2] = { 0, 0 };
+	const struct cupti_cb_probe many[2] = { p_calls, p_launches };
+	const uint8_t which[2] = { 1, 1 };
+	while (!atomic_load(&b_done)) {
+		uint64_t v = cupti_cb_probe_process(&p_calls, &reg), out[2];
+		s->decreases += v < s->last_calls;
+		s->last_calls = v;
+		cupti_cb_probe_process_many(many, which, 2, &reg, out);
+		s->decreases += out[0] < last_many[0] || out[1] < last_many[1];
+		last_many[0] = out[0];
+		last_many[1] = out[1];
+		s->reads++;
+	}
+	return NULL;
+}
+
+static void blocks(void)
+{
+	struct cupti_cb_layout lay;
+	cupti_cb_layout_init(&lay, 8, 2);
+	CHECK_EQ(cupti_cb_registry_init(&reg, &lay), 0, "registry");
+	p_calls = (struct cupti_cb_probe){ (uint32_t)(lay.thr + CUPTI_CB_C_API_CALLS), 1, 1, 0, 0 };
+	p_launch_dev1 = (struct cupti_cb_probe){
+		(uint32_t)(lay.dev + 1 * CUPTI_CB_N_DEV_CTRS + CUPTI_CB_C_LAUNCHES), 1, 1, 0, 0 };
+	/* kernel.launches, all devices: one counter in each device row. */
+	p_launches = (struct cupti_cb_probe){ (uint32_t)(lay.dev + CUPTI_CB_C_LAUNCHES), 1,
+					      (uint16_t)lay.n_devrows, CUPTI_CB_N_DEV_CTRS, 0 };
+
+	pthread_barrier_init(&b_barrier, NULL, B_COUNTERS);
+	struct b_seen seen[B_READERS] = { { 0, 0, 0 } };
+	pthread_t r[B_READERS], c[B_COUNTERS];
+	for (int i = 0; i < B_READERS; i++)
+		pthread_create(&r[i], NULL, b_reader, &seen[i]);
+	unsigned bad = 0, blocks_after_first = 0;
+	for (int wave = 0; wave < B_WAVES; wave++) {
+		for (int i = 0; i < B_COUNTERS; i++)
+			pthread_create(&c[i], NULL, b_counter, NULL);
+		for (int i = 0; i < B_COUNTERS; i++) {
+			void *res;
+			pthread_join(c[i], &res);
+			bad += (uintptr_t)res != 0;
+		}
+		if (wave == 0)
+			blocks_after_first = atomic_load(&reg.n_blocks);
+	}
+	atomic_store(&b_done, 1);
+	uint64_t reads = 0, decreases = 0;
+	for (int i = 0; i < B_READERS; i++) {
+		pthread_join(r[i], NULL);
+		reads += seen[i].reads;
+		decreases += seen[i].decreases;
+	}
+	CHECK_EQ(bad, 0, "each thread's own block holds exactly its counts");
+	CHECK_EQ(blocks_after_first, B_COUNTERS, "one block per counting thread");
+	CHECK_EQ(atomic_load(&reg.n_blocks), B_COUNTERS, "later waves adopt the blocks of exited threads");
+	CHECK_EQ(cupti_cb_probe_process(&p_calls, &reg), (uint64_t)B_WAVES * B_COUNTERS * B_PER_THREAD,
+		 "process scope: every count of every thread, exited ones included");
+	CHECK_EQ(cupti_cb_probe_process(&p_launches, &reg), (uint64_t)B_WAVES * B_COUNTERS * B_PER_THREAD,
+		 "process scope over the device rows");
+	CHECK(reads > 0, "the readers read %" PRIu64 " times while threads counted", reads);
+	CHECK_EQ(decreases, 0, "a process-scope sum never went down");
+	pthread_barrier_destroy(&b_barrier);
+	cupti_cb_registry_fini(&reg);
+}
+
+/* ---- the engine under start/stop churn ------------------------------------ */
+
+#define E_CALLERS 4
+#define E_CHURNERS 2
+#define E_CALLS 20000
+#define DRV CUPTI_CB_DOMAIN_DRIVER_API
+
+static struct cupti_cb_engine eng;
+/* What the fake CUPTI has enabled: written by the engine under its lock,
+ * read by calling threads, as CUPTI's own table is. */
+static atomic_uchar enabled[2][CUPTI_DRIVER_TRACE_CBID_SIZE + CUPTI_RUNTIME_TRACE_CBID_SIZE];
+static atomic_int e_done;
+static CUcontext const CTX0 = (CUcontext)0x1000;
+
+static CUptiResult fake_subscribe_v2(CUpti_SubscriberHandle *h, CUpti_CallbackFunc fn, void *ud,
+				     CUpti_SubscriberParams *p)
+{
+	(void)fn, (void)ud, (void)p;
+	*h = (CUpti_SubscriberHandle)0x5;
+	return CUPTI_SUCCESS;
+}
+
+static CUptiResult fake_unsubscribe(CUpti_SubscriberHandle h)
+{
+	(void)h;
+	return CUPTI_SUCCESS;
+}
+
+static CUptiResult fake_enable(uint32_t on, CUpti_SubscriberHandle h, CUpti_CallbackDomain d, CUpti_CallbackId c)
+{
+	(void)h;
+	atomic_store(&enabled[d == DRV][c], (unsigned char)on);
+	return CUPTI_SUCCESS;
+}
+
+static CUptiResult fake_device_id(CUcontext ctx, uint32_t *id)
+{
+	(void)ctx;
+	*id = 0;
+	return CUPTI_SUCCESS;
+}
+
+static CUresult fake_pointer_attrs(unsigned n, CUpointer_attribute *a, void **out, CUdeviceptr p)
+{
+	(void)n, (void)a, (void)out, (void)p;
+	return CUDA_ERROR_INVALID_VALUE;
+}
+
+/* One driver call, its enter and exit delivered as CUPTI does. */
+static void driver_call(CUpti_CallbackId cbid, const void *params, uint32_t id)
+{
+	CUresult ret = CUDA_SUCCESS;
+	uint64_t corr = 0;
+	CUpti_CallbackData cd = { 0 };
+	cd.functionParams = params;
+	cd.functionReturnValue = &ret;
+	cd.context = CTX0;
+	cd.correlationData = &corr;
+	cd.correlationId = id;
+	for (int site = 0; site < 2; site++) {
+		if (!atomic_load(&enabled[1][cbid]))
+			continue;
+		cd.callbackSite = site ? CUPTI_API_EXIT : CUPTI_API_ENTER;
+		cupti_cb_engine_callback(&eng, DRV, cbid, &cd);
+	}
+}
+
+static uint32_t e_code(const char *name)
+{
+	uint32_t code = 0;
+	if (cupti_cb_catalog_parse(&eng.cat, name, &code)) {
+		fprintf(stderr, "bad name in test: %s\n", name);
+		exit(2);
+	}
+	return code;
+}
+
+static void *e_caller(void *arg)
+{
+	uint32_t id = (uint32_t)(uintptr_t)arg * 10 * E_CALLS;
+	cuLaunchKernel_params lk = { 0 };
+	for (unsigned i = 0; i < E_CALLS; i++) {
+		driver_call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &lk, ++id);
+		if (i % 16 == 0)
+			driver_call(CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2, NULL, ++id);
+	}
+	return NULL;
+}
+
+/* Starts, reads and stops sets as fast as it can, as a profiler timing many
+ * short regions does; every value read must be plausible. */
+static void *e_churner(void *arg)
+{
+	const char *const names[][3] = {
+		{ "kernel.launches:process", "sync.time_ns:process", "cuLaunchKernel.calls" },
+		{ "sync.calls:process", "api.calls", "kernel.launches" },
+	};
+	uint32_t codes[3];
+	unsigned k = (unsigned)(uintptr_t)arg % 2, bad = 0, rounds = 0;
+	for (int i = 0; i < 3; i++)
+		codes[i] = e_code(names[k][i]);
+	while (!atomic_load(&e_done)) {
+		if (cupti_cb_engine_acquire(&eng, codes, 3)) {
+			bad++;
+			break;
+		}
+		uint64_t base[3], v[3];
+		struct cupti_cb_probe p[3];
+		for (int i = 0; i < 3; i++) {
+			p[i] = cupti_cb_engine_probe(&eng, codes[i]);
+			base[i] = cupti_cb_engine_raw(&eng, &p[i], CUPTI_CB_CODE_PROC(codes[i]) ? NULL :
+							    cupti_cb_engine_thread_block(&eng));
+		}
+		cupti_cb_clock_calibrate(&eng.clock);
+		for (int i = 0; i < 3; i++) {
+			v[i] = cupti_cb_engine_raw(&eng, &p[i], CUPTI_CB_CODE_PROC(codes[i]) ? NULL :
+							 cupti_cb_engine_thread_block(&eng));
+			/* Counters never go down, and no window exceeds every call. */
+			if (v[i] < base[i] ||
+			    (!p[i].ticks && v[i] - base[i] > (uint64_t)E_CALLERS * E_CALLS * 2))
+				bad++;
+			(void)cupti_cb_engine_value(&eng, &p[i], v[i] - base[i]);
+		}
+		/* This thread makes no CUDA call: its thread-scope counts stay 0. */
+		if (k == 0 && v[2] != base[2])
+			bad++;
+		cupti_cb_engine_release(&eng, codes, 3);
+		rounds++;
+	}
+	return (void *)(uintptr_t)(bad ? 1000000u + bad : rounds);
+}
+
+static void engine_churn(void)
+{
+	char why[512];
+	if (cupti_cb_load_cupti(&eng.api, why, sizeof why)) {
+		fprintf(stderr, "%s\n", why);
+		exit(1);
+	}
+	eng.api.cuptiSubscribe_v2 = fake_subscribe_v2;
+	eng.api.cuptiUnsubscribe = fake_unsubscribe;
+	eng.api.cuptiEnableCallback = fake_enable;
+	eng.api.cuptiGetDeviceId = fake_device_id;
+	eng.api.cuPointerGetAttributes = fake_pointer_attrs;
+	CHECK_EQ(cupti_cb_engine_setup(&eng, 1), 0, "engine set up with 1 device");
+
+	/* The set that runs throughout: its count must be exact. */
+	uint32_t whole[2] = { e_code("kernel.launches:process"), e_code("sync.calls:process") };
+	CHECK_EQ(cupti_cb_engine_acquire(&eng, whole, 2), 0, "a set runs throughout");
+	struct cupti_cb_probe p0 = cupti_cb_engine_probe(&eng, whole[0]), p1 = cupti_cb_engine_probe(&eng, whole[1]);
+	uint64_t l0 = cupti_cb_engine_raw(&eng, &p0, NULL), s0 = cupti_cb_engine_raw(&eng, &p1, NULL);
+
+	pthread_t callers[E_CALLERS], churners[E_CHURNERS];
+	for (uintptr_t i = 0; i < E_CHURNERS; i++)
+		pthread_create(&churners[i], NULL, e_churner, (void *)i);
+	for (uintptr_t i = 0; i < E_CALLERS; i++)
+		pthread_create(&callers[i], NULL, e_caller, (void *)(i + 1));
+	for (int i = 0; i < E_CALLERS; i++)
+		pthread_join(callers[i], NULL);
+	atomic_store(&e_done, 1);
+	unsigned rounds = 0, bad = 0;
+	for (int i = 0; i < E_CHURNERS; i++) {
+		void *r;
+		pthread_join(churners[i], &r);
+		if ((uintptr_t)r >= 1000000u)
+			bad += (unsigned)((uintptr_t)r - 1000000u);
+		else
+			rounds += (unsigned)(uintptr_t)r;
+	}
+	CHECK(rounds > 0, "%u start/read/stop rounds ran beside the calls", rounds);
+	CHECK_EQ(bad, 0, "implausible values or failed starts in the churning sets");
+	CHECK_EQ(cupti_cb_engine_raw(&eng, &p0, NULL) - l0, (uint64_t)E_CALLERS * E_CALLS,
+		 "the set running throughout counts every launch");
+	CHECK_EQ(cupti_cb_engine_raw(&eng, &p1, NULL) - s0, (uint64_t)E_CALLERS * ((E_CALLS + 15) / 16),
+		 "and every synchronization");
+	cupti_cb_engine_release(&eng, whole, 2);
+	unsigned on = 0;
+	for (size_t c = 0; c < sizeof enabled[1]; c++)
+		on += atomic_load(&enabled[1][c]) + atomic_load(&enabled[0][c]);
+	CHECK_EQ(on, 0, "nothing enabled once every set stopped");
+	cupti_cb_engine_destroy(&eng);
+}
+
+int main(void)
+{
+	allocs();
+	blocks();
+	engine_churn();
+	return checks_done();
+}
