@@ -143,11 +143,13 @@ static void function_events(std::vector<std::string> &runtime, std::vector<std::
 
 static void cublas_part(void)
 {
-    void *lib = dlopen("libcublas.so", RTLD_NOW | RTLD_LOCAL);
-    if (!lib)
-        lib = dlopen("libcublas.so.13", RTLD_NOW | RTLD_LOCAL);
+    void *lib = NULL;
+    for (const char *name : {"libcublas.so", "libcublas.so.13", "/usr/local/cuda/lib64/libcublas.so"})
+        if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL)) != NULL)
+            break;
     if (!lib) {
-        ct_note("cuBLAS part skipped: dlopen(libcublas.so): %s", dlerror());
+        ct_note("cuBLAS part skipped: dlopen(libcublas.so, libcublas.so.13, /usr/local/cuda/lib64/libcublas.so): %s",
+                dlerror());
         return;
     }
     auto p_create = (decltype(&cublasCreate_v2))dlsym(lib, "cublasCreate_v2");
