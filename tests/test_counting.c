@@ -418,6 +418,246 @@ static void refcounts_and_conflict(void)
 	fake_other_tool = 0;
 }
 
+/* ---- more allocation forms, and operations that are not counted --------------
+ * CUDA arrays, mipmapped arrays and physical memory (cuMemCreate) are
+ * allocations keyed by their handle; prefetch, discard, IPC, pool import,
+ * address reservation and mapping, and host functions are not operations of
+ * any derived event. */
+
+static CUarray array_handle(uintptr_t v)
+{
+	return (CUarray)v;
+}
+
+static void create_3d(CUarray h, size_t w, size_t ht, size_t d, CUarray_format f, unsigned ch, unsigned flags,
+		      CUresult ret)
+{
+	CUDA_ARRAY3D_DESCRIPTOR desc = { w, ht, d, f, ch, flags };
+	cuArray3DCreate_v2_params a = { &h, &desc };
+	driver(DCB(cuArray3DCreate_v2), &a, ret, CTX0);
+}
+
+static void destroy_array(CUarray h)
+{
+	cuArrayDestroy_params f = { h };
+	driver(DCB(cuArrayDestroy), &f, CUDA_SUCCESS, CTX0);
+}
+
+static void create_mipmap(CUmipmappedArray h, size_t w, size_t ht, size_t d, CUarray_format f, unsigned flags,
+			  unsigned levels)
+{
+	CUDA_ARRAY3D_DESCRIPTOR desc = { w, ht, d, f, 1, flags };
+	cuMipmappedArrayCreate_params a = { &h, &desc, levels };
+	driver(DCB(cuMipmappedArrayCreate), &a, CUDA_SUCCESS, CTX0);
+}
+
+static void arrays(void)
+{
+	struct set s = start("alloc.bytes", "free.bytes", "alloc.calls");
+	uint64_t fc0 = value("free.calls");
+	CHECK(enabled[1][DCB(cuArrayCreate_v2)] && enabled[1][DCB(cuArray3DCreate_v2)] &&
+	      enabled[1][DCB(cuMipmappedArrayCreate)] && enabled[1][DCB(cuArrayDestroy)] &&
+	      enabled[1][DCB(cuMipmappedArrayDestroy)],
+	      "the array create and destroy CBIDs are enabled");
+
+	/* cuArrayCreate: 2D, and 1D (height 0 means 1). */
+	CUDA_ARRAY_DESCRIPTOR d2 = { 100, 7, CU_AD_FORMAT_FLOAT, 1 };
+	CUarray h = array_handle(0x7f0000010000);
+	cuArrayCreate_v2_params a2 = { &h, &d2 };
+	driver(DCB(cuArrayCreate_v2), &a2, CUDA_SUCCESS, CTX0);
+	CHECK_EQ(delta(&s, 0), 100 * 7 * 4, "2D float array: width x height x 4");
+	CUDA_ARRAY_DESCRIPTOR d1 = { 1000, 0, CU_AD_FORMAT_FLOAT, 2 };
+	h = array_handle(0x7f0000020000);
+	cuArrayCreate_v2_params a1 = { &h, &d1 };
+	driver(DCB(cuArrayCreate_v2), &a1, CUDA_SUCCESS, CTX0);
+	CHECK_EQ(delta(&s, 0), 2800 + 1000 * 8, "1D float2 array: height 0 counts as 1");
+
+	/* cuArray3DCreate: 3D, 1D layered, cubemap, formats with the channel
+	 * count in the format, and formats without a byte size. */
+	uint64_t b0 = delta(&s, 0);
+	create_3d(array_handle(0x7f0000030000), 17, 5, 3, CU_AD_FORMAT_UNSIGNED_INT8, 4, 0, CUDA_SUCCESS);
+	CHECK_EQ(delta(&s, 0) - b0, 17 * 5 * 3 * 4, "3D uchar4 array");
+	create_3d(array_handle(0x7f0000040000), 16, 0, 5, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_LAYERED, CUDA_SUCCESS);
+	CHECK_EQ(delta(&s, 0) - b0, 1020 + 16 * 5 * 4, "1D layered: 5 layers of 16 floats");
+	create_3d(array_handle(0x7f0000050000), 8, 8, 6, CU_AD_FORMAT_SIGNED_INT16, 1, CUDA_ARRAY3D_CUBEMAP,
+		  CUDA_SUCCESS);
+	CHECK_EQ(delta(&s, 0) - b0, 1020 + 320 + 8 * 8 * 6 * 2, "cubemap: 6 faces of 8 x 8 shorts");
+	create_3d(array_handle(0x7f0000060000), 10, 10, 0, CU_AD_FORMAT_UNORM_INT8X4, 4, 0, CUDA_SUCCESS);
+	create_3d(array_handle(0x7f0000070000), 3, 0, 0, CU_AD_FORMAT_UNORM_INT16X4, 1, 0, CUDA_SUCCESS);
+	CHECK_EQ(delta(&s, 0) - b0, 1020 + 320 + 768 + 10 * 10 * 4 + 3 * 8,
+		 "UNORM_INT8X4: 4 bytes, UNORM_INT16X4: 8 bytes an element, whatever NumChannels says");
+	create_3d(array_handle(0x7f0000080000), 64, 64, 0, CU_AD_FORMAT_BC1_UNORM, 4, 0, CUDA_SUCCESS);
+	create_3d(array_handle(0x7f0000090000), 64, 64, 0, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_SPARSE, CUDA_SUCCESS);
+	create_3d(array_handle(0x7f00000a0000), 64, 64, 0, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_DEFERRED_MAPPING,
+		  CUDA_SUCCESS);
+	CHECK_EQ(delta(&s, 0) - b0, 1020 + 320 + 768 + 400 + 24,
+		 "block-compressed, sparse and deferred-mapping arrays: 0 bytes");
+	create_3d(array_handle(0x7f00000b0000), 1 << 20, 1 << 20, 0, CU_AD_FORMAT_FLOAT, 4, 0,
+		  CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK_EQ(delta(&s, 2), 10, "alloc.calls: 10 arrays, the failed one not counted");
+
+	/* Mipmapped arrays: every level, each half the one above (rounded
+	 * down, at least 1); layers do not shrink. */
+	b0 = delta(&s, 0);
+	create_mipmap((CUmipmappedArray)0x7f0000100000, 64, 32, 0, CU_AD_FORMAT_FLOAT, 0, 4);
+	CHECK_EQ(delta(&s, 0) - b0, (64 * 32 + 32 * 16 + 16 * 8 + 8 * 4) * 4, "2D mipmap, 4 levels");
+	create_mipmap((CUmipmappedArray)0x7f0000110000, 16, 8, 4, CU_AD_FORMAT_UNSIGNED_INT8, 0, 3);
+	CHECK_EQ(delta(&s, 0) - b0, 10880 + 16 * 8 * 4 + 8 * 4 * 2 + 4 * 2 * 1, "3D mipmap: depth halves too");
+	create_mipmap((CUmipmappedArray)0x7f0000120000, 8, 4, 3, CU_AD_FORMAT_HALF, CUDA_ARRAY3D_LAYERED, 3);
+	CHECK_EQ(delta(&s, 0) - b0, 10880 + 584 + (8 * 4 + 4 * 2 + 2 * 1) * 3 * 2,
+		 "layered mipmap: 3 layers at every level");
+	create_mipmap((CUmipmappedArray)0x7f0000130000, 5, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 0, 4);
+	CHECK_EQ(delta(&s, 0) - b0, 10880 + 584 + 252 + 5 + 2 + 1 + 1, "1D mipmap of 5: 5, 2, 1, 1");
+	uint64_t all = delta(&s, 0);
+	CHECK_EQ(all, 2800 + 8000 + 1020 + 320 + 768 + 400 + 24 + 10880 + 584 + 252 + 9, "alloc.bytes in all");
+	CHECK_EQ(delta(&s, 2), 14, "alloc.calls: 10 arrays and 4 mipmapped arrays");
+
+	/* Destroys, by handle. */
+	for (uintptr_t a = 0x7f0000010000; a <= 0x7f00000a0000; a += 0x10000)
+		destroy_array(array_handle(a));
+	for (uintptr_t m = 0x7f0000100000; m <= 0x7f0000130000; m += 0x10000) {
+		cuMipmappedArrayDestroy_params f = { (CUmipmappedArray)m };
+		driver(DCB(cuMipmappedArrayDestroy), &f, CUDA_SUCCESS, CTX0);
+	}
+	CHECK_EQ(delta(&s, 1), all, "free.bytes: every array and mipmapped array, by handle");
+	CHECK_EQ(value("free.calls") - fc0, 14, "free.calls: 10 cuArrayDestroy, 4 cuMipmappedArrayDestroy");
+
+	/* A handle whose value equals a live device pointer: two allocations. */
+	CUdeviceptr p = on_dev(0, 0x5000);
+	cuMemAlloc_v2_params m = { &p, 64 };
+	driver(DCB(cuMemAlloc_v2), &m, CUDA_SUCCESS, CTX0);
+	create_3d(array_handle((uintptr_t)on_dev(0, 0x5000)), 100, 7, 0, CU_AD_FORMAT_FLOAT, 1, 0, CUDA_SUCCESS);
+	uint64_t f0 = delta(&s, 1);
+	destroy_array(array_handle((uintptr_t)on_dev(0, 0x5000)));
+	CHECK_EQ(delta(&s, 1) - f0, 2800, "the array's size, not the pointer's");
+	cuMemFree_v2_params mf = { p };
+	driver(DCB(cuMemFree_v2), &mf, CUDA_SUCCESS, CTX0);
+	CHECK_EQ(delta(&s, 1) - f0, 2800 + 64, "and the pointer's size at its own free");
+	stop(&s);
+}
+
+static void physical_memory(void)
+{
+	struct set s = start("alloc.bytes", "free.bytes", "alloc.calls");
+	uint64_t fc0 = value("free.calls");
+	CHECK(enabled[1][DCB(cuMemCreate)] && enabled[1][DCB(cuMemRelease)],
+	      "cuMemCreate and cuMemRelease are enabled");
+	CUmemAllocationProp prop = { 0 };
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+
+	CUmemGenericAllocationHandle h1 = 0x10, h2 = 0x20, h3 = 0x7f0000030000, bad = 0x30;
+	cuMemCreate_params c1 = { &h1, 2 << 20, &prop, 0 };
+	driver(DCB(cuMemCreate), &c1, CUDA_SUCCESS, CTX0);
+	cuMemCreate_params c2 = { &h2, 6 << 20, &prop, 0 };
+	driver(DCB(cuMemCreate), &c2, CUDA_SUCCESS, CTX0);
+	cuMemCreate_params cbad = { &bad, 1 << 30, &prop, 0 };
+	driver(DCB(cuMemCreate), &cbad, CUDA_ERROR_OUT_OF_MEMORY, CTX0);
+	/* A physical-memory handle with the value of a live array handle. */
+	create_3d(array_handle(0x7f0000030000), 10, 0, 0, CU_AD_FORMAT_FLOAT, 1, 0, CUDA_SUCCESS);
+	cuMemCreate_params c3 = { &h3, 2 << 20, &prop, 0 };
+	driver(DCB(cuMemCreate), &c3, CUDA_SUCCESS, CTX0);
+	CHECK_EQ(delta(&s, 0), (2 << 20) + (6 << 20) + 40 + (2 << 20), "alloc.bytes: the sizes asked for");
+	CHECK_EQ(delta(&s, 2), 4, "alloc.calls: 3 cuMemCreate and 1 array, the failed one not counted");
+
+	/* Reserving, mapping and unmapping addresses allocate nothing. */
+	CUdeviceptr va = on_dev(0, 0x40000000);
+	cuMemAddressReserve_params r = { &va, 8 << 20, 0, 0, 0 };
+	driver(DCB(cuMemAddressReserve), &r, CUDA_SUCCESS, CTX0);
+	cuMemMap_params mp = { va, 2 << 20, 0, h1, 0 };
+	driver(DCB(cuMemMap), &mp, CUDA_SUCCESS, CTX0);
+	cuMemUnmap_params um = { va, 2 << 20 };
+	driver(DCB(cuMemUnmap), &um, CUDA_SUCCESS, CTX0);
+	cuMemAddressFree_params af = { va, 8 << 20 };
+	driver(DCB(cuMemAddressFree), &af, CUDA_SUCCESS, CTX0);
+	CHECK_EQ(delta(&s, 2), 4, "alloc.calls unchanged by reserve, map, unmap, address free");
+	CHECK_EQ(delta(&s, 1), 0, "free.bytes unchanged by them");
+
+	CUmemGenericAllocationHandle order[] = { h2, h1, h3, 0x999 };
+	for (int i = 0; i < 4; i++) {
+		cuMemRelease_params rel = { order[i] };
+		driver(DCB(cuMemRelease), &rel, CUDA_SUCCESS, CTX0);
+	}
+	CHECK_EQ(delta(&s, 1), (6 << 20) + (2 << 20) + (2 << 20),
+		 "free.bytes: each handle's size at its cuMemRelease; an unknown handle adds 0");
+	CHECK_EQ(value("free.calls") - fc0, 4, "free.calls: every cuMemRelease");
+	destroy_array(array_handle(0x7f0000030000));
+	CHECK_EQ(delta(&s, 1), (10 << 20) + 40, "the array with the same handle value keeps its own size");
+	stop(&s);
+}
+
+static void not_counted(void)
+{
+	static const char *const derived[] = { "kernel.launches", "graph.launches", "memcpy.calls",
+					       "memcpy.bytes", "memset.calls", "memset.bytes",
+					       "alloc.calls", "alloc.bytes", "free.calls",
+					       "free.bytes", "sync.calls" };
+	enum { N_DERIVED = sizeof derived / sizeof derived[0] };
+	static const CUpti_CallbackId ids[] = {
+		DCB(cuMemPrefetchAsync), DCB(cuMemPrefetchAsync_ptsz), DCB(cuMemPrefetchAsync_v2),
+		DCB(cuMemPrefetchAsync_v2_ptsz), DCB(cuMemPrefetchBatchAsync),
+		DCB(cuMemPrefetchBatchAsync_ptsz), DCB(cuMemDiscardBatchAsync),
+		DCB(cuMemDiscardBatchAsync_ptsz), DCB(cuMemDiscardAndPrefetchBatchAsync),
+		DCB(cuMemDiscardAndPrefetchBatchAsync_ptsz), DCB(cuLaunchHostFunc),
+		DCB(cuLaunchHostFunc_ptsz), DCB(cuIpcOpenMemHandle), DCB(cuIpcOpenMemHandle_v2),
+		DCB(cuIpcCloseMemHandle), DCB(cuMemPoolImportPointer), DCB(cuMemAddressReserve),
+		DCB(cuMemAddressFree), DCB(cuMemMap), DCB(cuMemUnmap)
+	};
+	enum { N_IDS = sizeof ids / sizeof ids[0] };
+	for (unsigned i = 0; i < N_IDS; i++)
+		CHECK(cupti_cb_op_find(ids[i]) == NULL, "driver CBID %u is not an operation", (unsigned)ids[i]);
+
+	/* api.calls enables every CBID, so the engine sees each call. */
+	struct set s = start("api.calls", "cuMemPrefetchAsync.calls", "cuLaunchHostFunc.calls");
+	uint64_t before[N_DERIVED];
+	for (unsigned i = 0; i < N_DERIVED; i++)
+		before[i] = value(derived[i]);
+
+	CUdeviceptr managed = on_dev(0, 0x8000), imported = on_dev(1, 0x123000);
+	size_t size = 1 << 20;
+	CUmemLocation loc = { CU_MEM_LOCATION_TYPE_DEVICE, 0 };
+	cuMemPrefetchAsync_v2_params pf = { managed, size, loc, 0, NULL };
+	driver(DCB(cuMemPrefetchAsync_v2), &pf, CUDA_SUCCESS, CTX0);
+	driver(DCB(cuMemPrefetchAsync_v2_ptsz), &pf, CUDA_SUCCESS, CTX0);
+	size_t idx = 0;
+	cuMemPrefetchBatchAsync_params pb = { &managed, &size, 1, &loc, &idx, 1, 0, NULL };
+	driver(DCB(cuMemPrefetchBatchAsync), &pb, CUDA_SUCCESS, CTX0);
+	cuMemDiscardBatchAsync_params db = { &managed, &size, 1, 0, NULL };
+	driver(DCB(cuMemDiscardBatchAsync), &db, CUDA_SUCCESS, CTX0);
+	cuMemDiscardAndPrefetchBatchAsync_params dp = { &managed, &size, 1, &loc, &idx, 1, 0, NULL };
+	driver(DCB(cuMemDiscardAndPrefetchBatchAsync_ptsz), &dp, CUDA_SUCCESS, CTX0);
+	cuLaunchHostFunc_params hf = { NULL, NULL, NULL };
+	driver(DCB(cuLaunchHostFunc), &hf, CUDA_SUCCESS, CTX0);
+	driver(DCB(cuLaunchHostFunc_ptsz), &hf, CUDA_SUCCESS, CTX0);
+	CUipcMemHandle ipc = { { 0 } };
+	CUdeviceptr opened = on_dev(1, 0x100);
+	cuIpcOpenMemHandle_v2_params io = { &opened, ipc, 0 };
+	driver(DCB(cuIpcOpenMemHandle_v2), &io, CUDA_SUCCESS, CTX0);
+	cuIpcCloseMemHandle_params ic = { opened };
+	driver(DCB(cuIpcCloseMemHandle), &ic, CUDA_SUCCESS, CTX0);
+	CUmemPoolPtrExportData share = { { 0 } };
+	cuMemPoolImportPointer_params imp = { &imported, (CUmemoryPool)0x42, &share };
+	driver(DCB(cuMemPoolImportPointer), &imp, CUDA_SUCCESS, CTX0);
+
+	for (unsigned i = 0; i < N_DERIVED; i++) {
+		uint64_t d = value(derived[i]) - before[i];
+		CHECK(d == 0, "%s: got %" PRIu64 ", want 0 (prefetch, discard, host functions, IPC and "
+		      "pool import are none of its operations)", derived[i], d);
+	}
+	CHECK_EQ(delta(&s, 0), 10, "api.calls: each of the 10 calls");
+	CHECK_EQ(delta(&s, 1), 2, "cuMemPrefetchAsync.calls: _v2 and _v2_ptsz");
+	CHECK_EQ(delta(&s, 2), 2, "cuLaunchHostFunc.calls: base and _ptsz");
+
+	/* The imported pointer is freed with cuMemFreeAsync: a free of memory
+	 * that was never counted as an allocation here. */
+	uint64_t fc = value("free.calls"), fb = value("free.bytes");
+	cuMemFreeAsync_params fr = { imported, NULL };
+	driver(DCB(cuMemFreeAsync), &fr, CUDA_SUCCESS, CTX0);
+	CHECK_EQ(value("free.calls") - fc, 1, "the free of an imported pointer is a free.calls");
+	CHECK_EQ(value("free.bytes") - fb, 0, "with no bytes");
+	stop(&s);
+}
+
 /* ---- threads ---------------------------------------------------------------- */
 
 #define THREADS 8
@@ -488,6 +728,10 @@ int main(void)
 	refcounts_and_conflict();
 	keep_callbacks();
 	threads();
+	/* more allocation forms, and operations that are not counted */
+	arrays();
+	physical_memory();
+	not_counted();
 
 	cupti_cb_engine_destroy(&eng);
 	return checks_done();

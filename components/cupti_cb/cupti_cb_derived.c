@@ -31,11 +31,14 @@ const struct cupti_cb_derived cupti_cb_derived_events[] = {
 	    CUPTI_CB_C_MEMSET_CALLS, 1, 0, BIT(CUPTI_CB_CLS_MEMSET)),
 	DEV("memset.bytes", "bytes", "Bytes set by memsets",
 	    CUPTI_CB_C_MEMSET_BYTES, 1, 0, BIT(CUPTI_CB_CLS_MEMSET)),
-	DEV("alloc.calls", "", "Allocations of device, pinned host, managed and stream-ordered memory",
+	DEV("alloc.calls", "", "Allocations of device, pinned host, managed and stream-ordered memory, CUDA arrays, "
+	    "mipmapped arrays and physical memory (cuMemCreate)",
 	    CUPTI_CB_C_ALLOC_CALLS, 1, 0, BIT(CUPTI_CB_CLS_ALLOC) | BIT(CUPTI_CB_CLS_FREE)),
-	DEV("alloc.bytes", "bytes", "Bytes allocated (as requested; pitched: pitch times height)",
+	DEV("alloc.bytes", "bytes", "Bytes allocated (as requested; pitched: pitch times height; arrays: elements times "
+	    "element size, every mipmap level)",
 	    CUPTI_CB_C_ALLOC_BYTES, 1, 0, BIT(CUPTI_CB_CLS_ALLOC) | BIT(CUPTI_CB_CLS_FREE)),
-	DEV("free.calls", "", "Frees of device, pinned host, managed and stream-ordered memory",
+	DEV("free.calls", "", "Frees of device, pinned host, managed and stream-ordered memory, CUDA arrays, "
+	    "mipmapped arrays and physical memory (cuMemRelease)",
 	    CUPTI_CB_C_FREE_CALLS, 1, 0, BIT(CUPTI_CB_CLS_FREE)),
 	DEV("free.bytes", "bytes",
 	    "Bytes freed, for allocations made while cupti_cb was counting",

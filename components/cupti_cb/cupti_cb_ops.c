@@ -263,6 +263,134 @@ FREE_OF(free_dev, cuMemFree_v2_params, dptr)
 FREE_OF(free_async, cuMemFreeAsync_params, dptr)
 FREE_OF(free_host, cuMemFreeHost_params, p)
 
+/* ---- CUDA arrays and mipmapped arrays ----------------------------------- */
+
+/* Bytes of one array element. The plain formats hold NumChannels
+ * components of 1, 2 or 4 bytes; the normalized formats name their channel
+ * count (X1, X2, X4) and R10G10B10A2 packs four channels into 4 bytes.
+ * Block-compressed (BC1-BC7) and video (NV12, P010, YUY2, ...) formats have
+ * no whole number of bytes per element in the descriptor: 0 (man page). */
+static uint64_t element_bytes(CUarray_format f, unsigned channels)
+{
+	switch ((unsigned)f) {
+	case CU_AD_FORMAT_UNSIGNED_INT8:
+	case CU_AD_FORMAT_SIGNED_INT8:
+		return channels;
+	case CU_AD_FORMAT_UNSIGNED_INT16:
+	case CU_AD_FORMAT_SIGNED_INT16:
+	case CU_AD_FORMAT_HALF:
+		return 2ull * channels;
+	case CU_AD_FORMAT_UNSIGNED_INT32:
+	case CU_AD_FORMAT_SIGNED_INT32:
+	case CU_AD_FORMAT_FLOAT:
+		return 4ull * channels;
+	case CU_AD_FORMAT_UNORM_INT8X1:
+	case CU_AD_FORMAT_SNORM_INT8X1:
+		return 1;
+	case CU_AD_FORMAT_UNORM_INT8X2:
+	case CU_AD_FORMAT_SNORM_INT8X2:
+	case CU_AD_FORMAT_UNORM_INT16X1:
+	case CU_AD_FORMAT_SNORM_INT16X1:
+		return 2;
+	case CU_AD_FORMAT_UNORM_INT8X4:
+	case CU_AD_FORMAT_SNORM_INT8X4:
+	case CU_AD_FORMAT_UNORM_INT16X2:
+	case CU_AD_FORMAT_SNORM_INT16X2:
+	case 0x50:	/* CU_AD_FORMAT_UNORM_INT_101010_2 (not in every CUDA 12 header) */
+		return 4;
+	case CU_AD_FORMAT_UNORM_INT16X4:
+	case CU_AD_FORMAT_SNORM_INT16X4:
+		return 8;
+	default:
+		return 0;
+	}
+}
+
+static uint64_t at_least_1(uint64_t n)
+{
+	return n ? n : 1;
+}
+
+/* A mipmap level is half the size of the one above in each dimension,
+ * rounded down, and at least 1 (CUDA's rule). */
+static uint64_t halve(uint64_t n)
+{
+	return n > 1 ? n / 2 : n;
+}
+
+/* Bytes of an array of 'levels' mipmap levels (1 for a plain array), as the
+ * descriptor asks for them: width x height x depth elements per level, a
+ * height or depth of 0 meaning 1 (1D and 2D arrays). Depth is the number of
+ * layers of a layered array and the 6 faces of a cubemap; those do not
+ * shrink from level to level. Sparse and deferred-mapping arrays get their
+ * memory later, from cuMemMapArrayAsync: 0 bytes here. The driver pads
+ * arrays for its own layout; that is not counted, as cuMemAlloc's rounding
+ * is not. */
+static uint64_t array_bytes(const CUDA_ARRAY3D_DESCRIPTOR *d, unsigned levels)
+{
+	if (!d || (d->Flags & (CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING)))
+		return 0;
+	uint64_t elem = element_bytes(d->Format, d->NumChannels), total = 0;
+	uint64_t w = d->Width, h = d->Height, z = d->Depth;
+	int layers = (d->Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP)) != 0;
+	for (unsigned l = 0; l < levels && l < 64; l++) {
+		total += at_least_1(w) * at_least_1(h) * at_least_1(z) * elem;
+		w = halve(w);
+		h = halve(h);
+		if (!layers)
+			z = halve(z);
+	}
+	return total;
+}
+
+static CUdeviceptr array_key(const void *handle)
+{
+	return handle ? (CUdeviceptr)((uintptr_t)handle | CUPTI_CB_KEY_ARRAY) : 0;
+}
+
+static void array_2d(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
+{
+	const cuArrayCreate_v2_params *c = p;
+	(void)r;
+	e->count++;
+	if (c->pAllocateArray) {
+		CUDA_ARRAY3D_DESCRIPTOR d = { 0 };
+		d.Width = c->pAllocateArray->Width;
+		d.Height = c->pAllocateArray->Height;
+		d.Format = c->pAllocateArray->Format;
+		d.NumChannels = c->pAllocateArray->NumChannels;
+		e->bytes += array_bytes(&d, 1);
+	}
+	e->ptr = c->pHandle ? array_key(*c->pHandle) : 0;
+}
+
+EFFECT(array_3d, cuArray3DCreate_v2_params, e->count++; e->bytes += array_bytes(c->pAllocateArray, 1);
+       e->ptr = c->pHandle ? array_key(*c->pHandle) : 0)
+
+EFFECT(mipmap, cuMipmappedArrayCreate_params, e->count++;
+       e->bytes += array_bytes(c->pMipmappedArrayDesc, c->numMipmapLevels);
+       e->ptr = c->pHandle ? array_key(*c->pHandle) : 0)
+
+EFFECT(array_free, cuArrayDestroy_params, e->count++; e->ptr = array_key(c->hArray))
+
+EFFECT(mipmap_free, cuMipmappedArrayDestroy_params, e->count++; e->ptr = array_key(c->hMipmappedArray))
+
+/* ---- physical memory (virtual memory management) ------------------------ */
+
+/* cuMemCreate allocates physical memory and returns a handle; the size is
+ * a multiple of the allocation granularity, so what is asked for is what is
+ * allocated. cuMemRelease frees it (once its mappings are gone). Reserving
+ * and mapping addresses allocate nothing and are not counted. */
+static CUdeviceptr phys_key(CUmemGenericAllocationHandle h)
+{
+	return h ? (CUdeviceptr)(h | CUPTI_CB_KEY_PHYS) : 0;
+}
+
+EFFECT(phys_alloc, cuMemCreate_params, e->count++; e->bytes += c->size;
+       e->ptr = c->handle ? phys_key(*c->handle) : 0)
+
+EFFECT(phys_free, cuMemRelease_params, e->count++; e->ptr = phys_key(c->handle))
+
 /* ---- launches ------------------------------------------------------------ */
 
 static void launch_multi(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
@@ -274,8 +402,18 @@ static void launch_multi(const void *p, const struct cupti_cb_resolver *r, struc
 /* ---- the table ----------------------------------------------------------- */
 
 /* Each _ptds/_ptsz variant has the parameter layout of its base function.
- * The pre-3.2 entry points (32-bit CUdeviceptr) are left out: code built
- * against any CUDA header of the last fifteen years cannot call them. */
+ * The pre-3.2 entry points (32-bit CUdeviceptr, 32-bit array extents:
+ * cuArrayCreate, cuArray3DCreate) are left out: code built against any CUDA
+ * header of the last fifteen years cannot call them.
+ *
+ * Deliberately not here (cupti_cb(7), LIMITATIONS): operations that
+ * allocate, free, copy or launch nothing the events name. cuMemPoolImportPointer
+ * and cuIpcOpenMemHandle/cuIpcCloseMemHandle map memory that another process
+ * allocated; cuMemAddressReserve/cuMemAddressFree/cuMemMap/cuMemUnmap handle
+ * addresses, not memory; cuMemPrefetchAsync and the batch prefetch/discard
+ * calls migrate or drop managed memory as a hint, moving an amount of data
+ * the parameters do not give; cuLaunchHostFunc runs a host function, not a
+ * kernel. */
 const struct cupti_cb_op cupti_cb_driver_ops[] = {
 	{ CBID(cuLaunchKernel), CUPTI_CB_CLS_LAUNCH, NULL },
 	{ CBID(cuLaunchKernel_ptsz), CUPTI_CB_CLS_LAUNCH, NULL },
@@ -382,11 +520,18 @@ const struct cupti_cb_op cupti_cb_driver_ops[] = {
 	{ CBID(cuMemAllocFromPoolAsync_ptsz), CUPTI_CB_CLS_ALLOC, alloc_pool },
 	{ CBID(cuMemAllocHost_v2), CUPTI_CB_CLS_ALLOC, alloc_host },
 	{ CBID(cuMemHostAlloc), CUPTI_CB_CLS_ALLOC, host_alloc },
+	{ CBID(cuArrayCreate_v2), CUPTI_CB_CLS_ALLOC, array_2d },
+	{ CBID(cuArray3DCreate_v2), CUPTI_CB_CLS_ALLOC, array_3d },
+	{ CBID(cuMipmappedArrayCreate), CUPTI_CB_CLS_ALLOC, mipmap },
+	{ CBID(cuMemCreate), CUPTI_CB_CLS_ALLOC, phys_alloc },
 
 	{ CBID(cuMemFree_v2), CUPTI_CB_CLS_FREE, free_dev },
 	{ CBID(cuMemFreeAsync), CUPTI_CB_CLS_FREE, free_async },
 	{ CBID(cuMemFreeAsync_ptsz), CUPTI_CB_CLS_FREE, free_async },
 	{ CBID(cuMemFreeHost), CUPTI_CB_CLS_FREE, free_host },
+	{ CBID(cuArrayDestroy), CUPTI_CB_CLS_FREE, array_free },
+	{ CBID(cuMipmappedArrayDestroy), CUPTI_CB_CLS_FREE, mipmap_free },
+	{ CBID(cuMemRelease), CUPTI_CB_CLS_FREE, phys_free },
 
 	{ CBID(cuCtxSynchronize), CUPTI_CB_CLS_SYNC, NULL },
 	{ CBID(cuCtxSynchronize_v2), CUPTI_CB_CLS_SYNC, NULL },

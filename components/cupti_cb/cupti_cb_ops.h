@@ -55,8 +55,18 @@ struct cupti_cb_effect {
 	uint64_t count;			/* launches, copies, memsets, allocations, ... */
 	uint64_t bytes;			/* memset and allocation bytes */
 	uint64_t dir_bytes[CUPTI_CB_N_DIRS];
-	CUdeviceptr ptr;		/* allocation result, or pointer freed */
+	CUdeviceptr ptr;		/* allocation result, or pointer freed: the key of
+					   the allocation table (see below) */
 };
+
+/* The allocation table is keyed by pointer. Allocations that return a
+ * handle instead (CUDA arrays, mipmapped arrays, cuMemCreate's physical
+ * memory) are keyed by the handle's value with one of these bits set. No
+ * user-space address has bit 62 or 63 set, so a handle key never equals a
+ * pointer key, and array and physical-memory keys never equal each other
+ * unless the driver's handle values themselves use those bits. */
+#define CUPTI_CB_KEY_ARRAY (1ull << 62)	/* CUarray, CUmipmappedArray */
+#define CUPTI_CB_KEY_PHYS  (1ull << 63)	/* CUmemGenericAllocationHandle */
 
 typedef void (*cupti_cb_effect_fn)(const void *params, const struct cupti_cb_resolver *r,
 				   struct cupti_cb_effect *e);
