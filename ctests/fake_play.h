@@ -148,4 +148,40 @@ static inline void play_get_device(int n)
         fake_runtime(RCB(cudaGetDevice_v3020), NULL, 0, FAKE_CTX0);
 }
 
+/* Captures what PAPI writes on stderr (PAPI_VERBOSE=1 makes it print component errors) between
+ * capture_stderr_begin() and capture_stderr_end(), which returns it (at most len - 1 bytes). */
+static int capture_saved_fd = -1;
+static FILE *capture_file;
+static inline void capture_stderr_begin(void)
+{
+    fflush(stderr);
+    capture_file = tmpfile();
+    if (!capture_file)
+        ct_fatal("tmpfile failed");
+    capture_saved_fd = dup(2);
+    dup2(fileno(capture_file), 2);
+}
+static inline const char *capture_stderr_end(char *buf, size_t len)
+{
+    fflush(stderr);
+    dup2(capture_saved_fd, 2);
+    close(capture_saved_fd);
+    rewind(capture_file);
+    size_t n = fread(buf, 1, len - 1, capture_file);
+    buf[n] = '\0';
+    fclose(capture_file);
+    if (n)
+        ct_note("stderr: %s", buf);
+    return buf;
+}
+
+/* The component's index, and its disabled reason ("" while enabled). */
+static inline int cb_cidx(void)
+{
+    int cidx = PAPI_get_component_index(CT_COMPONENT);
+    if (cidx < 0)
+        ct_fatal("no component %s in this libpapi", CT_COMPONENT);
+    return cidx;
+}
+
 #endif /* FAKE_PLAY_H */
