@@ -52,6 +52,14 @@ static void basic_lifecycle(void)
     PAPI_MUST(PAPI_read(es, v));
     expect("+2 driver launches, +1 failed", v, (const long long[]){5, 6, 3, 8, 1000, 24, 2, 2}, N1, set1);
 
+    /* CUPTI delivering each site of a call twice: the call counts once. */
+    fake_repeat_sites(2);
+    long before = fake_delivered();
+    play_driver_launches(1, FAKE_CTX0);
+    CHECK_EQ("sites delivered for one launch with both repeated", fake_delivered() - before, 4);
+    PAPI_MUST(PAPI_read(es, v));
+    expect("+1 launch whose sites came twice", v, (const long long[]){6, 7, 3, 9, 1000, 24, 2, 2}, N1, set1);
+
     PAPI_MUST(PAPI_reset(es));
     PAPI_MUST(PAPI_read(es, v));
     expect("after reset", v, (const long long[]){0, 0, 0, 0, 0, 0, 0, 0}, N1, set1);
