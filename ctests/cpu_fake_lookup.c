@@ -1,0 +1,95 @@
+/*
+ * cpu_fake_lookup: looking names up must not start CUDA.
+ *
+ * PAPI 7.0 to 7.2 offer a name without ":::" to every component that is still waiting for its
+ * delayed initialization.  A name that cannot be a cupti_cb event (no '.') must not make the
+ * component load or call anything: the fake libcupti and libcuda count every call of theirs.
+ * A cupti_cb name lookup and a walk over the component's events (papi_native_avail) need only
+ * callback names, which CUPTI gives without a driver: no cuInit and no subscription.  cuInit
+ * may happen at the first add of a cupti_cb event or at PAPI_start, once.
+ *
+ * Each case runs in a fresh process (this program again, with the case's name).
+ */
+#include "ctest_util.h"
+#include "fake_play.h"
+
+static void no_cuda_yet(const char *when)
+{
+    char label[256];
+    snprintf(label, sizeof label, "%s: cuInit calls", when);
+    CHECK_EQ(label, fake_cuinit_calls(), 0);
+    snprintf(label, sizeof label, "%s: CUPTI subscriptions", when);
+    CHECK_EQ(label, fake_subscribe_calls(), 0);
+}
+
+static int foreign_names(void)
+{
+    static const char *const names[] = {"NOT_A_REAL_EVENT", "PAPI_TOT_CYC_TYPO", "cycles_typo",
+                                        "INSTRUCTIONS_RETIRED_TYPO"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        int code = 0;
+        char label[256];
+        snprintf(label, sizeof label, "PAPI_event_name_to_code(%s)", names[i]);
+        ct_check_rc(label, PAPI_event_name_to_code((char *)names[i], &code), PAPI_ENOEVNT);
+        snprintf(label, sizeof label, "after looking up %s: calls into libcuda", names[i]);
+        CHECK_EQ(label, fake_cuda_calls(), 0);
+        snprintf(label, sizeof label, "after looking up %s: calls into libcupti", names[i]);
+        CHECK_EQ(label, fake_cupti_calls(), 0);
+    }
+    no_cuda_yet("after the foreign names");
+    return ct_done();
+}
+
+static int cupti_cb_names(void)
+{
+    int code = 0, cidx = cb_cidx();
+    char back[PAPI_MAX_STR_LEN];
+    ct_check_rc("PAPI_event_name_to_code(cupti_cb:::kernel.launches)",
+                PAPI_event_name_to_code("cupti_cb:::kernel.launches", &code), PAPI_OK);
+    ct_check_rc("PAPI_event_code_to_name", PAPI_event_code_to_name(code, back), PAPI_OK);
+    CHECK_TRUE("the name comes back", !strcmp(back, "cupti_cb:::kernel.launches"));
+    ct_check_rc("PAPI_event_name_to_code(cupti_cb:::cudaMemcpy.calls:process)",
+                PAPI_event_name_to_code("cupti_cb:::cudaMemcpy.calls:process", &code), PAPI_OK);
+    no_cuda_yet("after cupti_cb name lookups");
+
+    /* The walk of papi_native_avail. */
+    int n = 0;
+    PAPI_event_info_t info;
+    code = 0 | PAPI_NATIVE_MASK;
+    if (PAPI_enum_cmp_event(&code, PAPI_ENUM_FIRST, cidx) == PAPI_OK) {
+        do {
+            n += PAPI_get_event_info(code, &info) == PAPI_OK;
+        } while (PAPI_enum_cmp_event(&code, PAPI_ENUM_EVENTS, cidx) == PAPI_OK);
+    }
+    CHECK_REL("events listed", n, ">", 2000);
+    const PAPI_component_info_t *ci = PAPI_get_component_info(cidx);
+    CHECK_EQ("the component is not disabled after the walk", ci->disabled, 0);
+    no_cuda_yet("after listing every event");
+
+    /* First use: CUDA starts here, once. */
+    static const char *const names[] = {"kernel.launches"};
+    int es = ct_eventset(1, names);
+    CHECK_REL("cuInit calls after the first add", fake_cuinit_calls(), "<=", 1);
+    long long v[1];
+    PAPI_MUST(PAPI_start(es));
+    play_launches(5, FAKE_CTX0);
+    PAPI_MUST(PAPI_stop(es, v));
+    CHECK_EQ("kernel.launches", v[0], 5);
+    CHECK_REL("cuInit calls after the first start", fake_cuinit_calls(), "<=", 1);
+    ct_destroy(&es);
+    return ct_done();
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) {
+        fake_setup();
+        ct_library_init();
+        return !strcmp(argv[1], "foreign") ? foreign_names() : cupti_cb_names();
+    }
+    CHECK_EQ("names that cannot be cupti_cb events touch neither libcupti nor libcuda",
+             ct_run_self(argv[0], "foreign", NULL, NULL), 0);
+    CHECK_EQ("cupti_cb lookups and listing need no cuInit and no subscription",
+             ct_run_self(argv[0], "cupti_cb", NULL, NULL), 0);
+    return ct_done();
+}

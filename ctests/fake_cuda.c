@@ -1,0 +1,128 @@
+/*
+ * fake_cuda.c: a test-only libcuda (ctests/fake/libcuda.so) for the PAPI-level tests; see
+ * fake_cuda.h.  It has the entry points cupti_cb's loader resolves, with settable results, and
+ * it reports its own cuPointerGetAttributes calls to the fake CUPTI as a driver call, as the real
+ * driver does.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "fake_cuda.h"
+
+void fake_cupti_reset_faults(void); /* fake_cupti.c */
+
+static atomic_int init_result = CUDA_SUCCESS, count_result = CUDA_SUCCESS, n_devices = 1;
+static atomic_int n_cuinit;
+static atomic_long cuda_calls;
+
+void fake_cuinit_result(CUresult r)
+{
+    atomic_store(&init_result, (int)r);
+}
+
+void fake_device_count(CUresult r, int n)
+{
+    atomic_store(&count_result, (int)r);
+    atomic_store(&n_devices, n);
+}
+
+int fake_cuinit_calls(void)
+{
+    return atomic_load(&n_cuinit);
+}
+
+long fake_cuda_calls(void)
+{
+    return atomic_load(&cuda_calls);
+}
+
+void fake_reset_faults(void)
+{
+    fake_cupti_reset_faults();
+    atomic_store(&init_result, CUDA_SUCCESS);
+    atomic_store(&count_result, CUDA_SUCCESS);
+    atomic_store(&n_devices, 1);
+}
+
+CUresult CUDAAPI cuInit(unsigned int flags)
+{
+    atomic_fetch_add(&cuda_calls, 1);
+    atomic_fetch_add(&n_cuinit, 1);
+    if (flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    return (CUresult)atomic_load(&init_result);
+}
+
+CUresult CUDAAPI cuDriverGetVersion(int *version)
+{
+    atomic_fetch_add(&cuda_calls, 1);
+    if (!version)
+        return CUDA_ERROR_INVALID_VALUE;
+    *version = 13000;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDeviceGetCount(int *count)
+{
+    atomic_fetch_add(&cuda_calls, 1);
+    if (!count)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (atomic_load(&n_cuinit) == 0)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult r = (CUresult)atomic_load(&count_result);
+    if (r == CUDA_SUCCESS)
+        *count = atomic_load(&n_devices);
+    return r;
+}
+
+CUresult CUDAAPI cuGetErrorString(CUresult r, const char **str)
+{
+    atomic_fetch_add(&cuda_calls, 1);
+    if (!str)
+        return CUDA_ERROR_INVALID_VALUE;
+    switch (r) {
+    case CUDA_SUCCESS: *str = "fake: no error"; break;
+    case CUDA_ERROR_INVALID_VALUE: *str = "fake: invalid argument"; break;
+    case CUDA_ERROR_NOT_INITIALIZED: *str = "fake: initialization error"; break;
+    case CUDA_ERROR_NO_DEVICE: *str = "fake: no CUDA-capable device is detected"; break;
+    case CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
+        *str = "fake: system has unsupported display driver / cuda driver combination";
+        break;
+    default: *str = NULL; return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+}
+
+/* [1<<32, 2<<32) is device 0, [2<<32, 3<<32) device 1; other addresses are unknown to the driver. */
+static CUresult locate(unsigned n, CUpointer_attribute *attrs, void **out, CUdeviceptr p)
+{
+    int dev = (int)(p >> 32) - 1;
+    if (dev < 0 || dev > 1)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (unsigned i = 0; i < n; i++) {
+        switch (attrs[i]) {
+        case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *(unsigned *)out[i] = CU_MEMORYTYPE_DEVICE; break;
+        case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)out[i] = dev; break;
+        default: break;
+        }
+    }
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuPointerGetAttributes(unsigned int n, CUpointer_attribute *attrs, void **out, CUdeviceptr p)
+{
+    atomic_fetch_add(&cuda_calls, 1);
+    cuPointerGetAttributes_params params = {n, attrs, out, p};
+    struct fake_call c;
+    /* The caller's context is unknown here; the lookup is a driver call like any other. */
+    fake_call_init(&c, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttributes, &params,
+                   CUDA_SUCCESS, FAKE_CTX0);
+    fake_enter(&c);
+    c.ret = (int)locate(n, attrs, out, p);
+    fake_exit(&c);
+    return (CUresult)c.ret;
+}

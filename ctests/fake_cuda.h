@@ -1,0 +1,175 @@
+/*
+ * fake_cuda.h: the control API of the test-only fake libcupti and libcuda (ctests/fake_cupti.c,
+ * ctests/fake_cuda.c, built by `make check` into ctests/fake/).
+ *
+ * A test program links both fake libraries (by absolute path) and, before PAPI_library_init,
+ * calls fake_point_component_here(), which sets CUPTI_CB_CUPTI_LIB and CUPTI_CB_CUDA_LIB to the
+ * files the dynamic loader mapped.  The component's dlopen() then returns the libraries the
+ * program already holds, so the program and the component share one fake CUPTI and one fake
+ * driver.  The program plays CUDA calls into whatever subscribed (the component), the way CUPTI
+ * delivers them: ENTER then EXIT, only for enabled callback IDs, with a fresh correlationId per
+ * call (a driver call made inside a runtime call of the same thread shares the runtime call's
+ * id) and one correlationData slot shared by the ENTER and EXIT of a call.
+ *
+ * What libcupti names (cuptiGetCallbackName, cuptiGetResultString, cuptiGetVersion) comes from
+ * the real libcupti, so the component's catalogue is the real one.  Everything else is faked.
+ * Every function is thread-safe.
+ *
+ * Contexts: FAKE_CTX0 and FAKE_CTX1 are on devices 0 and 1 (cuptiGetDeviceId); any other
+ * context is unknown.  Device memory: fake_dev_ptr(0, off) lies in [1<<32, 2<<32) on device 0,
+ * fake_dev_ptr(1, off) in [2<<32, 3<<32) on device 1 (cuPointerGetAttributes); anything else is
+ * memory the driver does not know (host memory).
+ */
+#ifndef FAKE_CUDA_H
+#define FAKE_CUDA_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cuda.h>
+#include <cupti.h>
+
+#define FAKE_CTX0 ((CUcontext)(uintptr_t)0x1000)
+#define FAKE_CTX1 ((CUcontext)(uintptr_t)0x2000)
+#define FAKE_RT CUPTI_CB_DOMAIN_RUNTIME_API
+#define FAKE_DRV CUPTI_CB_DOMAIN_DRIVER_API
+
+static inline CUdeviceptr fake_dev_ptr(int dev, uint64_t off)
+{
+    return ((CUdeviceptr)(dev + 1) << 32) + off;
+}
+
+/* ------------------------------------------------------------------ playing calls (libcupti) */
+
+/*
+ * One CUDA call, owned by the caller (on its stack is fine).  ret is the call's return value
+ * (a CUresult for the driver domain, a cudaError_t for the runtime domain).
+ */
+struct fake_call {
+    CUpti_CallbackDomain domain;
+    CUpti_CallbackId cbid;
+    const void *params;
+    int ret;
+    CUcontext ctx;
+    uint32_t correlation_id;
+    uint64_t correlation_data; /* the slot CUPTI hands to both sites of this call */
+    const char *name;          /* cuptiGetCallbackName of the call */
+    struct fake_call *outer;   /* the runtime call this one is nested in, on this thread */
+    int state;                 /* 0 new, 1 entered, 2 exited */
+};
+
+/* Prepares a call: a fresh correlationId, or the enclosing runtime call's for a driver call made
+ * while a runtime call of this thread is open (fake_enter'ed and not yet fake_exit'ed). */
+void fake_call_init(struct fake_call *c, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                    const void *params, int ret, CUcontext ctx);
+/* The ENTER site: delivered to the subscriber only if it is subscribed and the CBID is enabled
+ * at this moment.  A runtime call stays open on this thread until fake_exit. */
+void fake_enter(struct fake_call *c);
+/* The EXIT site, under the same rule (a CBID disabled since the ENTER gets no EXIT). */
+void fake_exit(struct fake_call *c);
+/* A whole call: init, ENTER, EXIT. */
+void fake_call(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *params, int ret,
+               CUcontext ctx);
+static inline void fake_driver(CUpti_CallbackId cbid, const void *params, CUresult ret, CUcontext ctx)
+{
+    fake_call(FAKE_DRV, cbid, params, (int)ret, ctx);
+}
+static inline void fake_runtime(CUpti_CallbackId cbid, const void *params, int ret, CUcontext ctx)
+{
+    fake_call(FAKE_RT, cbid, params, ret, ctx);
+}
+
+/* ------------------------------------------------------------------ faults (libcupti) */
+
+/* The n-th cuptiEnableCallback(enable=1) from now (1: the next one) returns err and changes
+ * nothing.  n = 0 disarms. */
+void fake_fail_enable(int n, CUptiResult err);
+/* The n-th cuptiEnableCallback(enable=1) from now blocks, inside CUPTI, until
+ * fake_release_enable(); fake_wait_enable_blocked() waits until a caller is blocked there. */
+void fake_block_enable(int n);
+void fake_wait_enable_blocked(void);
+void fake_release_enable(void);
+/* The next n EXIT sites that would be delivered are dropped. */
+void fake_drop_exits(int n);
+/* The next n sites that are delivered are delivered twice. */
+void fake_repeat_sites(int n);
+/* While name is not NULL, another tool holds CUPTI: every subscribe fails with
+ * CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED and cuptiSubscribe_v2 writes name into
+ * oldSubscriberName ("" leaves it empty). */
+void fake_other_subscriber(const char *name);
+/* While err is not CUPTI_SUCCESS, every subscribe fails with err. */
+void fake_subscribe_error(CUptiResult err);
+/* Disarms every fault above (libcupti and libcuda alike). */
+void fake_reset_faults(void);
+
+/* ------------------------------------------------------------------ queries (libcupti) */
+
+int fake_subscribed(void);          /* 1 while a subscription is held */
+int fake_subscribe_calls(void);     /* successful cuptiSubscribe / cuptiSubscribe_v2 calls */
+int fake_unsubscribe_calls(void);   /* successful cuptiUnsubscribe calls */
+int fake_enable_calls(void);        /* cuptiEnableCallback calls with enable=1, failed ones too */
+int fake_enabled_count(CUpti_CallbackDomain domain); /* CBIDs enabled now */
+int fake_is_enabled(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+long fake_delivered(void);          /* sites delivered to the subscriber so far */
+long fake_cupti_calls(void);        /* calls of any libcupti entry point by anyone */
+const char *fake_real_cupti(void);  /* the real libcupti names are taken from */
+
+/* ------------------------------------------------------------------ libcuda */
+
+/* cuInit returns r (CUDA_SUCCESS by default) and counts every call. */
+void fake_cuinit_result(CUresult r);
+/* cuDeviceGetCount returns r and, when r is CUDA_SUCCESS, n (default: success, 1 device). */
+void fake_device_count(CUresult r, int n);
+int fake_cuinit_calls(void);
+long fake_cuda_calls(void);         /* calls of any libcuda entry point by anyone */
+
+/* ------------------------------------------------------------------ wiring */
+
+/* The file a symbol was loaded from, or NULL. */
+static inline const char *fake_file_of(void *symbol)
+{
+    Dl_info info;
+    if (!dladdr(symbol, &info) || !info.dli_fname || info.dli_fname[0] != '/')
+        return NULL;
+    return info.dli_fname;
+}
+
+/*
+ * Points cupti_cb at the fake libraries this program holds: sets CUPTI_CB_CUPTI_LIB and
+ * CUPTI_CB_CUDA_LIB to their absolute paths, and checks that a dlopen() of those paths returns
+ * the very libraries this program is linked with (the component's dlopen does the same).  Call
+ * it before PAPI_library_init.  Returns 0, or -1 with a message on stderr.
+ */
+static inline int fake_point_component_here(int verbose)
+{
+    const char *cupti = fake_file_of((void *)fake_call), *cuda = fake_file_of((void *)fake_cuinit_calls);
+    if (!cupti || !cuda) {
+        fprintf(stderr, "fake: cannot find the files of the fake libraries\n");
+        return -1;
+    }
+    void *h1 = dlopen(cupti, RTLD_NOW | RTLD_LOCAL), *h2 = dlopen(cuda, RTLD_NOW | RTLD_LOCAL);
+    int same = h1 && h2 && dlsym(h1, "fake_call") == (void *)fake_call &&
+               dlsym(h2, "fake_cuinit_calls") == (void *)fake_cuinit_calls &&
+               dlsym(h1, "cuptiSubscribe") == dlsym(RTLD_DEFAULT, "cuptiSubscribe") &&
+               dlsym(h2, "cuInit") == dlsym(RTLD_DEFAULT, "cuInit");
+    if (h1)
+        dlclose(h1);
+    if (h2)
+        dlclose(h2);
+    if (!same) {
+        fprintf(stderr, "fake: dlopen(%s) / dlopen(%s) does not return the linked fakes\n", cupti, cuda);
+        return -1;
+    }
+    setenv("CUPTI_CB_CUPTI_LIB", cupti, 1);
+    setenv("CUPTI_CB_CUDA_LIB", cuda, 1);
+    if (verbose)
+        printf("# fake libcupti: %s (names from %s)\n# fake libcuda:  %s\n", cupti, fake_real_cupti(), cuda);
+    return 0;
+}
+
+#endif /* FAKE_CUDA_H */

@@ -1,0 +1,439 @@
+/*
+ * fake_cupti.c: a test-only libcupti (ctests/fake/libcupti.so) that the PAPI-level tests drive
+ * through the control API of fake_cuda.h.  The names CUPTI gives (callback names, result strings,
+ * version) come from the real libcupti, opened with dlopen from FAKE_REAL_CUPTI; the subscription,
+ * the enabled callback IDs and the delivery of callbacks are faked, with fault injection.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_cuda.h"
+
+#ifndef FAKE_REAL_CUPTI
+#define FAKE_REAL_CUPTI "/usr/local/cuda/lib64/libcupti.so"
+#endif
+
+#define N_RT CUPTI_RUNTIME_TRACE_CBID_SIZE
+#define N_DRV CUPTI_DRIVER_TRACE_CBID_SIZE
+
+/* Cold state under lock; what a callback site reads is atomic. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+
+static _Atomic(CUpti_CallbackFunc) sub_fn;
+static _Atomic(void *) sub_data;
+static atomic_int subscribed;
+static atomic_uchar enabled_rt[N_RT], enabled_drv[N_DRV];
+
+static int n_subscribe, n_unsubscribe, n_enable;
+static int fail_enable_in;	/* enables (enable=1) to go before the failing one; 0: off */
+static CUptiResult fail_enable_err;
+static int block_enable_in, enable_blocked, enable_released;
+static char *other_name;	/* another tool holds CUPTI */
+static char holder_name[128];	/* "CUPTI for <name>" of our own subscriber */
+static CUptiResult subscribe_err;
+
+static atomic_int drop_exits, repeat_sites;
+static atomic_long delivered, cupti_calls;
+static _Atomic uint32_t next_id = 1000;
+
+static _Thread_local struct fake_call *open_rt;	/* innermost open runtime call of this thread */
+
+/* ---- the real libcupti, for names ------------------------------------------------------- */
+
+static pthread_once_t real_once = PTHREAD_ONCE_INIT;
+static void *real_lib;
+static const char *real_path = FAKE_REAL_CUPTI;
+static CUptiResult (*real_get_version)(uint32_t *);
+static CUptiResult (*real_result_string)(CUptiResult, const char **);
+static CUptiResult (*real_callback_name)(CUpti_CallbackDomain, uint32_t, const char **);
+
+static void open_real(void)
+{
+	const char *env = getenv("FAKE_REAL_CUPTI");
+	if (env && env[0])
+		real_path = env;
+	real_lib = dlopen(real_path, RTLD_NOW | RTLD_LOCAL);
+	if (!real_lib) {
+		fprintf(stderr, "fake libcupti: cannot load the real libcupti %s: %s\n", real_path, dlerror());
+		return;
+	}
+	*(void **)&real_get_version = dlsym(real_lib, "cuptiGetVersion");
+	*(void **)&real_result_string = dlsym(real_lib, "cuptiGetResultString");
+	*(void **)&real_callback_name = dlsym(real_lib, "cuptiGetCallbackName");
+}
+
+static void need_real(void)
+{
+	pthread_once(&real_once, open_real);
+}
+
+const char *fake_real_cupti(void)
+{
+	need_real();
+	return real_path;
+}
+
+CUptiResult CUPTIAPI cuptiGetVersion(uint32_t *version)
+{
+	atomic_fetch_add(&cupti_calls, 1);
+	need_real();
+	return real_get_version ? real_get_version(version) : CUPTI_ERROR_UNKNOWN;
+}
+
+CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult result, const char **str)
+{
+	atomic_fetch_add(&cupti_calls, 1);
+	need_real();
+	return real_result_string ? real_result_string(result, str) : CUPTI_ERROR_UNKNOWN;
+}
+
+CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)
+{
+	atomic_fetch_add(&cupti_calls, 1);
+	need_real();
+	return real_callback_name ? real_callback_name(domain, cbid, name) : CUPTI_ERROR_UNKNOWN;
+}
+
+/* ---- the subscription -------------------------------------------------------------------- */
+
+static CUptiResult subscribe(CUpti_SubscriberHandle *sub, CUpti_CallbackFunc fn, void *data,
+			     CUpti_SubscriberParams *p)
+{
+	CUptiResult r = CUPTI_SUCCESS;
+	atomic_fetch_add(&cupti_calls, 1);
+	if (!sub)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	pthread_mutex_lock(&lock);
+	if (other_name || atomic_load(&subscribed)) {
+		/* One subscriber per process, as CUPTI 13.0. */
+		const char *holder = other_name ? other_name : holder_name;
+		if (p && p->oldSubscriberName && p->oldSubscriberSize > 0)
+			snprintf(p->oldSubscriberName, p->oldSubscriberSize, "%s", holder);
+		r = CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+	} else if (subscribe_err != CUPTI_SUCCESS) {
+		r = subscribe_err;
+	} else {
+		atomic_store(&sub_fn, fn);
+		atomic_store(&sub_data, data);
+		atomic_store(&subscribed, 1);
+		n_subscribe++;
+		snprintf(holder_name, sizeof holder_name, "CUPTI for %s",
+			 p && p->subscriberName ? p->subscriberName : "unnamed");
+		*sub = (CUpti_SubscriberHandle)(uintptr_t)(0x5000 + n_subscribe);
+	}
+	pthread_mutex_unlock(&lock);
+	return r;
+}
+
+CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle *sub, CUpti_CallbackFunc fn, void *data)
+{
+	return subscribe(sub, fn, data, NULL);
+}
+
+CUptiResult CUPTIAPI cuptiSubscribe_v2(CUpti_SubscriberHandle *sub, CUpti_CallbackFunc fn, void *data,
+				       CUpti_SubscriberParams *p)
+{
+	if (p && p->structSize < CUpti_SubscriberParams_STRUCT_SIZE)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	return subscribe(sub, fn, data, p);
+}
+
+CUptiResult CUPTIAPI cuptiUnsubscribe(CUpti_SubscriberHandle sub)
+{
+	CUptiResult r = CUPTI_SUCCESS;
+	atomic_fetch_add(&cupti_calls, 1);
+	pthread_mutex_lock(&lock);
+	if (!sub || !atomic_load(&subscribed)) {
+		r = CUPTI_ERROR_INVALID_PARAMETER;
+	} else {
+		/* Unsubscribing drops the subscriber's enabled callbacks. */
+		for (int i = 0; i < N_RT; i++)
+			atomic_store(&enabled_rt[i], 0);
+		for (int i = 0; i < N_DRV; i++)
+			atomic_store(&enabled_drv[i], 0);
+		atomic_store(&subscribed, 0);
+		atomic_store(&sub_fn, NULL);
+		atomic_store(&sub_data, NULL);
+		n_unsubscribe++;
+	}
+	pthread_mutex_unlock(&lock);
+	return r;
+}
+
+static atomic_uchar *slot(CUpti_CallbackDomain d, CUpti_CallbackId cbid)
+{
+	if (d == CUPTI_CB_DOMAIN_RUNTIME_API && cbid < N_RT)
+		return &enabled_rt[cbid];
+	if (d == CUPTI_CB_DOMAIN_DRIVER_API && cbid < N_DRV)
+		return &enabled_drv[cbid];
+	return NULL;
+}
+
+CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle sub, CUpti_CallbackDomain d,
+					 CUpti_CallbackId cbid)
+{
+	CUptiResult r = CUPTI_SUCCESS;
+	atomic_fetch_add(&cupti_calls, 1);
+	atomic_uchar *s = slot(d, cbid);
+	pthread_mutex_lock(&lock);
+	if (enable) {
+		n_enable++;
+		if (block_enable_in > 0 && --block_enable_in == 0) {
+			enable_blocked = 1;
+			enable_released = 0;
+			pthread_cond_broadcast(&cond);
+			while (!enable_released)
+				pthread_cond_wait(&cond, &lock);
+			enable_blocked = 0;
+		}
+	}
+	if (!sub || !atomic_load(&subscribed) || !s)
+		r = CUPTI_ERROR_INVALID_PARAMETER;
+	else if (enable && fail_enable_in > 0 && --fail_enable_in == 0)
+		r = fail_enable_err;
+	else
+		atomic_store(s, (unsigned char)(enable != 0));
+	pthread_mutex_unlock(&lock);
+	return r;
+}
+
+CUptiResult CUPTIAPI cuptiGetDeviceId(CUcontext ctx, uint32_t *id)
+{
+	atomic_fetch_add(&cupti_calls, 1);
+	if (!id)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	if (ctx != FAKE_CTX0 && ctx != FAKE_CTX1)
+		return CUPTI_ERROR_INVALID_CONTEXT;
+	*id = ctx == FAKE_CTX1;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiFinalize(void)
+{
+	atomic_fetch_add(&cupti_calls, 1);
+	return CUPTI_SUCCESS;
+}
+
+/* ---- playing calls ----------------------------------------------------------------------- */
+
+void fake_call_init(struct fake_call *c, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+		    const void *params, int ret, CUcontext ctx)
+{
+	memset(c, 0, sizeof *c);
+	c->domain = domain;
+	c->cbid = cbid;
+	c->params = params;
+	c->ret = ret;
+	c->ctx = ctx;
+	/* The runtime nests driver calls on the same thread with the same correlationId. */
+	if (domain == CUPTI_CB_DOMAIN_DRIVER_API && open_rt)
+		c->correlation_id = open_rt->correlation_id;
+	else
+		c->correlation_id = atomic_fetch_add(&next_id, 1);
+	need_real();
+	if (real_callback_name)
+		real_callback_name(domain, cbid, &c->name);
+}
+
+static void deliver(struct fake_call *c, CUpti_ApiCallbackSite site)
+{
+	atomic_uchar *s = slot(c->domain, c->cbid);
+	if (!s || !atomic_load(&subscribed) || !atomic_load(s))
+		return;	/* CUPTI calls back only for enabled CBIDs */
+	CUpti_CallbackFunc fn = atomic_load(&sub_fn);
+	void *data = atomic_load(&sub_data);
+	if (!fn)
+		return;
+	if (site == CUPTI_API_EXIT) {
+		int n = atomic_load(&drop_exits);
+		while (n > 0 && !atomic_compare_exchange_weak(&drop_exits, &n, n - 1))
+			;
+		if (n > 0)
+			return;
+	}
+	int times = 1, n = atomic_load(&repeat_sites);
+	while (n > 0 && !atomic_compare_exchange_weak(&repeat_sites, &n, n - 1))
+		;
+	if (n > 0)
+		times = 2;
+	CUpti_CallbackData cd;
+	memset(&cd, 0, sizeof cd);
+	cd.callbackSite = site;
+	cd.functionName = c->name;
+	cd.functionParams = c->params;
+	cd.functionReturnValue = &c->ret;
+	cd.context = c->ctx;
+	cd.contextUid = (uint32_t)(uintptr_t)c->ctx;
+	cd.correlationData = &c->correlation_data;
+	cd.correlationId = c->correlation_id;
+	for (int i = 0; i < times; i++) {
+		atomic_fetch_add(&delivered, 1);
+		fn(data, c->domain, c->cbid, &cd);
+	}
+}
+
+void fake_enter(struct fake_call *c)
+{
+	c->state = 1;
+	if (c->domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+		c->outer = open_rt;
+		open_rt = c;
+	}
+	deliver(c, CUPTI_API_ENTER);
+}
+
+void fake_exit(struct fake_call *c)
+{
+	deliver(c, CUPTI_API_EXIT);
+	c->state = 2;
+	if (c->domain == CUPTI_CB_DOMAIN_RUNTIME_API && open_rt == c)
+		open_rt = c->outer;
+}
+
+void fake_call(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *params, int ret, CUcontext ctx)
+{
+	struct fake_call c;
+	fake_call_init(&c, domain, cbid, params, ret, ctx);
+	fake_enter(&c);
+	fake_exit(&c);
+}
+
+/* ---- faults ------------------------------------------------------------------------------ */
+
+void fake_fail_enable(int n, CUptiResult err)
+{
+	pthread_mutex_lock(&lock);
+	fail_enable_in = n;
+	fail_enable_err = err;
+	pthread_mutex_unlock(&lock);
+}
+
+void fake_block_enable(int n)
+{
+	pthread_mutex_lock(&lock);
+	block_enable_in = n;
+	pthread_mutex_unlock(&lock);
+}
+
+void fake_wait_enable_blocked(void)
+{
+	pthread_mutex_lock(&lock);
+	while (!enable_blocked)
+		pthread_cond_wait(&cond, &lock);
+	pthread_mutex_unlock(&lock);
+}
+
+void fake_release_enable(void)
+{
+	pthread_mutex_lock(&lock);
+	enable_released = 1;
+	pthread_cond_broadcast(&cond);
+	pthread_mutex_unlock(&lock);
+}
+
+void fake_drop_exits(int n)
+{
+	atomic_store(&drop_exits, n);
+}
+
+void fake_repeat_sites(int n)
+{
+	atomic_store(&repeat_sites, n);
+}
+
+void fake_other_subscriber(const char *name)
+{
+	pthread_mutex_lock(&lock);
+	free(other_name);
+	other_name = name ? strdup(name) : NULL;
+	pthread_mutex_unlock(&lock);
+}
+
+void fake_subscribe_error(CUptiResult err)
+{
+	pthread_mutex_lock(&lock);
+	subscribe_err = err;
+	pthread_mutex_unlock(&lock);
+}
+
+/* The libcupti half of fake_reset_faults (fake_cuda.c). */
+void fake_cupti_reset_faults(void)
+{
+	pthread_mutex_lock(&lock);
+	fail_enable_in = 0;
+	block_enable_in = 0;
+	enable_released = 1;
+	pthread_cond_broadcast(&cond);
+	free(other_name);
+	other_name = NULL;
+	subscribe_err = CUPTI_SUCCESS;
+	pthread_mutex_unlock(&lock);
+	atomic_store(&drop_exits, 0);
+	atomic_store(&repeat_sites, 0);
+}
+
+/* ---- queries ----------------------------------------------------------------------------- */
+
+#define LOCKED_INT(expr)                   \
+	do {                               \
+		pthread_mutex_lock(&lock); \
+		int v_ = (expr);           \
+		pthread_mutex_unlock(&lock); \
+		return v_;                 \
+	} while (0)
+
+int fake_subscribed(void)
+{
+	return atomic_load(&subscribed);
+}
+
+int fake_subscribe_calls(void)
+{
+	LOCKED_INT(n_subscribe);
+}
+
+int fake_unsubscribe_calls(void)
+{
+	LOCKED_INT(n_unsubscribe);
+}
+
+int fake_enable_calls(void)
+{
+	LOCKED_INT(n_enable);
+}
+
+int fake_enabled_count(CUpti_CallbackDomain d)
+{
+	int n = 0;
+	if (d == CUPTI_CB_DOMAIN_RUNTIME_API)
+		for (int i = 0; i < N_RT; i++)
+			n += atomic_load(&enabled_rt[i]);
+	else if (d == CUPTI_CB_DOMAIN_DRIVER_API)
+		for (int i = 0; i < N_DRV; i++)
+			n += atomic_load(&enabled_drv[i]);
+	return n;
+}
+
+int fake_is_enabled(CUpti_CallbackDomain d, CUpti_CallbackId cbid)
+{
+	atomic_uchar *s = slot(d, cbid);
+	return s ? atomic_load(s) : 0;
+}
+
+long fake_delivered(void)
+{
+	return atomic_load(&delivered);
+}
+
+long fake_cupti_calls(void)
+{
+	return atomic_load(&cupti_calls);
+}
