@@ -41,9 +41,14 @@ static CUptiResult fake_unsubscribe(CUpti_SubscriberHandle s)
 	return CUPTI_SUCCESS;
 }
 
+/* Fault injection: the fail_enable_at-th enable from now fails. */
+static int fail_enable_at;
+
 static CUptiResult fake_enable(uint32_t on, CUpti_SubscriberHandle s, CUpti_CallbackDomain d, CUpti_CallbackId c)
 {
 	(void)s;
+	if (on && fail_enable_at > 0 && --fail_enable_at == 0)
+		return CUPTI_ERROR_INVALID_PARAMETER;
 	enabled[d == DRV][c] = (unsigned char)on;
 	return CUPTI_SUCCESS;
 }
@@ -85,8 +90,14 @@ struct call {
 	uint32_t id;	/* correlationId */
 };
 
+/* CUPTI gives the driver calls nested in a runtime call the runtime
+ * call's correlation id (facts measured on the GPU). */
+static _Thread_local uint32_t rt_in_progress;
+
 static void site(struct call *c, CUpti_ApiCallbackSite where)
 {
+	if (c->dom == RT)
+		rt_in_progress = where == CUPTI_API_ENTER ? c->id : 0;
 	if (!enabled[c->dom == DRV][c->cbid])
 		return;	/* CUPTI calls back only for enabled CBIDs */
 	CUpti_CallbackData cd = { 0 };
@@ -101,7 +112,7 @@ static void site(struct call *c, CUpti_ApiCallbackSite where)
 
 static void driver(CUpti_CallbackId cbid, const void *params, CUresult ret, CUcontext ctx)
 {
-	struct call c = { DRV, cbid, params, ret, ctx, 0, next_id() };
+	struct call c = { DRV, cbid, params, ret, ctx, 0, rt_in_progress ? rt_in_progress : next_id() };
 	site(&c, CUPTI_API_ENTER);
 	site(&c, CUPTI_API_EXIT);
 }
@@ -151,6 +162,7 @@ struct set {
 	uint32_t codes[8];
 	const char *names[8];
 	uint64_t base[8];
+	struct cupti_cb_hold hold;
 };
 
 static struct set start(const char *a, const char *b, const char *c)
@@ -161,7 +173,7 @@ static struct set start(const char *a, const char *b, const char *c)
 		s.names[s.n] = names[i];
 		s.codes[s.n++] = code_of(names[i]);
 	}
-	CHECK_EQ(cupti_cb_engine_acquire(&eng, s.codes, s.n), 0, "acquire");
+	CHECK_EQ(cupti_cb_engine_acquire(&eng, &s.hold, s.codes, s.n), 0, "acquire");
 	for (unsigned i = 0; i < s.n; i++)
 		s.base[i] = value(s.names[i]);
 	return s;
@@ -175,9 +187,10 @@ static uint64_t delta(const struct set *s, unsigned i)
 	return cupti_cb_engine_value(&eng, &p, value(s->names[i]) - s->base[i]);
 }
 
+/* The set is cleaned up: it lets go of its callbacks. */
 static void stop(struct set *s)
 {
-	cupti_cb_engine_release(&eng, s->codes, s->n);
+	cupti_cb_engine_unhold(&eng, &s->hold);
 }
 
 /* ---- tests ------------------------------------------------------------------ */
@@ -383,22 +396,107 @@ static void api_calls(void)
 	stop(&s);
 }
 
-static void keep_callbacks(void)
+/* A set holds its callbacks across stop and start: only its cleanup lets
+ * them go. Re-holding with other events toggles only the difference. */
+static void holds_outlive_windows(void)
 {
-	eng.keep = 1;
 	struct set s = start("kernel.launches", NULL, NULL);
+	uint32_t other = code_of("cudaGetDevice.calls");
+	unsigned subs = (unsigned)fake_subscribed;
+	CHECK_EQ(cupti_cb_engine_acquire(&eng, &s.hold, &other, 1), 0, "the same set, other events");
+	CHECK(!enabled[1][DCB(cuLaunchKernel)] && enabled[0][RCB(cudaGetDevice_v3020)],
+	      "re-holding drops what is no longer needed and enables the new");
+	CHECK_EQ(fake_subscribed, subs, "and keeps the one subscription");
 	stop(&s);
-	CHECK(enabled[1][DCB(cuLaunchKernel)] && fake_subscribed == 1,
-	      "with keep, callbacks and the subscription outlive the last stop");
-	s = start("kernel.launches", NULL, NULL);
+	CHECK_EQ(enabled_count(0) + enabled_count(1), 0, "cleanup disables everything");
+	CHECK_EQ(fake_subscribed, 0, "and unsubscribes");
+}
+
+/* A start that fails at one enable undoes exactly its own work: a set
+ * already running keeps every callback it holds. */
+static void failed_start_rolls_back_exactly(void)
+{
+	struct set a = start("cuLaunchKernel.calls", NULL, NULL);
+	unsigned before = enabled_count(1);
+	struct set b = { 0 };
+	uint32_t codes[2] = { code_of("memcpy.calls"), code_of("kernel.launches") };
+	fail_enable_at = 5;
+	CHECK_EQ(cupti_cb_engine_acquire(&eng, &b.hold, codes, 2), CUPTI_CB_ECUPTI, "the 5th enable fails");
+	fail_enable_at = 0;
+	CHECK(enabled[1][DCB(cuLaunchKernel)], "the running set's cuLaunchKernel stays enabled");
+	CHECK_EQ(enabled_count(1), before, "and nothing the failed start enabled is left on");
 	cuLaunchKernel_params lk = { 0 };
-	driver(DCB(cuLaunchKernel), &lk, CUDA_SUCCESS, CTX0);
-	CHECK_EQ(delta(&s, 0), 1, "and counting goes on when a set starts again");
+	for (int i = 0; i < 5; i++)
+		driver(DCB(cuLaunchKernel), &lk, CUDA_SUCCESS, CTX0);
+	CHECK_EQ(delta(&a, 0), 5, "the running set counts every launch");
+	stop(&b);
+	stop(&a);
+	CHECK_EQ(enabled_count(0) + enabled_count(1) + fake_subscribed, 0, "all let go");
+}
+
+/* An EXIT lost inside a runtime call (stop, a dropped callback) must not
+ * leave the thread "inside a runtime call" for ever. */
+static void lost_exit_does_not_stick(void)
+{
+	struct set s = start("api.calls", "cudaGetDevice.calls", NULL);
+	struct call sync = { RT, RCB(cudaDeviceSynchronize_v3020), NULL, CUDA_SUCCESS, CTX0, 0, next_id() };
+	site(&sync, CUPTI_API_ENTER);	/* its EXIT never comes */
+	cudaGetDevice_v3020_params gd = { 0 };
+	for (int i = 0; i < 10; i++) {
+		struct call c = { RT, RCB(cudaGetDevice_v3020), &gd, CUDA_SUCCESS, CTX0, 0, next_id() };
+		site(&c, CUPTI_API_ENTER);
+		site(&c, CUPTI_API_EXIT);
+	}
+	CHECK_EQ(delta(&s, 0), 10, "api.calls counts the 10 later calls");
+	CHECK_EQ(delta(&s, 1), 10, "cudaGetDevice.calls too");
 	stop(&s);
-	cupti_cb_engine_close(&eng);
-	CHECK_EQ(enabled_count(0) + enabled_count(1), 0, "close disables everything");
-	CHECK_EQ(fake_subscribed, 0, "close unsubscribes");
-	eng.keep = 0;
+}
+
+/* An EXIT whose ENTER this thread did not see counts the call, no time,
+ * whatever CUPTI's per-call slot holds. */
+static void exit_without_enter_has_no_time(void)
+{
+	struct set s = start("cudaGetDevice.calls", "cudaGetDevice.time_ns", "api.time_ns");
+	cudaGetDevice_v3020_params gd = { 0 };
+	struct call c = { RT, RCB(cudaGetDevice_v3020), &gd, CUDA_SUCCESS, CTX0, 12345, next_id() };
+	site(&c, CUPTI_API_EXIT);
+	CHECK_EQ(delta(&s, 0), 1, "the call counts");
+	CHECK_EQ(delta(&s, 1), 0, "with no time from a slot its ENTER did not write");
+	CHECK_EQ(delta(&s, 2), 0, "api.time_ns neither");
+	stop(&s);
+}
+
+/* nvcc's launch stubs call __cudaPushCallConfiguration and
+ * __cudaPopCallConfiguration around cudaLaunchKernel: one <<<>>> is one
+ * call of the application. */
+static void runtime_internals_not_api_calls(void)
+{
+	struct set s = start("api.calls", "__cudaPushCallConfiguration.calls", NULL);
+	struct call push = { RT, RCB(__cudaPushCallConfiguration_v13000), NULL, CUDA_SUCCESS, CTX0, 0, next_id() };
+	struct call launch = { RT, RCB(cudaLaunchKernel_v7000), NULL, CUDA_SUCCESS, CTX0, 0, next_id() };
+	site(&push, CUPTI_API_ENTER);
+	site(&push, CUPTI_API_EXIT);
+	site(&launch, CUPTI_API_ENTER);
+	site(&launch, CUPTI_API_EXIT);
+	CHECK_EQ(delta(&s, 0), 1, "api.calls: the launch only");
+	CHECK_EQ(delta(&s, 1), 1, "__cudaPushCallConfiguration.calls still counts it");
+	stop(&s);
+}
+
+/* A free that fails frees nothing: the size stays for the free that works. */
+static void failed_free_keeps_size(void)
+{
+	struct set s = start("free.bytes", "free.calls", "alloc.bytes");
+	CUdeviceptr p = on_dev(0, 0x100);
+	cuMemAlloc_v2_params al = { &p, 4096 };
+	driver(DCB(cuMemAlloc_v2), &al, CUDA_SUCCESS, CTX0);
+	cuMemFree_v2_params fr = { p };
+	driver(DCB(cuMemFree_v2), &fr, CUDA_ERROR_INVALID_VALUE, CTX0);
+	CHECK_EQ(delta(&s, 0), 0, "a failed free counts no bytes");
+	driver(DCB(cuMemFree_v2), &fr, CUDA_SUCCESS, CTX0);
+	CHECK_EQ(delta(&s, 0), 4096, "the free that works counts the allocation's size");
+	CHECK_EQ(delta(&s, 1), 1, "one successful free");
+	stop(&s);
 }
 
 static void refcounts_and_conflict(void)
@@ -413,7 +511,8 @@ static void refcounts_and_conflict(void)
 
 	fake_other_tool = 1;
 	uint32_t code = code_of("kernel.launches");
-	CHECK_EQ(cupti_cb_engine_acquire(&eng, &code, 1), CUPTI_CB_ECONFLICT, "another subscriber: conflict");
+	struct cupti_cb_hold h = { 0 };
+	CHECK_EQ(cupti_cb_engine_acquire(&eng, &h, &code, 1), CUPTI_CB_ECONFLICT, "another subscriber: conflict");
 	CHECK(strstr(eng.why, "'CUPTI for probe'") != NULL, "the reason names it: %s", eng.why);
 	fake_other_tool = 0;
 }
@@ -726,7 +825,12 @@ int main(void)
 	devices();
 	api_calls();
 	refcounts_and_conflict();
-	keep_callbacks();
+	holds_outlive_windows();
+	failed_start_rolls_back_exactly();
+	lost_exit_does_not_stick();
+	exit_without_enter_has_no_time();
+	runtime_internals_not_api_calls();
+	failed_free_keeps_size();
 	threads();
 	/* more allocation forms, and operations that are not counted */
 	arrays();

@@ -321,7 +321,8 @@ static void *e_churner(void *arg)
 	for (int i = 0; i < 3; i++)
 		codes[i] = e_code(names[k][i]);
 	while (!atomic_load(&e_done)) {
-		if (cupti_cb_engine_acquire(&eng, codes, 3)) {
+		struct cupti_cb_hold hold = { 0 };
+		if (cupti_cb_engine_acquire(&eng, &hold, codes, 3)) {
 			bad++;
 			break;
 		}
@@ -345,7 +346,7 @@ static void *e_churner(void *arg)
 		/* This thread makes no CUDA call: its thread-scope counts stay 0. */
 		if (k == 0 && v[2] != base[2])
 			bad++;
-		cupti_cb_engine_release(&eng, codes, 3);
+		cupti_cb_engine_unhold(&eng, &hold);
 		rounds++;
 	}
 	return (void *)(uintptr_t)(bad ? 1000000u + bad : rounds);
@@ -367,7 +368,8 @@ static void engine_churn(void)
 
 	/* The set that runs throughout: its count must be exact. */
 	uint32_t whole[2] = { e_code("kernel.launches:process"), e_code("sync.calls:process") };
-	CHECK_EQ(cupti_cb_engine_acquire(&eng, whole, 2), 0, "a set runs throughout");
+	struct cupti_cb_hold whole_hold = { 0 };
+	CHECK_EQ(cupti_cb_engine_acquire(&eng, &whole_hold, whole, 2), 0, "a set runs throughout");
 	struct cupti_cb_probe p0 = cupti_cb_engine_probe(&eng, whole[0]), p1 = cupti_cb_engine_probe(&eng, whole[1]);
 	uint64_t l0 = cupti_cb_engine_raw(&eng, &p0, NULL), s0 = cupti_cb_engine_raw(&eng, &p1, NULL);
 
@@ -394,7 +396,7 @@ static void engine_churn(void)
 		 "the set running throughout counts every launch");
 	CHECK_EQ(cupti_cb_engine_raw(&eng, &p1, NULL) - s0, (uint64_t)E_CALLERS * ((E_CALLS + 15) / 16),
 		 "and every synchronization");
-	cupti_cb_engine_release(&eng, whole, 2);
+	cupti_cb_engine_unhold(&eng, &whole_hold);
 	unsigned on = 0;
 	for (size_t c = 0; c < sizeof enabled[1]; c++)
 		on += atomic_load(&enabled[1][c]) + atomic_load(&enabled[0][c]);
