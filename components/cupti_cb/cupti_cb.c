@@ -88,6 +88,10 @@ static void set_stage_from_engine(void)
 		atomic_store(&stage, 2);
 		break;
 	case CUPTI_CB_CATALOG:
+		/* libcupti and libcuda load: the component is active; cuInit
+		 * and the rest wait until they are needed. */
+		ci->disabled = 0;
+		ci->disabled_reason[0] = '\0';
 		ci->num_native_events = (int)engine.cat.n_events;
 		atomic_store(&stage, 1);
 		break;
@@ -211,7 +215,7 @@ static int cupti_cb_init_component(int cidx)
 	if (engine.state == CUPTI_CB_READY) {
 		cupti_cb_registry_attach(&engine.reg);
 		set_stage_from_engine();
-	} else if (engine.state == CUPTI_CB_DISABLED) {
+	} else if (engine.state == CUPTI_CB_DISABLED || engine.state == CUPTI_CB_CATALOG) {
 		/* A fork() child, or an earlier failure: say why at once. */
 		set_stage_from_engine();
 	}

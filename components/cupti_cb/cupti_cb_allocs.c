@@ -18,6 +18,7 @@ int cupti_cb_allocs_init(struct cupti_cb_allocs *t, unsigned log2_slots)
 	t->keys = calloc(n, sizeof *t->keys);
 	t->sizes = calloc(n, sizeof *t->sizes);
 	atomic_init(&t->dropped, 0);
+	atomic_init(&t->unknown, 0);
 	if (!t->keys || !t->sizes) {
 		cupti_cb_allocs_fini(t);
 		return -1;
@@ -74,13 +75,14 @@ uint64_t cupti_cb_allocs_take(struct cupti_cb_allocs *t, uint64_t ptr)
 	for (int i = 0; i < MAX_PROBES; i++, s = (s + 1) & t->mask) {
 		uint64_t k = atomic_load_explicit(&t->keys[s], memory_order_acquire);
 		if (k == EMPTY)
-			return 0;
+			break;
 		if (k != ptr)
 			continue;
 		uint64_t size = t->sizes[s];
 		if (atomic_compare_exchange_strong(&t->keys[s], &k, TOMB))
 			return size;
-		return 0;
+		break;
 	}
+	atomic_fetch_add_explicit(&t->unknown, 1, memory_order_relaxed);
 	return 0;
 }

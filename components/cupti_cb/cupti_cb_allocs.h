@@ -18,6 +18,7 @@ struct cupti_cb_allocs {
 	_Atomic uint64_t *keys;
 	uint64_t *sizes;
 	_Atomic uint64_t dropped;	/* inserts that found no free slot */
+	_Atomic uint64_t unknown;	/* takes of a pointer the table did not hold */
 };
 
 int cupti_cb_allocs_init(struct cupti_cb_allocs *t, unsigned log2_slots);

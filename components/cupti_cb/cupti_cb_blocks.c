@@ -7,6 +7,7 @@
 
 CUPTI_CB_TLS struct cupti_cb_block *cupti_cb_tls_block;
 CUPTI_CB_TLS unsigned cupti_cb_tls_generation;
+CUPTI_CB_TLS unsigned cupti_cb_tls_registry;
 
 static atomic_uint generations = 1;
 
@@ -38,6 +39,7 @@ int cupti_cb_registry_init(struct cupti_cb_registry *r, const struct cupti_cb_la
 	atomic_init(&r->head, NULL);
 	atomic_init(&r->n_blocks, 0);
 	r->key_live = 0;
+	r->id = atomic_fetch_add(&generations, 1);
 	return cupti_cb_registry_attach(r);
 }
 
@@ -110,6 +112,15 @@ static struct cupti_cb_block *create(struct cupti_cb_registry *r)
 /* Runs once per thread: the first counted call of a thread pays for it. */
 struct cupti_cb_block *cupti_cb_block_slow(struct cupti_cb_registry *r)
 {
+	/* After a detach/attach (PAPI_shutdown, PAPI_library_init) a thread
+	 * keeps the block it had: only the thread-exit key is new. */
+	if (cupti_cb_tls_block && cupti_cb_tls_registry == r->id) {
+		struct cupti_cb_block *own = cupti_cb_tls_block;
+		if (r->key_live)
+			pthread_setspecific(r->exit_key, own);
+		cupti_cb_tls_generation = r->generation;
+		return own;
+	}
 	struct cupti_cb_block *b = adopt(r);
 	if (!b)
 		b = create(r);
@@ -126,6 +137,7 @@ struct cupti_cb_block *cupti_cb_block_slow(struct cupti_cb_registry *r)
 		pthread_setspecific(r->exit_key, b);
 	cupti_cb_tls_block = b;
 	cupti_cb_tls_generation = r->generation;
+	cupti_cb_tls_registry = r->id;
 	return b;
 }
 

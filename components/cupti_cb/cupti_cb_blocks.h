@@ -64,6 +64,7 @@ struct cupti_cb_registry {
 	atomic_uint n_blocks;
 	pthread_key_t exit_key;
 	int key_live;			/* exit_key exists (see cupti_cb_registry_detach) */
+	unsigned id;			/* this registry, for the whole of its life */
 	unsigned generation;		/* tells a thread its cached block is stale */
 };
 
@@ -88,6 +89,7 @@ struct cupti_cb_block *cupti_cb_block_slow(struct cupti_cb_registry *r);
 #define CUPTI_CB_TLS _Thread_local __attribute__((tls_model("initial-exec")))
 extern CUPTI_CB_TLS struct cupti_cb_block *cupti_cb_tls_block;
 extern CUPTI_CB_TLS unsigned cupti_cb_tls_generation;
+extern CUPTI_CB_TLS unsigned cupti_cb_tls_registry;
 
 static inline struct cupti_cb_block *cupti_cb_block_self(struct cupti_cb_registry *r)
 {

@@ -135,6 +135,10 @@ int cupti_cb_engine_open_catalog(struct cupti_cb_engine *e)
 	uint64_t t0 = cupti_cb_mono_ns();
 	if (cupti_cb_load_cupti(&e->api, e->why, sizeof e->why))
 		return -1;
+	/* Loading libcuda (no cuInit) tells whether a driver is there at all,
+	 * so that listings can say "No NVIDIA driver" without starting CUDA. */
+	if (!e->api.cuda_lib && cupti_cb_load_cuda(&e->api, e->why, sizeof e->why))
+		return -1;
 	/* The device count is not known yet: :device=N is checked against it
 	 * at the driver stage. */
 	if (cupti_cb_catalog_build(&e->cat, e->api.cuptiGetCallbackName, -1)) {
@@ -156,7 +160,7 @@ int cupti_cb_engine_open(struct cupti_cb_engine *e)
 		return 0;
 	e->state = CUPTI_CB_DISABLED;
 	uint64_t t1 = cupti_cb_mono_ns();
-	if (cupti_cb_load_cuda(&e->api, e->why, sizeof e->why))
+	if (!e->api.cuda_lib && cupti_cb_load_cuda(&e->api, e->why, sizeof e->why))
 		return -1;
 	if (count_devices(e, &n))
 		return -1;
@@ -354,6 +358,21 @@ static void drop_ref(struct cupti_cb_engine *e, int d, uint32_t c)
 		set_callback(e, d, c, 0);
 }
 
+/* What CUPTI delivered oddly and what the allocation table could not
+ * follow, so far (CUPTI_CB_TRACE=1). */
+static void trace_anomalies(struct cupti_cb_engine *e)
+{
+	unsigned long repeats = 0, unmatched = 0;
+	for (struct cupti_cb_block *b = atomic_load(&e->reg.head); b; b = b->next) {
+		repeats += atomic_load_explicit(&b->repeats, memory_order_relaxed);
+		unmatched += atomic_load_explicit(&b->unmatched, memory_order_relaxed);
+	}
+	TRACE(e, "so far: %lu repeated callbacks dropped, %lu EXITs without their ENTER (counted, not timed), "
+		 "%lu allocations the table had no room for, %lu frees of allocations it did not know",
+	      repeats, unmatched, (unsigned long)atomic_load(&e->allocs.dropped),
+	      (unsigned long)atomic_load(&e->allocs.unknown));
+}
+
 static void unhold_locked(struct cupti_cb_engine *e, struct cupti_cb_hold *h)
 {
 	if (!h->active || h->epoch != e->epoch) {
@@ -367,6 +386,8 @@ static void unhold_locked(struct cupti_cb_engine *e, struct cupti_cb_hold *h)
 	if (h->timed && e->timing_refs > 0 && --e->timing_refs == 0)
 		atomic_store(&e->timing, 0);
 	h->active = 0;
+	if (e->trace)
+		trace_anomalies(e);
 	if (e->holders > 0 && --e->holders == 0)
 		let_go(e);
 	TRACE(e, "released a set: %u sets hold callbacks", e->holders);
