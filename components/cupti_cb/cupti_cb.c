@@ -169,36 +169,27 @@ static int papi_error(int rc)
 
 /* ---- component and thread ------------------------------------------------ */
 
-/* fork(): no lock may be held by a thread that the child will not have.
- * The child of a process with CUDA initialized disables the component
- * there (CUDA cannot be used after fork); before that, it works as usual. */
-static void at_fork_prepare(void)
-{
-	pthread_mutex_lock(&init_lock);
-	if (engine.state == CUPTI_CB_READY)
-		pthread_mutex_lock(&engine.lock);
-}
-
-static void at_fork_parent(void)
-{
-	if (engine.state == CUPTI_CB_READY)
-		pthread_mutex_unlock(&engine.lock);
-	pthread_mutex_unlock(&init_lock);
-}
-
+/* fork(): the child has only the forking thread, and locks held by other
+ * threads of the parent stay held for ever. Waiting for them in a prepare
+ * handler would make fork() wait on a thread inside CUPTI; instead the
+ * child takes fresh locks, and disables the component where CUDA was
+ * initialized (CUDA cannot be used after fork) or where another thread
+ * was in the middle of opening it. Before that, a child works as usual. */
 static void at_fork_child(void)
 {
+	int busy = pthread_mutex_trylock(&init_lock) != 0;
 	pthread_mutex_init(&init_lock, NULL);
-	if (engine.state != CUPTI_CB_READY)
-		return;
-	cupti_cb_engine_after_fork_child(&engine);
-	set_stage_from_engine();
+	if (engine.state == CUPTI_CB_READY || (busy && engine.state != CUPTI_CB_UNINIT)) {
+		engine.state = CUPTI_CB_READY;
+		cupti_cb_engine_after_fork_child(&engine);
+		set_stage_from_engine();
+	}
 }
 
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 static void register_fork_handlers(void)
 {
-	pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
+	pthread_atfork(NULL, NULL, at_fork_child);
 }
 
 static int cupti_cb_init_component(int cidx)
