@@ -46,14 +46,17 @@ static int held(void)
     CUpti_SubscriberHandle sub = take_cupti();
     ct_library_init();
     int cidx = PAPI_get_component_index(CT_COMPONENT);
-    const PAPI_component_info_t *ci = ct_component_after_init(cidx);
+    /* The subscriber probe belongs to the driver stage: the first add of an
+     * event finds the other subscriber and disables the component. */
+    int es = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&es));
+    CHECK_TRUE("adding an event while another subscriber holds CUPTI fails", ct_add(es, "kernel.launches") != PAPI_OK);
+    const PAPI_component_info_t *ci = PAPI_get_component_info(cidx);
     ct_note("disabled reason: %s", ci->disabled_reason);
     CHECK_TRUE("disabled while another subscriber holds CUPTI", ci->disabled != 0);
     CHECK_TRUE("the reason begins 'Another CUPTI subscriber is active:'",
                strncmp(ci->disabled_reason, "Another CUPTI subscriber is active:", 35) == 0);
     CHECK_TRUE("the reason names the holder", strstr(ci->disabled_reason, "ctest tool") != nullptr);
-    int es = PAPI_NULL;
-    PAPI_MUST(PAPI_create_eventset(&es));
     CHECK_TRUE("adding an event of the disabled component fails", ct_add(es, "kernel.launches") != PAPI_OK);
     CHECK_TRUE("PAPI itself still works", PAPI_get_real_nsec() > 0);
     PAPI_MUST(PAPI_destroy_eventset(&es));
@@ -81,6 +84,10 @@ int main(int argc, char **argv)
     const char *names[] = {"kernel.launches"};
     int es = ct_eventset(1, names);
     count_launches(es, 9, "counts with CUPTI to itself");
+    /* A set keeps CUPTI until it is cleaned up: the other tool can take it
+     * once cupti_cb's sets are gone. */
+    ct_destroy(&es);
+    es = ct_eventset(1, names);
     CUpti_SubscriberHandle sub = take_cupti();
     ct_check_rc("PAPI_start while another subscriber holds CUPTI", PAPI_start(es), PAPI_ECNFLCT);
     if (cuptiUnsubscribe(sub) != CUPTI_SUCCESS)

@@ -42,10 +42,12 @@ struct cupti_cb_block {
 	struct cupti_cb_block *next;	/* registry list; set once, before publication */
 	atomic_int free;		/* 1: owner exited, may be adopted */
 	int in_lookup;			/* the engine's own driver calls are not counted */
-	/* The runtime call in progress on this thread (0: none). A driver
-	 * call with the same correlation id is nested in it. Tied to the call
-	 * itself, so a lost EXIT cannot leave the thread "inside" forever: the
-	 * next runtime call replaces it. */
+	/* The runtime call in progress on this thread (0: none): driver calls
+	 * made meanwhile are nested in it (not all of them carry its
+	 * correlation id: a <<<>>> launch was measured to make one that does
+	 * not). Tied to the call itself, so a lost EXIT cannot leave the thread
+	 * "inside" for ever: the next runtime call replaces it, and its EXIT
+	 * clears it. */
 	uint32_t rt_corr;
 	int last_dev;			/* context -> device cache of the owner thread */
 	CUcontext last_ctx;

@@ -131,7 +131,7 @@ static void at_exit_site(struct cupti_cb_engine *e, struct cupti_cb_block *b, in
 	/* A call of the application: a runtime call (but the runtime's own
 	 * __cuda* entry points that nvcc's launch stubs and registration
 	 * code call), or a driver call made outside any runtime call. */
-	int nested = d == 1 && b->rt_corr != 0 && b->rt_corr == cd->correlationId;
+	int nested = d == 1 && b->rt_corr != 0;
 	if (d == 0 && b->rt_corr == cd->correlationId)
 		b->rt_corr = 0;
 	if (slot && !nested && !e->cat.internal[slot - 1]) {
