@@ -478,8 +478,10 @@ static void runtime_internals_not_api_calls(void)
 	site(&push, CUPTI_API_EXIT);
 	site(&launch, CUPTI_API_ENTER);
 	site(&launch, CUPTI_API_EXIT);
+	driver(DCB(cuKernelGetName), NULL, CUDA_SUCCESS, CTX0);	/* as every <<<>>> does */
 	CHECK_EQ(delta(&s, 0), 1, "api.calls: the launch only");
 	CHECK_EQ(delta(&s, 1), 1, "__cudaPushCallConfiguration.calls still counts it");
+	CHECK_EQ(value("cuKernelGetName.calls"), 1, "cuKernelGetName.calls counts its call");
 	stop(&s);
 }
 

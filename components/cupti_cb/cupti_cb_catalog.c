@@ -51,6 +51,18 @@ static int is_identifier(const char *s)
 	return 1;
 }
 
+/* Entry points the CUDA runtime's own code calls on the application's
+ * behalf, outside any call CUPTI reports as a runtime call: the __cuda*
+ * registration and launch-configuration functions of nvcc's generated
+ * code, and cuKernelGetName, which every <<<>>> launch was measured to make
+ * beside its cudaLaunchKernel (H100, CUDA 13.0, driver 580). They are not
+ * calls of the application: api.calls leaves them out; their own .calls
+ * events still count them. */
+static int is_runtime_internal(const char *base)
+{
+	return !strncmp(base, "__cuda", 6) || !strcmp(base, "cuKernelGetName");
+}
+
 static int cmp_named(const void *a, const void *b)
 {
 	return strcmp(((const struct cupti_cb_named *)a)->name, ((const struct cupti_cb_named *)b)->name);
@@ -127,7 +139,7 @@ static int collect_funcs(struct cupti_cb_catalog *cat, cupti_cb_name_fn name_of,
 				offs[slot] = *used;
 				*used += n;
 				cat->funcs[slot].domain = dom;
-				cat->internal[slot] = !strncmp(base, "__cuda", 6);
+				cat->internal[slot] = is_runtime_internal(base);
 				cat->n_funcs++;
 			}
 			cat->slot_of[d][cbid] = (uint16_t)(slot + 1);
