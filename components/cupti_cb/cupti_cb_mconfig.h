@@ -1,0 +1,36 @@
+/* cupti_cb_mconfig.h: a configuration for a list of full metric names on
+ * one chip: the Host API object, the config image, the pass count, and the
+ * evaluation of a counter-data image. Host-side only: no GPU needed. */
+#ifndef CUPTI_CB_MCONFIG_H
+#define CUPTI_CB_MCONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cupti_cb_profapi.h"
+
+struct cupti_cb_mconfig {
+	const struct cupti_cb_profapi *p;
+	CUpti_Profiler_Host_Object *host;
+	unsigned n;
+	const char **names;		/* copies, owned */
+	uint8_t *image;			/* config image */
+	size_t image_size;
+	size_t passes;
+};
+
+/* Builds the configuration of names[0..n) for chip; counter_availability
+ * may be NULL (host-only: every counter assumed available). Returns 0, or
+ * -1 with one sentence in why. A configuration that needs several passes
+ * is built all the same: the caller decides. */
+int cupti_cb_mconfig_build(struct cupti_cb_mconfig *c, const struct cupti_cb_profapi *p, const char *chip,
+			   const uint8_t *counter_availability, const char *const *names, unsigned n,
+			   char *why, size_t len);
+void cupti_cb_mconfig_free(struct cupti_cb_mconfig *c);
+
+/* Values of every configured metric for one range of a decoded counter-data
+ * image. Returns 0, or -1 with a sentence. */
+int cupti_cb_mconfig_evaluate(const struct cupti_cb_mconfig *c, const uint8_t *counter_data, size_t size,
+			      size_t range, double *values, char *why, size_t len);
+
+#endif
