@@ -119,6 +119,17 @@ long fake_delivered(void);          /* sites delivered to the subscriber so far 
 long fake_cupti_calls(void);        /* calls of any libcupti entry point by anyone */
 const char *fake_real_cupti(void);  /* the real libcupti names are taken from */
 
+/* ------------------------------------------------------------------ profiler (libcupti) */
+
+/* The Profiler Host API is the real libcupti's; the target and the Range Profiler are faked
+ * (fake_profiler.c).  cuptiDeviceGetChipName names this chip ("GH100" by default). */
+void fake_chip(const char *name);
+/* What cuptiRangeProfilerEnable and every later Range Profiler call, and
+ * cuptiProfilerGetCounterAvailability, return (CUPTI_ERROR_NOT_SUPPORTED by default: no GPU). */
+void fake_range_error(CUptiResult err);
+int fake_profiler_init_calls(void);  /* cuptiProfilerInitialize calls */
+int fake_range_enable_calls(void);   /* cuptiRangeProfilerEnable calls */
+
 /* ------------------------------------------------------------------ libcuda */
 
 /* cuInit returns r (CUDA_SUCCESS by default) and counts every call. */

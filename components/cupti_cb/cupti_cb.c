@@ -1,6 +1,7 @@
-/* cupti_cb.c: the PAPI vector. An adapter only: it turns PAPI's calls into
- * engine calls and engine results into PAPI error codes. It never calls
- * CUPTI itself. */
+/* cupti_cb.c: the PAPI vector. An adapter only: it routes each event to the
+ * source in its code (cupti_cb_source.h), gathers the sources' values into
+ * PAPI's positions, and turns their errors into PAPI error codes. It never
+ * calls CUPTI itself. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -12,9 +13,9 @@
 #include "papi_vector.h"
 
 #include "cupti_cb_engine.h"
+#include "cupti_cb_sources.h"
 
-#define CUPTI_CB_MAX_SET 128	/* events in one event set */
-#define PACKAGE_VERSION_CUPTI_CB "0.2.0"
+#define PACKAGE_VERSION_CUPTI_CB "0.3.0"
 
 /* The commit the build was made from (configure passes it). */
 #ifndef CUPTI_CB_COMMIT
@@ -27,32 +28,52 @@ typedef struct {
 	int unused;
 } cupti_cb_context_t;
 
+#define MAX_SET CUPTI_CB_SET_MAX
+
 /* Events sit at fixed positions: PAPI 7.0's PAPI_remove_event keeps the
  * positions it knew for the remaining events (it does not remap them), so
- * an event keeps its ni_position for as long as it stays in the set. */
+ * an event keeps its ni_position for as long as it stays in the set. Each
+ * position says which source counts it and where in that source's list. */
 typedef struct {
 	unsigned n;			/* events */
 	unsigned width;			/* positions in use: 0 .. width-1 */
 	int running;
-	int timed;			/* some event counts time */
-	int hold_stale;			/* the events changed since the hold was taken */
-	struct cupti_cb_hold hold;	/* the CBIDs this set keeps enabled */
-	struct cupti_cb_block *block;	/* the running thread's, for thread-scope events */
-	int granul_process;		/* PAPI_GRN_PROC: every event counts the process */
-	uint32_t codes[CUPTI_CB_MAX_SET];	/* by event, for the engine */
-	uint32_t code_at[CUPTI_CB_MAX_SET];	/* by position */
-	int papi_code_at[CUPTI_CB_MAX_SET];	/* by position: the PAPI code it was added with */
-	uint8_t used[CUPTI_CB_MAX_SET];		/* by position */
-	uint8_t process[CUPTI_CB_MAX_SET];
-	struct cupti_cb_probe probes[CUPTI_CB_MAX_SET];
-	uint64_t base[CUPTI_CB_MAX_SET];
-	uint64_t now[CUPTI_CB_MAX_SET];
-	uint64_t ns[CUPTI_CB_MAX_SET];		/* time counters: ns so far, never decreasing */
-	long long values[CUPTI_CB_MAX_SET];
+	int granul_process;		/* PAPI_GRN_PROC */
+	void *set[CUPTI_CB_N_SOURCES];	/* each source's own state, made at its first event */
+	unsigned n_src[CUPTI_CB_N_SOURCES];
+	uint32_t src_codes[CUPTI_CB_N_SOURCES][MAX_SET];
+	uint32_t code_at[MAX_SET];	/* by position */
+	int papi_code_at[MAX_SET];	/* by position: the PAPI code it was added with */
+	uint8_t used[MAX_SET];		/* by position */
+	uint8_t src_at[MAX_SET];	/* by position: the source */
+	uint16_t ix_at[MAX_SET];	/* by position: index in the source's list */
+	long long src_values[CUPTI_CB_N_SOURCES][MAX_SET];
+	long long values[MAX_SET];
 } cupti_cb_control_t;
 
-/* One engine per process: CUPTI allows one subscriber per process. */
+/* One engine per process: CUPTI allows one subscriber per process. It is
+ * the shared services and the callback source's state. */
 static struct cupti_cb_engine engine;
+static struct cupti_cb_source sources[CUPTI_CB_N_SOURCES];
+
+#define SRC(c) (&sources[CUPTI_CB_CODE_SRC(c)])
+#define FOR_SOURCES(s) for (struct cupti_cb_source *s = sources; s < sources + CUPTI_CB_N_SOURCES; s++)
+
+static void tell_sources(enum cupti_cb_stage stage)
+{
+	FOR_SOURCES(s)
+		if (s->ops)
+			s->ops->opened(s->self, stage);
+}
+
+static int count_events(void)
+{
+	unsigned n = 0;
+	FOR_SOURCES(s)
+		if (s->ops)
+			n += s->ops->count(s->self);
+	return (int)n;
+}
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- lazy initialization -------------------------------------------------- */
@@ -84,7 +105,9 @@ static void set_stage_from_engine(void)
 	case CUPTI_CB_READY:
 		ci->disabled = 0;
 		ci->disabled_reason[0] = '\0';
-		ci->num_native_events = (int)engine.cat.n_events;
+		tell_sources(CUPTI_CB_STAGE_NAMES);
+		tell_sources(CUPTI_CB_STAGE_DRIVER);
+		ci->num_native_events = count_events();
 		atomic_store(&stage, 2);
 		break;
 	case CUPTI_CB_CATALOG:
@@ -92,7 +115,8 @@ static void set_stage_from_engine(void)
 		 * and the rest wait until they are needed. */
 		ci->disabled = 0;
 		ci->disabled_reason[0] = '\0';
-		ci->num_native_events = (int)engine.cat.n_events;
+		tell_sources(CUPTI_CB_STAGE_NAMES);
+		ci->num_native_events = count_events();
 		atomic_store(&stage, 1);
 		break;
 	case CUPTI_CB_DISABLED:
@@ -137,6 +161,9 @@ static int ensure_ready_quiet(int quiet)
 	pthread_mutex_lock(&init_lock);
 	if (engine.state == CUPTI_CB_CATALOG && cupti_cb_engine_open(&engine) && quiet) {
 		engine.cat.n_devices = 0;	/* list no device qualifier */
+	} else if (quiet && engine.state == CUPTI_CB_DISABLED && atomic_load(&stage) == 1) {
+		/* Failed quietly before: a listing goes on without the driver;
+		 * the first add reports why. */
 	} else if (atomic_load(&stage) >= 0) {
 		set_stage_from_engine();
 	}
@@ -162,6 +189,12 @@ static int papi_error(int rc)
 		return PAPI_ECNFLCT;
 	case CUPTI_CB_ECUPTI:
 		return PAPI_ECMP;
+	case CUPTI_CB_EPASSES:
+		return PAPI_ECNFLCT;
+	case CUPTI_CB_EUNAVAIL:
+		return PAPI_ENOSUPP;
+	case CUPTI_CB_EPERM:
+		return PAPI_EPERM;
 	default:
 		return PAPI_EINVAL;
 	}
@@ -197,6 +230,13 @@ static int cupti_cb_init_component(int cidx)
 	PAPI_component_info_t *ci = &_cupti_cb_vector.cmp_info;
 	pthread_once(&fork_once, register_fork_handlers);
 	ci->CmpIdx = cidx;
+	if (!sources[0].ops) {
+		sources[CUPTI_CB_SRC_CALLBACK] = (struct cupti_cb_source){ &cupti_cb_callback_source, &engine };
+		sources[CUPTI_CB_SRC_METRIC] =
+			(struct cupti_cb_source){ &cupti_cb_metric_source, cupti_cb_metric_source_new(&engine) };
+		if (!sources[CUPTI_CB_SRC_METRIC].self)
+			sources[CUPTI_CB_SRC_METRIC].ops = NULL;
+	}
 	ci->num_native_events = 0;
 	snprintf(ci->version, sizeof ci->version, "%s (commit %s)", PACKAGE_VERSION_CUPTI_CB, CUPTI_CB_COMMIT);
 	/* The engine may outlive a PAPI_shutdown: then it is ready at once. */
@@ -230,7 +270,10 @@ static int cupti_cb_shutdown_thread(hwd_context_t *ctx)
  * PAPI_library_init reuses them. */
 static int cupti_cb_shutdown_component(void)
 {
-	cupti_cb_engine_close(&engine);
+	/* The metric source first: its sessions use the engine's subscription. */
+	for (int i = CUPTI_CB_N_SOURCES - 1; i >= 0; i--)
+		if (sources[i].ops)
+			sources[i].ops->close(sources[i].self);
 	return PAPI_OK;
 }
 
@@ -245,13 +288,13 @@ static int cupti_cb_init_control_state(hwd_control_state_t *ctl)
 }
 
 /* Keeps the position PAPI already knows for an event; gives new events the
- * lowest free position. There is always one: count <= CUPTI_CB_MAX_SET. */
+ * lowest free position. There is always one: count <= MAX_SET. */
 static unsigned place(const uint8_t *taken, int known)
 {
 	unsigned p = 0;
-	if (known >= 0 && known < CUPTI_CB_MAX_SET && !taken[known])
+	if (known >= 0 && known < MAX_SET && !taken[known])
 		return (unsigned)known;
-	while (p < CUPTI_CB_MAX_SET - 1 && taken[p])
+	while (p < MAX_SET - 1 && taken[p])
 		p++;
 	return p;
 }
@@ -265,74 +308,90 @@ static unsigned place(const uint8_t *taken, int known)
 static void repair_papi_code(cupti_cb_control_t *c, NativeInfo_t *ni)
 {
 	int pos = ni->ni_position;
-	if (pos < 0 || pos >= CUPTI_CB_MAX_SET || !c->used[pos] || c->code_at[pos] != (uint32_t)ni->ni_event)
+	if (pos < 0 || pos >= MAX_SET || !c->used[pos] || c->code_at[pos] != (uint32_t)ni->ni_event)
 		return;	/* a new event: PAPI's code is the one it was added with */
 	ni->ni_papi_code = c->papi_code_at[pos];
+}
+
+static int check_codes(const NativeInfo_t *native, int count)
+{
+	for (int i = 0; i < count; i++) {
+		uint32_t code = (uint32_t)native[i].ni_event;
+		struct cupti_cb_source *s = SRC(code);
+		if (CUPTI_CB_CODE_SRC(code) >= CUPTI_CB_N_SOURCES || !s->ops || !s->ops->valid(s->self, code))
+			return PAPI_ENOEVNT;
+	}
+	return PAPI_OK;
+}
+
+/* Each source is told its events, in position order; a source refuses a
+ * set it cannot count as a whole (a metric set needing several passes). */
+static int update_sources(cupti_cb_control_t *c)
+{
+	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++) {
+		struct cupti_cb_source *s = &sources[i];
+		if (!c->n_src[i] && !c->set[i])
+			continue;
+		if (!c->set[i] && !(c->set[i] = s->ops->set_new(s->self)))
+			return PAPI_ENOMEM;
+		s->ops->set_granularity(s->self, c->set[i], c->granul_process);
+		char why[CUPTI_CB_WHY_LEN] = "";
+		int rc = s->ops->set_update(s->self, c->set[i], c->src_codes[i], c->n_src[i], why, sizeof why);
+		if (rc) {
+			PAPIERROR("cupti_cb: %s", why[0] ? why : "the event set cannot be counted");
+			return papi_error(rc);
+		}
+	}
+	return PAPI_OK;
 }
 
 static int cupti_cb_update_control_state(hwd_control_state_t *ctl, NativeInfo_t *native, int count,
 					 hwd_context_t *ctx)
 {
 	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
-	uint8_t taken[CUPTI_CB_MAX_SET] = { 0 };
+	uint8_t taken[MAX_SET] = { 0 };
 	(void)ctx;
-	if (count > CUPTI_CB_MAX_SET)
+	if (count > MAX_SET)
 		return PAPI_ECOUNT;
 	if (count > 0 && ensure_ready() != PAPI_OK)
 		return PAPI_ECMP_DISABLED;
-	for (int i = 0; i < count; i++)
-		if (!cupti_cb_catalog_valid(&engine.cat, (uint32_t)native[i].ni_event))
-			return PAPI_ENOEVNT;
+	int rc = check_codes(native, count);
+	if (rc)
+		return rc;
 	for (int i = 0; i < count; i++)
 		repair_papi_code(c, &native[i]);
-	if (count == 0)
-		cupti_cb_engine_unhold(&engine, &c->hold);	/* nothing left to count */
-	c->hold_stale = 1;
 	memset(c->used, 0, sizeof c->used);
+	memset(c->n_src, 0, sizeof c->n_src);
 	c->width = 0;
-	c->timed = 0;
 	for (int i = 0; i < count; i++) {
-		uint32_t code = (uint32_t)native[i].ni_event;
 		unsigned pos = place(taken, native[i].ni_position);
 		taken[pos] = 1;
-		c->codes[i] = code;
-		c->code_at[pos] = code;
+		native[i].ni_position = (int)pos;
+		c->code_at[pos] = (uint32_t)native[i].ni_event;
 		c->papi_code_at[pos] = native[i].ni_papi_code;
 		c->used[pos] = 1;
-		c->process[pos] = (uint8_t)(CUPTI_CB_CODE_PROC(code) || c->granul_process);
-		c->probes[pos] = cupti_cb_engine_probe(&engine, code);
-		c->timed |= c->probes[pos].ticks;
-		c->values[pos] = 0;
-		native[i].ni_position = (int)pos;
 		if (pos + 1 > c->width)
 			c->width = pos + 1;
 	}
-	c->n = (unsigned)count;
-	return PAPI_OK;
-}
-
-/* Current counter values of every position: thread-scope events from the
- * running thread's block, process-scope ones in one pass over all blocks. */
-static void sample(cupti_cb_control_t *c)
-{
-	int any_process = 0;
+	/* Each source's list follows position order. */
 	for (unsigned p = 0; p < c->width; p++) {
 		if (!c->used[p])
 			continue;
-		if (c->process[p])
-			any_process = 1;
-		else
-			c->now[p] = c->block ? cupti_cb_probe_block(&c->probes[p], c->block) : 0;
+		unsigned src = CUPTI_CB_CODE_SRC(c->code_at[p]);
+		c->src_at[p] = (uint8_t)src;
+		c->ix_at[p] = (uint16_t)c->n_src[src];
+		c->src_codes[src][c->n_src[src]++] = c->code_at[p];
 	}
-	if (any_process)
-		cupti_cb_probe_process_many(c->probes, c->process, c->width, &engine.reg, c->now);
+	c->n = (unsigned)count;
+	memset(c->values, 0, sizeof c->values);
+	return update_sources(c);
 }
 
-static void rebase(cupti_cb_control_t *c)
+static void stop_sources(cupti_cb_control_t *c, unsigned upto)
 {
-	sample(c);
-	memcpy(c->base, c->now, c->width * sizeof c->base[0]);
-	memset(c->ns, 0, c->width * sizeof c->ns[0]);
+	for (unsigned i = 0; i < upto; i++)
+		if (c->n_src[i])
+			sources[i].ops->set_stop(sources[i].self, c->set[i]);
 }
 
 static int cupti_cb_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
@@ -341,47 +400,32 @@ static int cupti_cb_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	(void)ctx;
 	if (ensure_ready() != PAPI_OK)
 		return PAPI_ECMP_DISABLED;
-	if (c->hold_stale || !c->hold.active) {
-		char why[CUPTI_CB_WHY_LEN];
-		int rc = cupti_cb_engine_hold(&engine, &c->hold, c->codes, c->n, why, sizeof why);
+	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++) {
+		if (!c->n_src[i])
+			continue;
+		char why[CUPTI_CB_WHY_LEN] = "";
+		int rc = sources[i].ops->set_start(sources[i].self, c->set[i], why, sizeof why);
 		if (rc) {
-			PAPIERROR("cupti_cb: %s", why);
+			PAPIERROR("cupti_cb: %s", why[0] ? why : "the event set could not start");
+			stop_sources(c, i);	/* the sources started before this one */
 			return papi_error(rc);
 		}
-		c->hold_stale = 0;
 	}
-	c->block = cupti_cb_engine_thread_block(&engine);
-	if (!c->block)
-		return PAPI_ENOMEM;
-	rebase(c);
 	c->running = 1;
 	return PAPI_OK;
 }
 
+/* Each source reads its own events; the values land in PAPI's positions.
+ * A set of callback events only is read without a lock or a system call. */
 static int cupti_cb_read(hwd_context_t *ctx, hwd_control_state_t *ctl, long long **events, int flags)
 {
 	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
 	(void)ctx, (void)flags;
-	sample(c);
-	uint64_t ratio = 0;
-	if (c->timed) {
-		cupti_cb_clock_calibrate(&engine.clock);
-		ratio = cupti_cb_clock_ratio(&engine.clock);	/* one ratio for the whole read */
-	}
-	/* Differences of raw counters. Time counters convert only the ticks
-	 * since the last read, and add them: the ratio is refined during the
-	 * first second, and a value must never go down between reads. */
-	for (unsigned p = 0; p < c->width; p++) {
-		if (!c->used[p]) {
-			c->values[p] = 0;
-		} else if (c->probes[p].ticks) {
-			c->ns[p] += cupti_cb_clock_ticks_to_ns(ratio, c->now[p] - c->base[p]);
-			c->base[p] = c->now[p];
-			c->values[p] = (long long)c->ns[p];
-		} else {
-			c->values[p] = (long long)(c->now[p] - c->base[p]);
-		}
-	}
+	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++)
+		if (c->n_src[i])
+			sources[i].ops->set_read(sources[i].self, c->set[i], c->src_values[i]);
+	for (unsigned p = 0; p < c->width; p++)
+		c->values[p] = c->used[p] ? c->src_values[c->src_at[p]][c->ix_at[p]] : 0;
 	*events = c->values;
 	return PAPI_OK;
 }
@@ -392,24 +436,28 @@ static int cupti_cb_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	long long *unused;
 	if (!c->running)
 		return PAPI_OK;
-	/* The set keeps its callbacks enabled until it is cleaned up: see
-	 * struct cupti_cb_hold. */
-	cupti_cb_read(ctx, ctl, &unused, 0);
+	cupti_cb_read(ctx, ctl, &unused, 0);	/* the values as of the stop */
+	stop_sources(c, CUPTI_CB_N_SOURCES);
 	c->running = 0;
 	return PAPI_OK;
 }
 
 static int cupti_cb_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)
 {
+	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
 	(void)ctx;
-	rebase((cupti_cb_control_t *)ctl);
+	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++)
+		if (c->n_src[i])
+			sources[i].ops->set_reset(sources[i].self, c->set[i]);
 	return PAPI_OK;
 }
 
 static int cupti_cb_cleanup_eventset(hwd_control_state_t *ctl)
 {
 	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
-	cupti_cb_engine_unhold(&engine, &c->hold);
+	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++)
+		if (c->set[i])
+			sources[i].ops->set_free(sources[i].self, c->set[i]);
 	memset(c, 0, sizeof *c);
 	return PAPI_OK;
 }
@@ -426,8 +474,9 @@ static int cupti_cb_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option
 	if (c->running)
 		return PAPI_EISRUN;
 	c->granul_process = option->granularity.granularity == PAPI_GRN_PROC;
-	for (unsigned p = 0; p < c->width; p++)
-		c->process[p] = (uint8_t)(CUPTI_CB_CODE_PROC(c->code_at[p]) || c->granul_process);
+	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++)
+		if (c->set[i])
+			sources[i].ops->set_granularity(sources[i].self, c->set[i], c->granul_process);
 	return PAPI_OK;
 }
 
@@ -439,27 +488,47 @@ static int cupti_cb_set_domain(hwd_control_state_t *ctl, int domain)
 
 /* ---- names --------------------------------------------------------------- */
 
+/* The first event of the first source from i on that lists any. A source
+ * may need the driver to know its catalogue (the metric source, when no
+ * chip is named): listing opens it quietly, as for device qualifiers. */
+static int first_from(unsigned i, uint32_t *code)
+{
+	for (; i < CUPTI_CB_N_SOURCES; i++) {
+		struct cupti_cb_source *s = &sources[i];
+		if (!s->ops)
+			continue;
+		if (i != CUPTI_CB_SRC_CALLBACK)
+			ensure_ready_quiet(1);
+		if (s->ops->first(s->self, code) == CUPTI_CB_OK)
+			return PAPI_OK;
+	}
+	return PAPI_ENOEVNT;
+}
+
 static int cupti_cb_ntv_enum_events(unsigned int *code, int modifier)
 {
-	int rc = ensure_catalog();
-	if (rc != PAPI_OK)
+	if (ensure_catalog() != PAPI_OK)
 		return PAPI_ENOEVNT;
-	/* Device qualifiers are listed per device: that needs the driver. */
-	if (modifier == PAPI_NTV_ENUM_UMASKS && CUPTI_CB_CODE_PROC(*code))
-		ensure_ready_quiet(1);
 	uint32_t c = *code;
+	struct cupti_cb_source *s = SRC(c);
+	if (modifier != PAPI_ENUM_FIRST && (CUPTI_CB_CODE_SRC(c) >= CUPTI_CB_N_SOURCES || !s->ops))
+		return PAPI_EINVAL;
+	int rc;
 	switch (modifier) {
 	case PAPI_ENUM_FIRST:
-		c = cupti_cb_catalog_first();
-		rc = CUPTI_CB_OK;
+		rc = first_from(0, &c);
 		break;
 	case PAPI_ENUM_EVENTS:
-		rc = cupti_cb_catalog_next(&engine.cat, &c);
+		rc = s->ops->next(s->self, &c) == CUPTI_CB_OK ? PAPI_OK :
+		     first_from(CUPTI_CB_CODE_SRC(c) + 1, &c);
 		break;
 	case PAPI_NTV_ENUM_UMASKS:
-		rc = (CUPTI_CB_CODE_DEV(c) < 0 && !CUPTI_CB_CODE_PROC(c)) ?
-			     cupti_cb_catalog_first_qualifier(&engine.cat, &c) :
-			     cupti_cb_catalog_next_qualifier(&engine.cat, &c);
+		/* Device qualifiers are listed per device: that needs the driver. */
+		if (CUPTI_CB_CODE_PROC(c) || CUPTI_CB_CODE_DEV(c) >= 0)
+			ensure_ready_quiet(1);
+		rc = (CUPTI_CB_CODE_DEV(c) < 0 && !CUPTI_CB_CODE_PROC(c)) ? s->ops->first_qualifier(s->self, &c) :
+									     s->ops->next_qualifier(s->self, &c);
+		rc = rc ? PAPI_ENOEVNT : PAPI_OK;
 		break;
 	default:
 		return PAPI_EINVAL;
@@ -470,53 +539,78 @@ static int cupti_cb_ntv_enum_events(unsigned int *code, int modifier)
 	return PAPI_OK;
 }
 
+/* The first source that takes the name's form answers. PAPI 7.0-7.2 try
+ * every component for a name without ":::": a name that cannot be ours
+ * must not load anything. */
 static int cupti_cb_ntv_name_to_code(const char *name, unsigned int *code)
 {
-	/* PAPI 7.0-7.2 try every component for a name without ":::": a name
-	 * that cannot be ours must not load anything. */
-	if (!cupti_cb_catalog_may_be_ours(name))
+	int claimed = 0, err = PAPI_ENOEVNT;
+	if (!cupti_cb_catalog_may_be_ours(name) && !cupti_cb_metric_source.may_be_ours(name))
 		return PAPI_ENOEVNT;
 	if (ensure_catalog() != PAPI_OK)
 		return PAPI_ECMP_DISABLED;
-	uint32_t c;
-	int rc = cupti_cb_catalog_parse(&engine.cat, name, &c);
-	if (rc)
-		return papi_error(rc);
-	/* A device ordinal is checked against the devices the driver sees. */
-	if (CUPTI_CB_CODE_DEV(c) >= 0) {
-		if (ensure_ready() != PAPI_OK)
-			return PAPI_ECMP_DISABLED;
-		if (!cupti_cb_catalog_valid(&engine.cat, c))
-			return PAPI_ENOEVNT;
+	FOR_SOURCES(s) {
+		uint32_t c;
+		if (!s->ops || !s->ops->may_be_ours(name))
+			continue;
+		/* A metric catalogue without a named chip needs the driver. */
+		if (s != &sources[CUPTI_CB_SRC_CALLBACK])
+			ensure_ready_quiet(1);
+		int rc = s->ops->parse(s->self, name, &c);
+		if (rc) {
+			if (!claimed)
+				err = papi_error(rc);
+			claimed = 1;
+			continue;
+		}
+		/* A device ordinal is checked against the devices the driver sees. */
+		if (CUPTI_CB_CODE_DEV(c) >= 0) {
+			if (ensure_ready() != PAPI_OK)
+				return PAPI_ECMP_DISABLED;
+			if (!s->ops->valid(s->self, c))
+				return PAPI_ENOEVNT;
+		}
+		*code = c;
+		return PAPI_OK;
 	}
-	*code = c;
-	return PAPI_OK;
+	return err;
+}
+
+static struct cupti_cb_source *source_of(unsigned int code)
+{
+	if (ensure_catalog() != PAPI_OK || CUPTI_CB_CODE_SRC(code) >= CUPTI_CB_N_SOURCES || !SRC(code)->ops)
+		return NULL;
+	return SRC(code);
 }
 
 static int cupti_cb_ntv_code_to_name(unsigned int code, char *name, int len)
 {
-	if (ensure_catalog() != PAPI_OK)
-		return PAPI_ECMP_DISABLED;
-	return papi_error(cupti_cb_catalog_name(&engine.cat, code, name, (size_t)len));
+	struct cupti_cb_source *s = source_of(code);
+	if (!s)
+		return PAPI_ENOEVNT;
+	return papi_error(s->ops->event_name(s->self, code, name, (size_t)len));
 }
 
 static int cupti_cb_ntv_code_to_descr(unsigned int code, char *descr, int len)
 {
-	if (ensure_catalog() != PAPI_OK)
-		return PAPI_ECMP_DISABLED;
-	return papi_error(cupti_cb_catalog_descr(&engine.cat, code, descr, (size_t)len));
+	struct cupti_cb_source *s = source_of(code);
+	if (!s)
+		return PAPI_ENOEVNT;
+	return papi_error(s->ops->descr(s->self, code, descr, (size_t)len));
 }
 
 /* papi_native_avail shows a qualifier's text after "masks:" in long_descr. */
 static int cupti_cb_ntv_code_to_info(unsigned int code, PAPI_event_info_t *info)
 {
-	if (ensure_catalog() != PAPI_OK)
-		return PAPI_ECMP_DISABLED;
-	int rc = cupti_cb_catalog_name(&engine.cat, code, info->symbol, sizeof info->symbol);
+	struct cupti_cb_source *s = source_of(code);
+	struct cupti_cb_event_facts f = { "", 0, 1 };
+	if (!s)
+		return PAPI_ENOEVNT;
+	int rc = s->ops->event_name(s->self, code, info->symbol, sizeof info->symbol);
 	if (rc)
 		return papi_error(rc);
-	uint32_t base = CUPTI_CB_CODE(CUPTI_CB_CODE_IDX(code), -1, 0);
-	cupti_cb_catalog_descr(&engine.cat, base, info->long_descr, sizeof info->long_descr);
+	uint32_t base = CUPTI_CB_CODE_UNQUALIFIED(code);
+	s->ops->descr(s->self, base, info->long_descr, sizeof info->long_descr);
 	/* The short description is the long one cut to PAPI's 64 bytes. */
 	size_t cut = strnlen(info->long_descr, sizeof info->short_descr - 1);
 	memcpy(info->short_descr, info->long_descr, cut);
@@ -525,13 +619,14 @@ static int cupti_cb_ntv_code_to_info(unsigned int code, PAPI_event_info_t *info)
 		size_t n = strlen(info->long_descr);
 		if (n + 8 < sizeof info->long_descr) {
 			strcat(info->long_descr, " masks:");
-			cupti_cb_catalog_qualifier_descr(&engine.cat, code, info->long_descr + n + 7,
-							 sizeof info->long_descr - n - 7);
+			s->ops->qualifier_descr(s->self, code, info->long_descr + n + 7,
+						sizeof info->long_descr - n - 7);
 		}
 	}
-	snprintf(info->units, sizeof info->units, "%s", cupti_cb_catalog_units(&engine.cat, code));
-	info->data_type = PAPI_DATATYPE_UINT64;
-	info->value_type = PAPI_VALUETYPE_RUNNING_SUM;
+	s->ops->facts(s->self, code, &f);
+	snprintf(info->units, sizeof info->units, "%s", f.units);
+	info->data_type = f.is_double ? PAPI_DATATYPE_FP64 : PAPI_DATATYPE_UINT64;
+	info->value_type = f.running_sum ? PAPI_VALUETYPE_RUNNING_SUM : PAPI_VALUETYPE_ABSOLUTE;
 	info->timescope = PAPI_TIMESCOPE_SINCE_START;
 	return PAPI_OK;
 }
@@ -540,12 +635,12 @@ papi_vector_t _cupti_cb_vector = {
 	.cmp_info = {
 		.name = "cupti_cb",
 		.short_name = "cupti_cb",
-		.description = "CUDA API calls, launches, bytes and syncs from CUPTI callbacks",
+		.description = "CUDA API calls, launches, bytes, syncs (CUPTI callbacks) and GPU hardware metrics (CUPTI profiler)",
 		.version = "0.1.0",
 		.support_version = "n/a",
 		.kernel_version = "n/a",
-		.num_cntrs = CUPTI_CB_MAX_SET,
-		.num_mpx_cntrs = CUPTI_CB_MAX_SET,
+		.num_cntrs = MAX_SET,
+		.num_mpx_cntrs = MAX_SET,
 		.default_domain = PAPI_DOM_USER,
 		.available_domains = PAPI_DOM_USER,
 		.default_granularity = PAPI_GRN_THR,

@@ -159,7 +159,12 @@ void CUPTIAPI cupti_cb_engine_callback(void *userdata, CUpti_CallbackDomain doma
 {
 	struct cupti_cb_engine *e = userdata;
 	int d = domain == CUPTI_CB_DOMAIN_DRIVER_API;
-	if ((!d && domain != CUPTI_CB_DOMAIN_RUNTIME_API) || cbid >= e->cat.n_cbids[d])
+	if (!d && domain != CUPTI_CB_DOMAIN_RUNTIME_API) {
+		if (domain == CUPTI_CB_DOMAIN_RESOURCE)
+			cupti_cb_engine_resource(e, cbid, cbdata);
+		return;
+	}
+	if (cbid >= e->cat.n_cbids[d])
 		return;
 	struct cupti_cb_block *b = cupti_cb_block_self(&e->reg);
 	if (!b || b->in_lookup)

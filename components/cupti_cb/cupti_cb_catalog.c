@@ -286,13 +286,7 @@ int cupti_cb_catalog_may_be_ours(const char *name)
 	return ends_with(name, n, ".calls") || ends_with(name, n, ".time_ns");
 }
 
-struct quals {
-	int device;	/* -1: all */
-	int scope;	/* -1: not given, 0 thread, 1 process */
-};
-
-static int apply_qualifier(const struct cupti_cb_catalog *cat, uint32_t idx, const char *q,
-			   struct quals *out)
+int cupti_cb_qualifier_token(const char *q, struct cupti_cb_quals *out)
 {
 	if (!strcmp(q, "process") || !strcmp(q, "scope=process") || !strcmp(q, "thread") ||
 	    !strcmp(q, "scope=thread")) {
@@ -307,37 +301,58 @@ static int apply_qualifier(const struct cupti_cb_catalog *cat, uint32_t idx, con
 	int dev;
 	if (parse_ordinal(num, &dev) || out->device >= 0)
 		return CUPTI_CB_EINVAL;
-	if (!per_device(idx) || dev >= cat->n_devices)
-		return CUPTI_CB_ENOEVNT;
 	out->device = dev;
+	return CUPTI_CB_OK;
+}
+
+int cupti_cb_split_name(const char *name, char *buf, size_t len, char **quals)
+{
+	if (!name)
+		return CUPTI_CB_EINVAL;
+	if (!strncmp(name, "cupti_cb:::", 11))
+		name += 11;
+	if (strlen(name) >= len)
+		return CUPTI_CB_EINVAL;
+	strcpy(buf, name);
+	/* Empty fields ("a::b", "a:") and an empty base are malformed. */
+	if (!buf[0] || buf[0] == ':' || strstr(buf, "::") || buf[strlen(buf) - 1] == ':')
+		return CUPTI_CB_EINVAL;
+	char *colon = strchr(buf, ':');
+	*quals = colon ? colon + 1 : NULL;
+	if (colon)
+		*colon = '\0';
+	return CUPTI_CB_OK;
+}
+
+int cupti_cb_qualifiers_parse(char *quals, struct cupti_cb_quals *q)
+{
+	q->device = -1;
+	q->scope = -1;
+	char *save = NULL;
+	for (char *t = quals ? strtok_r(quals, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save)) {
+		int rc = cupti_cb_qualifier_token(t, q);
+		if (rc)
+			return rc;
+	}
 	return CUPTI_CB_OK;
 }
 
 int cupti_cb_catalog_parse(const struct cupti_cb_catalog *cat, const char *name, uint32_t *code)
 {
-	char buf[CUPTI_CB_NAME_MAX];
-	if (!name || !code)
-		return CUPTI_CB_EINVAL;
-	if (!strncmp(name, "cupti_cb:::", 11))
-		name += 11;
-	if (strlen(name) >= sizeof buf)
-		return CUPTI_CB_EINVAL;
-	strcpy(buf, name);
-
-	char *save = NULL, *base = strtok_r(buf, ":", &save);
+	char buf[CUPTI_CB_NAME_MAX], *quals;
 	uint32_t idx;
-	if (!base || base != buf)
-		return CUPTI_CB_EINVAL;	/* empty, or starts with ':' */
-	int rc = find_base(cat, base, &idx);
+	struct cupti_cb_quals q;
+	if (!code)
+		return CUPTI_CB_EINVAL;
+	int rc = cupti_cb_split_name(name, buf, sizeof buf, &quals);
 	if (rc)
 		return rc;
-	/* strtok_r would skip empty fields ("a::b"): refuse them first. */
-	if (strstr(name, "::") || name[strlen(name) - 1] == ':')
-		return CUPTI_CB_EINVAL;
-	struct quals q = { -1, -1 };
-	for (char *t; (t = strtok_r(NULL, ":", &save));)
-		if ((rc = apply_qualifier(cat, idx, t, &q)))
-			return rc;
+	if ((rc = find_base(cat, buf, &idx)))
+		return rc;
+	if ((rc = cupti_cb_qualifiers_parse(quals, &q)))
+		return rc;
+	if (q.device >= 0 && (!per_device(idx) || q.device >= cat->n_devices))
+		return CUPTI_CB_ENOEVNT;
 	*code = CUPTI_CB_CODE(idx, q.device, q.scope == 1);
 	return CUPTI_CB_OK;
 }

@@ -75,6 +75,20 @@ void cupti_cb_catalog_free(struct cupti_cb_catalog *cat);
  * __cu*), each with optional qualifiers. */
 int cupti_cb_catalog_may_be_ours(const char *name);
 
+/* Qualifiers, shared by every source: ":device=N" (":deviceN"), ":process",
+ * ":thread". */
+struct cupti_cb_quals {
+	int device;	/* -1: not given */
+	int scope;	/* -1: not given, 0 thread, 1 process */
+};
+/* Strips "cupti_cb:::", copies name into buf and cuts it at the first ':';
+ * *quals points at the qualifiers in buf, or is NULL. */
+int cupti_cb_split_name(const char *name, char *buf, size_t len, char **quals);
+/* Parses "device=1:process" (modified in place). Syntax only: whether the
+ * event takes the qualifier, and the device count, are the caller's. */
+int cupti_cb_qualifiers_parse(char *quals, struct cupti_cb_quals *q);
+int cupti_cb_qualifier_token(const char *tok, struct cupti_cb_quals *q);
+
 /* "kernel.launches:device=1:process" -> code. Errors: enum cupti_cb_err. */
 int cupti_cb_catalog_parse(const struct cupti_cb_catalog *cat, const char *name, uint32_t *code);
 int cupti_cb_catalog_name(const struct cupti_cb_catalog *cat, uint32_t code, char *buf, size_t len);

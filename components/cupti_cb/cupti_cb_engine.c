@@ -136,9 +136,17 @@ int cupti_cb_engine_open_catalog(struct cupti_cb_engine *e)
 	if (cupti_cb_load_cupti(&e->api, e->why, sizeof e->why))
 		return -1;
 	/* Loading libcuda (no cuInit) tells whether a driver is there at all,
-	 * so that listings can say "No NVIDIA driver" without starting CUDA. */
-	if (!e->api.cuda_lib && cupti_cb_load_cuda(&e->api, e->why, sizeof e->why))
-		return -1;
+	 * so that listings can say "No NVIDIA driver" without starting CUDA.
+	 * With a chip named in CUPTI_CB_CHIP the user plans event sets for
+	 * another machine (a login node): the catalogues are listed all the
+	 * same, and the first add says there is no driver. */
+	if (!e->api.cuda_lib && cupti_cb_load_cuda(&e->api, e->why, sizeof e->why)) {
+		const char *chip = getenv(CUPTI_CB_ENV_CHIP);
+		if (!chip || !chip[0])
+			return -1;
+		TRACE(e, "%s; listing for %s=%s", e->why, CUPTI_CB_ENV_CHIP, chip);
+		e->why[0] = '\0';
+	}
 	/* The device count is not known yet: :device=N is checked against it
 	 * at the driver stage. */
 	if (cupti_cb_catalog_build(&e->cat, e->api.cuptiGetCallbackName, -1)) {
@@ -253,9 +261,15 @@ static void unsubscribe(struct cupti_cb_engine *e)
 }
 
 /* Every hold taken before is void after this (the epoch changes). */
+static int set_resource(struct cupti_cb_engine *e, int on);
+
 static void let_go(struct cupti_cb_engine *e)
 {
+	if (e->watching && e->subscribed)
+		set_resource(e, 0);
 	unsubscribe(e);
+	e->watching = 0;
+	e->on_context = NULL;
 	e->holders = 0;
 	e->timing_refs = 0;
 	e->epoch++;
@@ -281,6 +295,8 @@ void cupti_cb_engine_after_fork_child(struct cupti_cb_engine *e)
 		return;
 	e->subscribed = 0;
 	e->holders = 0;
+	e->watching = 0;
+	e->on_context = NULL;
 	e->timing_refs = 0;
 	e->epoch++;
 	atomic_store(&e->timing, 0);
@@ -479,6 +495,88 @@ void cupti_cb_engine_unhold(struct cupti_cb_engine *e, struct cupti_cb_hold *h)
 	pthread_mutex_lock(&e->lock);
 	unhold_locked(e, h);
 	pthread_mutex_unlock(&e->lock);
+}
+
+/* ---- context watch ------------------------------------------------------- */
+
+static int set_resource(struct cupti_cb_engine *e, int on)
+{
+	static const CUpti_CallbackId ids[] = { CUPTI_CBID_RESOURCE_CONTEXT_CREATED,
+						CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING };
+	for (unsigned i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+		CUptiResult r = e->api.cuptiEnableCallback((uint32_t)on, e->sub, CUPTI_CB_DOMAIN_RESOURCE, ids[i]);
+		if (r != CUPTI_SUCCESS && on) {
+			snprintf(e->why, sizeof e->why, "cuptiEnableCallback (context creation) failed: %s",
+				 cupti_cb_cupti_error(&e->api, r));
+			if (i)
+				e->api.cuptiEnableCallback(0, e->sub, CUPTI_CB_DOMAIN_RESOURCE, ids[0]);
+			return CUPTI_CB_ECUPTI;
+		}
+	}
+	return 0;
+}
+
+int cupti_cb_engine_watch_contexts(struct cupti_cb_engine *e, cupti_cb_context_fn fn, void *arg, char *why,
+				   size_t why_len)
+{
+	int rc = 0;
+	pthread_mutex_lock(&e->lock);
+	if (e->watching) {
+		e->on_context = fn;
+		e->on_context_arg = arg;
+		pthread_mutex_unlock(&e->lock);
+		return 0;
+	}
+	if (!e->subscribed) {
+		rc = subscribe(e, cupti_cb_engine_callback, &e->sub);
+		e->subscribed = rc == 0;
+	}
+	if (rc == 0) {
+		e->on_context_arg = arg;
+		e->on_context = fn;
+		rc = set_resource(e, 1);
+	}
+	if (rc == 0) {
+		e->watching = 1;
+		e->holders++;	/* the watch holds the subscription like an event set */
+	} else {
+		e->on_context = NULL;
+		if (e->holders == 0)
+			let_go(e);
+		if (why)
+			snprintf(why, why_len, "%s", e->why);
+	}
+	TRACE(e, "context watch: %s", rc ? e->why : "on");
+	pthread_mutex_unlock(&e->lock);
+	return rc;
+}
+
+void cupti_cb_engine_unwatch_contexts(struct cupti_cb_engine *e)
+{
+	if (e->state != CUPTI_CB_READY)
+		return;
+	pthread_mutex_lock(&e->lock);
+	if (e->watching) {
+		set_resource(e, 0);
+		e->watching = 0;
+		e->on_context = NULL;
+		if (e->holders > 0 && --e->holders == 0)
+			let_go(e);
+	}
+	e->watching = 0;
+	pthread_mutex_unlock(&e->lock);
+}
+
+void cupti_cb_engine_resource(struct cupti_cb_engine *e, CUpti_CallbackId cbid, const void *cbdata)
+{
+	const CUpti_ResourceData *rd = cbdata;
+	cupti_cb_context_fn fn = e->on_context;
+	if (!fn || !rd)
+		return;
+	if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
+		fn(e->on_context_arg, rd->context, 1);
+	else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
+		fn(e->on_context_arg, rd->context, 0);
 }
 
 /* ---- reading ------------------------------------------------------------- */

@@ -19,6 +19,7 @@
 
 #define CUPTI_CB_WHY_LEN 512
 #define CUPTI_CB_ENV_TRACE "CUPTI_CB_TRACE"
+#define CUPTI_CB_ENV_CHIP  "CUPTI_CB_CHIP"	/* list the metrics of this chip, GPU or not */
 
 /* Opening is lazy and in two stages: the catalogue needs only libcupti's
  * name table (no driver); the driver stage (cuInit, the device count, the
@@ -49,6 +50,10 @@ enum cupti_cb_acquire_err {
 	CUPTI_CB_ECUPTI = -11,		/* CUPTI refused; why says how */
 };
 
+/* created: 1 after a context is created, 0 before it is destroyed. Runs
+ * on the application thread that creates or destroys it. */
+typedef void (*cupti_cb_context_fn)(void *arg, CUcontext ctx, int created);
+
 struct cupti_cb_engine {
 	enum cupti_cb_state state;
 	char why[CUPTI_CB_WHY_LEN];	/* the disabled reason, or the last start error */
@@ -70,6 +75,12 @@ struct cupti_cb_engine {
 	CUpti_SubscriberHandle sub;
 	int subscribed;
 	int n_devices;
+
+	/* Contexts created and destroyed, for the sources that follow them
+	 * (the metric source profiles every context of a device). */
+	cupti_cb_context_fn on_context;
+	void *on_context_arg;
+	int watching;			/* resource callbacks enabled: holds the subscription */
 
 	atomic_int timing;		/* read the clock in callbacks */
 	struct cupti_cb_clock clock;
@@ -110,6 +121,16 @@ static inline int cupti_cb_engine_acquire(struct cupti_cb_engine *e, struct cupt
 {
 	return cupti_cb_engine_hold(e, h, codes, n, NULL, 0);
 }
+
+/* Context watch, a service for the sources: fn hears of every context
+ * created or destroyed from now on, through the one subscription, until
+ * cupti_cb_engine_unwatch_contexts. One watcher at a time. Returns 0, or
+ * an error with the sentence in why. */
+int cupti_cb_engine_watch_contexts(struct cupti_cb_engine *e, cupti_cb_context_fn fn, void *arg, char *why,
+				   size_t why_len);
+void cupti_cb_engine_unwatch_contexts(struct cupti_cb_engine *e);
+/* The resource-domain part of the callback. */
+void cupti_cb_engine_resource(struct cupti_cb_engine *e, CUpti_CallbackId cbid, const void *cbdata);
 
 /* Reading. */
 struct cupti_cb_probe cupti_cb_engine_probe(const struct cupti_cb_engine *e, uint32_t code);

@@ -1,0 +1,265 @@
+/* cupti_cb_source_callback.c: the callback counters as a source. The
+ * catalogue is libcupti's CBID name table (cupti_cb_catalog.c); counting
+ * happens in the CUPTI callback (cupti_cb_callback.c) into per-thread
+ * blocks; a read is a handful of loads, takes no lock and is
+ * async-signal-safe (HPCToolkit may read from a signal handler). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cupti_cb_engine.h"
+#include "cupti_cb_source.h"
+#include "cupti_cb_sources.h"
+
+#define MAX_EVENTS CUPTI_CB_SET_MAX
+
+struct cbset {
+	unsigned n;
+	int timed;			/* some event counts time */
+	int granul_process;		/* PAPI_GRN_PROC: every event counts the process */
+	int hold_stale;			/* the events changed since the hold was taken */
+	struct cupti_cb_hold hold;	/* the CBIDs this set keeps enabled */
+	struct cupti_cb_block *block;	/* the starting thread's, for thread-scope events */
+	uint32_t codes[MAX_EVENTS];
+	uint8_t process[MAX_EVENTS];
+	struct cupti_cb_probe probes[MAX_EVENTS];
+	uint64_t base[MAX_EVENTS];
+	uint64_t now[MAX_EVENTS];
+	uint64_t ns[MAX_EVENTS];	/* time counters: ns so far, never decreasing */
+};
+
+/* ---- catalogue ------------------------------------------------------------ */
+
+static int cb_may_be_ours(const char *name)
+{
+	return cupti_cb_catalog_may_be_ours(name);
+}
+
+/* The engine builds the catalogue and the blocks itself (cupti_cb_engine_open*). */
+static void cb_opened(void *self, enum cupti_cb_stage stage)
+{
+	(void)self, (void)stage;
+}
+
+static int cb_first(void *self, uint32_t *code)
+{
+	struct cupti_cb_engine *e = self;
+	if (e->cat.n_events == 0)
+		return CUPTI_CB_ENOEVNT;
+	*code = cupti_cb_catalog_first();
+	return CUPTI_CB_OK;
+}
+
+static int cb_next(void *self, uint32_t *code)
+{
+	return cupti_cb_catalog_next(&((struct cupti_cb_engine *)self)->cat, code);
+}
+
+static int cb_first_qualifier(void *self, uint32_t *code)
+{
+	return cupti_cb_catalog_first_qualifier(&((struct cupti_cb_engine *)self)->cat, code);
+}
+
+static int cb_next_qualifier(void *self, uint32_t *code)
+{
+	return cupti_cb_catalog_next_qualifier(&((struct cupti_cb_engine *)self)->cat, code);
+}
+
+static int cb_parse(void *self, const char *name, uint32_t *code)
+{
+	return cupti_cb_catalog_parse(&((struct cupti_cb_engine *)self)->cat, name, code);
+}
+
+static int cb_name(void *self, uint32_t code, char *buf, size_t len)
+{
+	return cupti_cb_catalog_name(&((struct cupti_cb_engine *)self)->cat, code, buf, len);
+}
+
+static int cb_descr(void *self, uint32_t code, char *buf, size_t len)
+{
+	return cupti_cb_catalog_descr(&((struct cupti_cb_engine *)self)->cat, code, buf, len);
+}
+
+static int cb_qualifier_descr(void *self, uint32_t code, char *buf, size_t len)
+{
+	return cupti_cb_catalog_qualifier_descr(&((struct cupti_cb_engine *)self)->cat, code, buf, len);
+}
+
+static int cb_facts(void *self, uint32_t code, struct cupti_cb_event_facts *f)
+{
+	const struct cupti_cb_catalog *cat = &((struct cupti_cb_engine *)self)->cat;
+	if (!cupti_cb_catalog_valid(cat, code))
+		return CUPTI_CB_ENOEVNT;
+	snprintf(f->units, sizeof f->units, "%s", cupti_cb_catalog_units(cat, code));
+	f->is_double = 0;
+	f->running_sum = 1;
+	return CUPTI_CB_OK;
+}
+
+static int cb_valid(void *self, uint32_t code)
+{
+	return cupti_cb_catalog_valid(&((struct cupti_cb_engine *)self)->cat, code);
+}
+
+static const char *cb_why(void *self)
+{
+	struct cupti_cb_engine *e = self;
+	return e->state == CUPTI_CB_DISABLED ? e->why : "";
+}
+
+static unsigned cb_count(void *self)
+{
+	return ((struct cupti_cb_engine *)self)->cat.n_events;
+}
+
+static void cb_close(void *self)
+{
+	cupti_cb_engine_close(self);
+}
+
+/* ---- event sets ----------------------------------------------------------- */
+
+static void *cb_set_new(void *self)
+{
+	(void)self;
+	return calloc(1, sizeof(struct cbset));
+}
+
+static void cb_set_free(void *self, void *set)
+{
+	struct cbset *s = set;
+	if (!s)
+		return;
+	cupti_cb_engine_unhold(self, &s->hold);
+	free(s);
+}
+
+static int cb_set_update(void *self, void *set, const uint32_t *codes, unsigned n, char *why, size_t len)
+{
+	struct cupti_cb_engine *e = self;
+	struct cbset *s = set;
+	(void)why, (void)len;
+	if (n > MAX_EVENTS)
+		return CUPTI_CB_EINVAL;
+	if (n == 0)
+		cupti_cb_engine_unhold(e, &s->hold);	/* nothing left to count */
+	s->hold_stale = 1;
+	s->timed = 0;
+	for (unsigned i = 0; i < n; i++) {
+		s->codes[i] = codes[i];
+		s->process[i] = (uint8_t)(CUPTI_CB_CODE_PROC(codes[i]) || s->granul_process);
+		s->probes[i] = cupti_cb_engine_probe(e, codes[i]);
+		s->timed |= s->probes[i].ticks;
+	}
+	s->n = n;
+	return CUPTI_CB_OK;
+}
+
+static void cb_set_granularity(void *self, void *set, int process)
+{
+	struct cbset *s = set;
+	(void)self;
+	s->granul_process = process;
+	for (unsigned i = 0; i < s->n; i++)
+		s->process[i] = (uint8_t)(CUPTI_CB_CODE_PROC(s->codes[i]) || process);
+}
+
+/* Current counter values: thread-scope events from the starting thread's
+ * block, process-scope ones in one pass over all blocks. */
+static void sample(struct cupti_cb_engine *e, struct cbset *s)
+{
+	int any_process = 0;
+	for (unsigned i = 0; i < s->n; i++) {
+		if (s->process[i])
+			any_process = 1;
+		else
+			s->now[i] = s->block ? cupti_cb_probe_block(&s->probes[i], s->block) : 0;
+	}
+	if (any_process)
+		cupti_cb_probe_process_many(s->probes, s->process, s->n, &e->reg, s->now);
+}
+
+static int cb_set_reset(void *self, void *set)
+{
+	struct cbset *s = set;
+	sample(self, s);
+	memcpy(s->base, s->now, s->n * sizeof s->base[0]);
+	memset(s->ns, 0, s->n * sizeof s->ns[0]);
+	return CUPTI_CB_OK;
+}
+
+static int cb_set_start(void *self, void *set, char *why, size_t len)
+{
+	struct cupti_cb_engine *e = self;
+	struct cbset *s = set;
+	if (s->hold_stale || !s->hold.active) {
+		int rc = cupti_cb_engine_hold(e, &s->hold, s->codes, s->n, why, len);
+		if (rc)
+			return rc;
+		s->hold_stale = 0;
+	}
+	s->block = cupti_cb_engine_thread_block(e);
+	if (!s->block)
+		return CUPTI_CB_ENOMEM;
+	return cb_set_reset(self, set);
+}
+
+/* Differences of raw counters. Time counters convert only the ticks since
+ * the last read, and add them: the ratio is refined during the first
+ * second, and a value must never go down between reads. */
+static int cb_set_read(void *self, void *set, long long *values)
+{
+	struct cupti_cb_engine *e = self;
+	struct cbset *s = set;
+	uint64_t ratio = 0;
+	sample(e, s);
+	if (s->timed) {
+		cupti_cb_clock_calibrate(&e->clock);
+		ratio = cupti_cb_clock_ratio(&e->clock);	/* one ratio for the whole read */
+	}
+	for (unsigned i = 0; i < s->n; i++) {
+		if (s->probes[i].ticks) {
+			s->ns[i] += cupti_cb_clock_ticks_to_ns(ratio, s->now[i] - s->base[i]);
+			s->base[i] = s->now[i];
+			values[i] = (long long)s->ns[i];
+		} else {
+			values[i] = (long long)(s->now[i] - s->base[i]);
+		}
+	}
+	return CUPTI_CB_OK;
+}
+
+/* The set keeps its callbacks enabled until it is cleaned up: see struct
+ * cupti_cb_hold. */
+static int cb_set_stop(void *self, void *set)
+{
+	(void)self, (void)set;
+	return CUPTI_CB_OK;
+}
+
+const struct cupti_cb_source_ops cupti_cb_callback_source = {
+	.label = "callback",
+	.may_be_ours = cb_may_be_ours,
+	.opened = cb_opened,
+	.first = cb_first,
+	.next = cb_next,
+	.first_qualifier = cb_first_qualifier,
+	.next_qualifier = cb_next_qualifier,
+	.parse = cb_parse,
+	.event_name = cb_name,
+	.descr = cb_descr,
+	.qualifier_descr = cb_qualifier_descr,
+	.facts = cb_facts,
+	.valid = cb_valid,
+	.why = cb_why,
+	.count = cb_count,
+	.close = cb_close,
+	.set_new = cb_set_new,
+	.set_free = cb_set_free,
+	.set_update = cb_set_update,
+	.set_granularity = cb_set_granularity,
+	.set_start = cb_set_start,
+	.set_read = cb_set_read,
+	.set_stop = cb_set_stop,
+	.set_reset = cb_set_reset,
+};

@@ -1,0 +1,725 @@
+/* cupti_cb_source_metric.c: GPU hardware metrics as a source. The
+ * catalogue comes from the Profiler Host API for one chip
+ * (cupti_cb_mcat.c): the chip CUPTI_CB_CHIP names, else the chip of device
+ * 0, which needs the driver but no context. Collection is one profiling
+ * session per device (cupti_cb_msession.c), shared by every event set that
+ * measures the device; each set reads its own start..stop deltas.
+ *
+ * Everything here is the cold path, under m->lock. A read waits for the
+ * GPU work in the range (the profiler decodes the range): it is not for
+ * signal handlers. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <ctype.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cupti_cb_engine.h"
+#include "cupti_cb_mconfig.h"
+#include "cupti_cb_mcat.h"
+#include "cupti_cb_msession.h"
+#include "cupti_cb_profapi.h"
+#include "cupti_cb_source.h"
+#include "cupti_cb_sources.h"
+
+#define ENV_CHIP CUPTI_CB_ENV_CHIP
+#define MAX_EVENTS CUPTI_CB_SET_MAX
+
+#define TRACE(m, ...)                                                   \
+	do {                                                            \
+		if ((m)->e->trace) {                                    \
+			fprintf(stderr, "cupti_cb: metrics: " __VA_ARGS__); \
+			fputc('\n', stderr);                            \
+		}                                                       \
+	} while (0)
+
+struct msrc {
+	struct cupti_cb_engine *e;	/* shared services */
+	pthread_mutex_t lock;
+	enum cupti_cb_stage stage;	/* how far the services are open */
+	int tried_catalog;
+	int have_catalog;
+	int have_profapi;
+	int profiler_up;		/* cuptiProfilerInitialize done */
+	struct cupti_cb_profapi p;
+	struct cupti_cb_mcat cat;
+	char chip[64];
+	char why[CUPTI_CB_WHY_LEN];
+	char dev_chip[CUPTI_CB_MAX_DEVICES][64];	/* "" until asked */
+	struct cupti_cb_msession *sess[CUPTI_CB_MAX_DEVICES];
+	unsigned running_sets;		/* sets between start and stop */
+	/* The last pass count computed, by its list of names. */
+	char *passes_key;
+	size_t passes_val;
+};
+
+/* One event set's metrics. */
+struct mset {
+	unsigned n;
+	int running;
+	uint32_t codes[MAX_EVENTS];
+	char *full[MAX_EVENTS];		/* the names CUPTI evaluates */
+	int additive[MAX_EVENTS];
+	uint8_t integer[MAX_EVENTS];
+	int dev[MAX_EVENTS];		/* the device, resolved at start */
+	unsigned id[MAX_EVENTS];	/* entry in the device's session */
+	struct cupti_cb_mtotal base[MAX_EVENTS];
+	double last[MAX_EVENTS];	/* the values of the last read */
+	char names[MAX_EVENTS][CUPTI_CB_NAME_MAX];
+};
+
+/* ---- opening --------------------------------------------------------------- */
+
+static int load_profapi(struct msrc *m)
+{
+	if (m->have_profapi)
+		return 0;
+	if (cupti_cb_profapi_load(&m->p, m->e->api.cupti_lib, m->why, sizeof m->why))
+		return -1;
+	m->have_profapi = 1;
+	return 0;
+}
+
+/* cuptiProfilerInitialize: needed by the target calls (chip names, counter
+ * availability) and the range profiler. Needs the driver, no context. */
+static int profiler_up(struct msrc *m)
+{
+	if (m->profiler_up)
+		return 0;
+	CUpti_Profiler_Initialize_Params ip = { CUpti_Profiler_Initialize_Params_STRUCT_SIZE, NULL };
+	CUptiResult r = m->p.cuptiProfilerInitialize(&ip);
+	if (r != CUPTI_SUCCESS) {
+		snprintf(m->why, sizeof m->why, "cuptiProfilerInitialize failed: %s",
+			 cupti_cb_cupti_error(&m->e->api, r));
+		return -1;
+	}
+	m->profiler_up = 1;
+	return 0;
+}
+
+static const char *device_chip(struct msrc *m, int dev)
+{
+	if (dev < 0 || dev >= CUPTI_CB_MAX_DEVICES || dev >= m->e->n_devices)
+		return NULL;
+	if (m->dev_chip[dev][0])
+		return m->dev_chip[dev];
+	if (profiler_up(m))
+		return NULL;
+	CUpti_Device_GetChipName_Params cp = { CUpti_Device_GetChipName_Params_STRUCT_SIZE, NULL,
+					       (size_t)dev, NULL };
+	CUptiResult r = m->p.cuptiDeviceGetChipName(&cp);
+	if (r != CUPTI_SUCCESS || !cp.pChipName) {
+		snprintf(m->why, sizeof m->why, "cuptiDeviceGetChipName(%d) failed: %s", dev,
+			 cupti_cb_cupti_error(&m->e->api, r));
+		return NULL;
+	}
+	snprintf(m->dev_chip[dev], sizeof m->dev_chip[dev], "%s", cp.pChipName);
+	return m->dev_chip[dev];
+}
+
+/* The catalogue: of CUPTI_CB_CHIP's chip at once, else of device 0's
+ * chip once the driver is open. Tried once per chip source. */
+static int ensure_catalog_locked(struct msrc *m)
+{
+	if (m->have_catalog)
+		return 0;
+	const char *env = getenv(ENV_CHIP);
+	int named = env && env[0];
+	if (!named && m->stage < CUPTI_CB_STAGE_DRIVER)
+		return -1;	/* wait for the driver */
+	if (m->tried_catalog >= (named ? 1 : 2))
+		return -1;
+	m->tried_catalog = named ? 1 : 2;
+	if (load_profapi(m))
+		return -1;
+	const char *chip = named ? env : device_chip(m, 0);
+	if (!chip) {
+		if (!m->why[0])
+			snprintf(m->why, sizeof m->why, "no CUDA device to take the chip name from: "
+							"name one with " ENV_CHIP " (for example GH100)");
+		return -1;
+	}
+	snprintf(m->chip, sizeof m->chip, "%s", chip);
+	uint64_t t0 = cupti_cb_mono_ns();
+	if (cupti_cb_mcat_build(&m->cat, &m->p, m->chip, m->why, sizeof m->why))
+		return -1;
+	m->have_catalog = 1;
+	m->why[0] = '\0';
+	TRACE(m, "catalogue of %s%s: %u metrics in %.1f ms", m->chip, named ? " (" ENV_CHIP ")" : "",
+	      m->cat.n_metrics, (cupti_cb_mono_ns() - t0) / 1e6);
+	return 0;
+}
+
+static int ensure_catalog(struct msrc *m)
+{
+	pthread_mutex_lock(&m->lock);
+	int rc = ensure_catalog_locked(m);
+	pthread_mutex_unlock(&m->lock);
+	return rc;
+}
+
+/* ---- catalogue ------------------------------------------------------------- */
+
+/* CUPTI's metric names are "<unit>__<name>[.<rollup>[.<submetric>]]": a
+ * letter first, a double underscore, nothing but [A-Za-z0-9_.]. */
+static int m_may_be_ours(const char *name)
+{
+	if (!name)
+		return 0;
+	if (!strncmp(name, "cupti_cb:::", 11))
+		name += 11;
+	size_t n = strcspn(name, ":");
+	if (!n || !isalpha((unsigned char)name[0]))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)name[i]) && name[i] != '_' && name[i] != '.')
+			return 0;
+	const char *dd = strstr(name, "__");
+	return dd && (size_t)(dd - name) < n;
+}
+
+static void m_opened(void *self, enum cupti_cb_stage stage)
+{
+	struct msrc *m = self;
+	pthread_mutex_lock(&m->lock);
+	if (stage > m->stage)
+		m->stage = stage;
+	pthread_mutex_unlock(&m->lock);
+}
+
+static int decode(struct msrc *m, uint32_t code, uint32_t *metric, uint32_t *variant)
+{
+	if (!m->have_catalog || CUPTI_CB_CODE_SRC(code) != CUPTI_CB_SRC_METRIC || code >> 31)
+		return CUPTI_CB_ENOEVNT;
+	*metric = CUPTI_CB_CODE_IDX(code);
+	*variant = CUPTI_CB_CODE_VAR(code);
+	if (*metric >= m->cat.n_metrics)
+		return CUPTI_CB_ENOEVNT;
+	unsigned type = m->cat.metrics[*metric].type;
+	if (type >= CUPTI_CB_MCAT_TYPES || *variant > m->cat.n_suffixes[type])
+		return CUPTI_CB_ENOEVNT;
+	int dev = CUPTI_CB_CODE_DEV(code);
+	if (dev >= 0 && (m->stage < CUPTI_CB_STAGE_DRIVER || dev >= m->e->n_devices))
+		return CUPTI_CB_ENOEVNT;
+	return CUPTI_CB_OK;
+}
+
+static int m_valid(void *self, uint32_t code)
+{
+	uint32_t metric, variant;
+	return decode(self, code, &metric, &variant) == CUPTI_CB_OK;
+}
+
+static int m_first(void *self, uint32_t *code)
+{
+	struct msrc *m = self;
+	if (ensure_catalog(m) || m->cat.n_metrics == 0)
+		return CUPTI_CB_ENOEVNT;
+	*code = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, 0, 0, -1, 0);
+	return CUPTI_CB_OK;
+}
+
+/* Listing shows each base metric once; its rollups and submetrics are in
+ * its description. */
+static int m_next(void *self, uint32_t *code)
+{
+	struct msrc *m = self;
+	uint32_t idx = CUPTI_CB_CODE_IDX(*code) + 1;
+	if (!m->have_catalog || idx >= m->cat.n_metrics)
+		return CUPTI_CB_ENOEVNT;
+	*code = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, idx, 0, -1, 0);
+	return CUPTI_CB_OK;
+}
+
+static int m_first_qualifier(void *self, uint32_t *code)
+{
+	struct msrc *m = self;
+	if (!m_valid(self, *code) || m->stage < CUPTI_CB_STAGE_DRIVER || m->e->n_devices < 1)
+		return CUPTI_CB_ENOEVNT;
+	*code = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, CUPTI_CB_CODE_IDX(*code), CUPTI_CB_CODE_VAR(*code), 0, 0);
+	return CUPTI_CB_OK;
+}
+
+static int m_next_qualifier(void *self, uint32_t *code)
+{
+	struct msrc *m = self;
+	int dev = CUPTI_CB_CODE_DEV(*code) + 1;
+	if (dev >= m->e->n_devices || dev >= CUPTI_CB_MAX_DEVICES)
+		return CUPTI_CB_ENOEVNT;
+	*code = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, CUPTI_CB_CODE_IDX(*code), CUPTI_CB_CODE_VAR(*code), dev, 0);
+	return CUPTI_CB_OK;
+}
+
+static int mcat_error(int rc)
+{
+	switch (rc) {
+	case CUPTI_CB_MCAT_OK:
+		return CUPTI_CB_OK;
+	case CUPTI_CB_MCAT_ENOMETRIC:
+	case CUPTI_CB_MCAT_ESUFFIX:
+		return CUPTI_CB_ENOEVNT;
+	case CUPTI_CB_MCAT_ENOMEM:
+		return CUPTI_CB_ENOMEM;
+	default:
+		return CUPTI_CB_EINVAL;
+	}
+}
+
+/* Metric events are counted for the whole device (every context of the
+ * process on it): :process is accepted and means what they always do;
+ * :thread cannot be honoured and is refused. */
+static int m_parse(void *self, const char *name, uint32_t *code)
+{
+	struct msrc *m = self;
+	char buf[CUPTI_CB_NAME_MAX], *quals;
+	struct cupti_cb_quals q;
+	uint32_t metric, variant;
+	if (!code || !m_may_be_ours(name))
+		return CUPTI_CB_ENOEVNT;
+	int rc = cupti_cb_split_name(name, buf, sizeof buf, &quals);
+	if (rc)
+		return rc;
+	if (ensure_catalog(m))
+		return CUPTI_CB_ENOEVNT;
+	if ((rc = mcat_error(cupti_cb_mcat_parse(&m->cat, buf, &metric, &variant))))
+		return rc;
+	if ((rc = cupti_cb_qualifiers_parse(quals, &q)))
+		return rc;
+	if (q.scope == 0)
+		return CUPTI_CB_ENOEVNT;
+	*code = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, metric, variant, q.device, q.scope == 1);
+	return CUPTI_CB_OK;
+}
+
+static int m_name(void *self, uint32_t code, char *buf, size_t len)
+{
+	struct msrc *m = self;
+	uint32_t metric, variant;
+	int rc = decode(m, code, &metric, &variant);
+	if (rc)
+		return rc;
+	if (cupti_cb_mcat_name(&m->cat, metric, variant, buf, len))
+		return CUPTI_CB_EINVAL;
+	size_t n = strlen(buf);
+	int w = 0;
+	if (CUPTI_CB_CODE_DEV(code) >= 0)
+		w = snprintf(buf + n, len - n, ":device=%d", CUPTI_CB_CODE_DEV(code));
+	if (w >= 0 && CUPTI_CB_CODE_PROC(code))
+		w = snprintf(buf + strlen(buf), len - strlen(buf), ":process");
+	return (w < 0 || strlen(buf) + 1 >= len) ? CUPTI_CB_EINVAL : CUPTI_CB_OK;
+}
+
+/* "<CUPTI's description> [counter; default .sum; takes .sum .avg ...]" */
+static int m_descr(void *self, uint32_t code, char *buf, size_t len)
+{
+	struct msrc *m = self;
+	uint32_t metric, variant;
+	int rc = decode(m, code, &metric, &variant);
+	if (rc)
+		return rc;
+	static const char *const type_word[] = { "counter", "ratio", "throughput" };
+	unsigned type = m->cat.metrics[metric].type;
+	pthread_mutex_lock(&m->lock);
+	cupti_cb_mcat_descr(&m->cat, metric, buf, len);
+	pthread_mutex_unlock(&m->lock);
+	size_t n = strlen(buf);
+	n += (size_t)snprintf(buf + n, n < len ? len - n : 0, " [%s; default %s; takes", type_word[type],
+			      m->cat.suffixes[type][m->cat.default_variant[type] - 1]);
+	for (unsigned i = 0; i < m->cat.n_suffixes[type] && n + 1 < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, " %s", m->cat.suffixes[type][i]);
+	if (n + 1 < len)
+		snprintf(buf + n, len - n, "]");
+	return CUPTI_CB_OK;
+}
+
+static int m_qualifier_descr(void *self, uint32_t code, char *buf, size_t len)
+{
+	if (!m_valid(self, code))
+		return CUPTI_CB_ENOEVNT;
+	snprintf(buf, len, "Only CUDA device %d (also spelt :device%d)", CUPTI_CB_CODE_DEV(code),
+		 CUPTI_CB_CODE_DEV(code));
+	return CUPTI_CB_OK;
+}
+
+static int m_facts(void *self, uint32_t code, struct cupti_cb_event_facts *f)
+{
+	struct msrc *m = self;
+	uint32_t metric, variant;
+	int rc = decode(m, code, &metric, &variant);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&m->lock);
+	cupti_cb_mcat_units(&m->cat, metric, variant, f->units, sizeof f->units);
+	pthread_mutex_unlock(&m->lock);
+	f->is_double = !cupti_cb_mcat_is_integer(&m->cat, metric, variant);
+	f->running_sum = cupti_cb_mcat_is_additive(&m->cat, metric, variant);
+	return CUPTI_CB_OK;
+}
+
+static const char *m_why(void *self)
+{
+	return ((struct msrc *)self)->why;
+}
+
+static unsigned m_count(void *self)
+{
+	struct msrc *m = self;
+	return m->have_catalog ? m->cat.n_metrics : 0;
+}
+
+/* ---- sessions -------------------------------------------------------------- */
+
+/* A context was created or is being destroyed (application thread). */
+static void on_context(void *arg, CUcontext ctx, int created)
+{
+	struct msrc *m = arg;
+	int dev = m->e->resolver.context_device(m->e->resolver.arg, ctx);
+	if (dev < 0 || dev >= CUPTI_CB_MAX_DEVICES)
+		return;
+	pthread_mutex_lock(&m->lock);
+	struct cupti_cb_msession *s = m->sess[dev];
+	if (s) {
+		char why[CUPTI_CB_WHY_LEN];
+		if (created && cupti_cb_msession_add_context(s, ctx, why, sizeof why))
+			TRACE(m, "device %d: a new context cannot be profiled: %s", dev, why);
+		else if (!created && cupti_cb_msession_drop_context(s, ctx, why, sizeof why))
+			TRACE(m, "device %d: a context on its way out: %s", dev, why);
+	}
+	pthread_mutex_unlock(&m->lock);
+}
+
+/* The device's session, made at its first use. */
+static struct cupti_cb_msession *session(struct msrc *m, int dev, char *why, size_t len)
+{
+	if (m->sess[dev])
+		return m->sess[dev];
+	const char *chip = device_chip(m, dev);
+	if (!chip) {
+		snprintf(why, len, "%s", m->why);
+		return NULL;
+	}
+	if (strcmp(chip, m->chip)) {
+		snprintf(why, len, "device %d is a %s, but the metric catalogue is of %s (" ENV_CHIP
+				   "): unset " ENV_CHIP " or name this chip", dev, chip, m->chip);
+		return NULL;
+	}
+	struct cupti_cb_msession *s = calloc(1, sizeof *s);
+	if (!s || cupti_cb_msession_init(s, &m->e->api, &m->p, dev, chip, why, len)) {
+		free(s);
+		return NULL;
+	}
+	m->sess[dev] = s;
+	return s;
+}
+
+/* The device a metric event without a device qualifier measures: the
+ * device of the calling thread's current context at start, else 0. That
+ * is the GPU a rank or thread that called cudaSetDevice works on. */
+static int default_device(struct msrc *m)
+{
+	CUcontext ctx = NULL;
+	if (m->e->api.cuCtxGetCurrent && m->e->api.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx) {
+		int dev = m->e->resolver.context_device(m->e->resolver.arg, ctx);
+		if (dev >= 0)
+			return dev;
+	}
+	return 0;
+}
+
+/* ---- event sets ------------------------------------------------------------ */
+
+static void *m_set_new(void *self)
+{
+	(void)self;
+	return calloc(1, sizeof(struct mset));
+}
+
+static size_t passes_of(struct msrc *m, struct mset *s, char *why, size_t len);
+
+static int m_set_update(void *self, void *set, const uint32_t *codes, unsigned n, char *why, size_t len)
+{
+	struct msrc *m = self;
+	struct mset *s = set;
+	uint32_t metric, variant;
+	if (n > MAX_EVENTS)
+		return CUPTI_CB_EINVAL;
+	if (s->running)
+		return CUPTI_CB_EINVAL;
+	for (unsigned i = 0; i < n; i++) {
+		int rc = decode(m, codes[i], &metric, &variant);
+		if (rc)
+			return rc;
+		s->codes[i] = codes[i];
+		cupti_cb_mcat_full_name(&m->cat, metric, variant, s->names[i], sizeof s->names[i]);
+		s->full[i] = s->names[i];
+		s->additive[i] = cupti_cb_mcat_is_additive(&m->cat, metric, variant);
+		s->integer[i] = (uint8_t)cupti_cb_mcat_is_integer(&m->cat, metric, variant);
+	}
+	s->n = n;
+	if (n == 0)
+		return CUPTI_CB_OK;
+	pthread_mutex_lock(&m->lock);
+	size_t passes = passes_of(m, s, why, len);
+	pthread_mutex_unlock(&m->lock);
+	if (passes == 0)
+		return CUPTI_CB_ECUPTI;
+	if (passes > 1) {
+		snprintf(why, len,
+			 "these %u metrics need %zu passes on %s, and cupti_cb collects one pass over a PAPI "
+			 "range (the application's work cannot be replayed): split them into event sets of "
+			 "one pass each, or into several runs",
+			 n, passes, m->chip);
+		s->n = 0;
+		return CUPTI_CB_EPASSES;
+	}
+	return CUPTI_CB_OK;
+}
+
+/* Pass count of the set's distinct names, computed once per list (the
+ * same list is asked again when PAPI re-establishes a set). 0: failed. */
+static size_t passes_of(struct msrc *m, struct mset *s, char *why, size_t len)
+{
+	size_t key_len = 1;
+	for (unsigned i = 0; i < s->n; i++)
+		key_len += strlen(s->full[i]) + 1;
+	char *key = malloc(key_len);
+	if (!key)
+		return 0;
+	key[0] = '\0';
+	for (unsigned i = 0; i < s->n; i++)
+		strcat(strcat(key, s->full[i]), ",");
+	if (m->passes_key && !strcmp(key, m->passes_key)) {
+		free(key);
+		return m->passes_val;
+	}
+	struct cupti_cb_mconfig cfg;
+	uint64_t t0 = cupti_cb_mono_ns();
+	if (cupti_cb_mconfig_build(&cfg, &m->p, m->chip, NULL, (const char *const *)s->full, s->n, why, len)) {
+		free(key);
+		return 0;
+	}
+	size_t passes = cfg.passes;
+	cupti_cb_mconfig_free(&cfg);
+	TRACE(m, "%u metrics need %zu pass%s on %s (%.1f ms)", s->n, passes, passes == 1 ? "" : "es", m->chip,
+	      (cupti_cb_mono_ns() - t0) / 1e6);
+	free(m->passes_key);
+	m->passes_key = key;
+	m->passes_val = passes;
+	return passes;
+}
+
+static void m_set_granularity(void *self, void *set, int process)
+{
+	(void)self, (void)set, (void)process;	/* metrics always count the whole device */
+}
+
+static void unwant(struct msrc *m, struct mset *s, unsigned upto)
+{
+	char why[CUPTI_CB_WHY_LEN];
+	for (unsigned i = 0; i < upto; i++)
+		if (m->sess[s->dev[i]] && cupti_cb_msession_unwant(m->sess[s->dev[i]], &s->id[i], 1, why, sizeof why))
+			TRACE(m, "device %d: %s", s->dev[i], why);
+}
+
+static int session_error(int rc)
+{
+	switch (rc) {
+	case CUPTI_CB_MSESSION_OK:
+		return CUPTI_CB_OK;
+	case CUPTI_CB_MSESSION_EPASSES:
+		return CUPTI_CB_EPASSES;
+	case CUPTI_CB_MSESSION_ENOMEM:
+		return CUPTI_CB_ENOMEM;
+	case CUPTI_CB_MSESSION_EINVAL:
+		return CUPTI_CB_EINVAL;
+	default:
+		return CUPTI_CB_ECUPTI;
+	}
+}
+
+/* Brings every session the set uses up to date (a GPU wait). */
+static int sample(struct msrc *m, struct mset *s, char *why, size_t len)
+{
+	uint8_t done[CUPTI_CB_MAX_DEVICES] = { 0 };
+	for (unsigned i = 0; i < s->n; i++) {
+		int d = s->dev[i];
+		if (done[d])
+			continue;
+		done[d] = 1;
+		int rc = cupti_cb_msession_sample(m->sess[d], why, len);
+		if (rc)
+			return session_error(rc);
+	}
+	return 0;
+}
+
+static void rebase(struct msrc *m, struct mset *s)
+{
+	for (unsigned i = 0; i < s->n; i++) {
+		cupti_cb_msession_total(m->sess[s->dev[i]], s->id[i], &s->base[i]);
+		s->last[i] = 0;
+	}
+}
+
+static int start_locked(struct msrc *m, struct mset *s, char *why, size_t len)
+{
+	if (!m->have_catalog) {
+		snprintf(why, len, "hardware metrics are not available: %s", m->why);
+		return CUPTI_CB_EUNAVAIL;
+	}
+	int rc = cupti_cb_engine_watch_contexts(m->e, on_context, m, why, len);
+	if (rc)
+		return rc;
+	int def = default_device(m);
+	for (unsigned i = 0; i < s->n; i++) {
+		int d = CUPTI_CB_CODE_DEV(s->codes[i]);
+		s->dev[i] = d >= 0 ? d : def;
+		struct cupti_cb_msession *ss = session(m, s->dev[i], why, len);
+		if (!ss || (rc = cupti_cb_msession_adopt_current(ss, why, len)) ||
+		    (rc = cupti_cb_msession_want(ss, (const char *const *)&s->full[i], &s->additive[i], 1, &s->id[i],
+						 why, len))) {
+			unwant(m, s, i);
+			return rc ? session_error(rc) : CUPTI_CB_EUNAVAIL;
+		}
+	}
+	if ((rc = sample(m, s, why, len))) {
+		unwant(m, s, s->n);
+		return rc;
+	}
+	rebase(m, s);
+	s->running = 1;
+	m->running_sets++;
+	return CUPTI_CB_OK;
+}
+
+static int m_set_start(void *self, void *set, char *why, size_t len)
+{
+	struct msrc *m = self;
+	pthread_mutex_lock(&m->lock);
+	int rc = start_locked(m, set, why, len);
+	pthread_mutex_unlock(&m->lock);
+	TRACE(m, "start: %s", rc ? why : "ok");
+	return rc;
+}
+
+/* The values since start; a failed sample keeps the last values (a read
+ * cannot fail in PAPI's vector), and the trace says why. */
+static int m_set_read(void *self, void *set, long long *values)
+{
+	struct msrc *m = self;
+	struct mset *s = set;
+	char why[CUPTI_CB_WHY_LEN];
+	pthread_mutex_lock(&m->lock);
+	if (s->running && sample(m, s, why, sizeof why) == 0) {
+		for (unsigned i = 0; i < s->n; i++) {
+			struct cupti_cb_mtotal now;
+			cupti_cb_msession_total(m->sess[s->dev[i]], s->id[i], &now);
+			s->last[i] = cupti_cb_mtotal_value(&s->base[i], &now, s->additive[i]);
+		}
+	} else if (s->running) {
+		TRACE(m, "read: %s", why);
+	}
+	pthread_mutex_unlock(&m->lock);
+	for (unsigned i = 0; i < s->n; i++) {
+		if (s->integer[i]) {
+			values[i] = (long long)(s->last[i] + 0.5);
+		} else {
+			double v = s->last[i];
+			memcpy(&values[i], &v, sizeof v);
+		}
+	}
+	return CUPTI_CB_OK;
+}
+
+static int m_set_stop(void *self, void *set)
+{
+	struct msrc *m = self;
+	struct mset *s = set;
+	pthread_mutex_lock(&m->lock);
+	if (s->running) {
+		unwant(m, s, s->n);
+		s->running = 0;
+		if (m->running_sets > 0)
+			m->running_sets--;
+	}
+	pthread_mutex_unlock(&m->lock);
+	return CUPTI_CB_OK;
+}
+
+static int m_set_reset(void *self, void *set)
+{
+	struct msrc *m = self;
+	struct mset *s = set;
+	char why[CUPTI_CB_WHY_LEN];
+	pthread_mutex_lock(&m->lock);
+	if (s->running && sample(m, s, why, sizeof why) == 0)
+		rebase(m, s);
+	pthread_mutex_unlock(&m->lock);
+	return CUPTI_CB_OK;
+}
+
+static void m_set_free(void *self, void *set)
+{
+	if (!set)
+		return;
+	m_set_stop(self, set);
+	free(set);
+}
+
+/* The context watch stays on while sessions exist: a context the range
+ * profiler is enabled on must be dropped before it is destroyed. */
+static void m_close(void *self)
+{
+	struct msrc *m = self;
+	cupti_cb_engine_unwatch_contexts(m->e);
+	pthread_mutex_lock(&m->lock);
+	for (int d = 0; d < CUPTI_CB_MAX_DEVICES; d++) {
+		if (m->sess[d]) {
+			cupti_cb_msession_destroy(m->sess[d]);
+			free(m->sess[d]);
+			m->sess[d] = NULL;
+		}
+	}
+	m->running_sets = 0;
+	pthread_mutex_unlock(&m->lock);
+}
+
+void *cupti_cb_metric_source_new(struct cupti_cb_engine *services)
+{
+	struct msrc *m = calloc(1, sizeof *m);
+	if (!m)
+		return NULL;
+	m->e = services;
+	pthread_mutex_init(&m->lock, NULL);
+	return m;
+}
+
+const struct cupti_cb_source_ops cupti_cb_metric_source = {
+	.label = "metric",
+	.may_be_ours = m_may_be_ours,
+	.opened = m_opened,
+	.first = m_first,
+	.next = m_next,
+	.first_qualifier = m_first_qualifier,
+	.next_qualifier = m_next_qualifier,
+	.parse = m_parse,
+	.event_name = m_name,
+	.descr = m_descr,
+	.qualifier_descr = m_qualifier_descr,
+	.facts = m_facts,
+	.valid = m_valid,
+	.why = m_why,
+	.count = m_count,
+	.close = m_close,
+	.set_new = m_set_new,
+	.set_free = m_set_free,
+	.set_update = m_set_update,
+	.set_granularity = m_set_granularity,
+	.set_start = m_set_start,
+	.set_read = m_set_read,
+	.set_stop = m_set_stop,
+	.set_reset = m_set_reset,
+};

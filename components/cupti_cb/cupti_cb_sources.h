@@ -1,0 +1,17 @@
+/* cupti_cb_sources.h: the sources the component is made of, in the order
+ * of enum cupti_cb_source_id, and the limits they share. */
+#ifndef CUPTI_CB_SOURCES_H
+#define CUPTI_CB_SOURCES_H
+
+#include "cupti_cb_source.h"
+
+#define CUPTI_CB_SET_MAX 128	/* events in one event set, all sources together */
+
+extern const struct cupti_cb_source_ops cupti_cb_callback_source;
+extern const struct cupti_cb_source_ops cupti_cb_metric_source;
+
+struct cupti_cb_engine;
+/* The metric source over the shared services; NULL when out of memory. */
+void *cupti_cb_metric_source_new(struct cupti_cb_engine *services);
+
+#endif

@@ -1,0 +1,101 @@
+/* cupti_cb_metric_groups: prints cupti_cb's metric groups, or the events of
+ * one group in the form PAPI_EVENTS, TAU_METRICS and papi_command_line take;
+ * with --check, computes on the host how many passes each group needs on a
+ * chip (no GPU needed).
+ *
+ *   cupti_cb_metric_groups                  the groups, one a line
+ *   cupti_cb_metric_groups memory           cupti_cb:::dram__bytes_read.sum,...
+ *   cupti_cb_metric_groups -s ' ' memory    the same, space-separated
+ *   cupti_cb_metric_groups --check GH100    passes of every group on GH100
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cupti_cb_loader.h"
+#include "cupti_cb_mconfig.h"
+#include "cupti_cb_mgroups.h"
+#include "cupti_cb_profapi.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: cupti_cb_metric_groups [-s SEPARATOR] [GROUP]\n"
+		   "       cupti_cb_metric_groups --check CHIP\n");
+}
+
+static int list_groups(void)
+{
+	for (unsigned i = 0; i < cupti_cb_n_mgroups; i++) {
+		unsigned n = 0;
+		while (cupti_cb_mgroups[i].metrics[n])
+			n++;
+		printf("%-13s %u metrics: %s\n", cupti_cb_mgroups[i].name, n, cupti_cb_mgroups[i].descr);
+	}
+	return 0;
+}
+
+static int print_group(const char *name, const char *sep)
+{
+	const struct cupti_cb_mgroup *g = cupti_cb_mgroup_find(name);
+	if (!g) {
+		fprintf(stderr, "cupti_cb_metric_groups: no group '%s'; the groups are:\n", name);
+		for (unsigned i = 0; i < cupti_cb_n_mgroups; i++)
+			fprintf(stderr, "  %s\n", cupti_cb_mgroups[i].name);
+		return 2;
+	}
+	for (unsigned i = 0; g->metrics[i]; i++)
+		printf("%scupti_cb:::%s", i ? sep : "", g->metrics[i]);
+	printf("\n");
+	return 0;
+}
+
+static int check_groups(const char *chip)
+{
+	struct cupti_cb_api api;
+	struct cupti_cb_profapi p;
+	char why[512];
+	int bad = 0;
+	memset(&api, 0, sizeof api);
+	if (cupti_cb_load_cupti(&api, why, sizeof why) || cupti_cb_profapi_load(&p, api.cupti_lib, why, sizeof why)) {
+		fprintf(stderr, "cupti_cb_metric_groups: %s\n", why);
+		return 1;
+	}
+	for (unsigned i = 0; i < cupti_cb_n_mgroups; i++) {
+		const struct cupti_cb_mgroup *g = &cupti_cb_mgroups[i];
+		struct cupti_cb_mconfig cfg;
+		unsigned n = 0;
+		while (g->metrics[n])
+			n++;
+		if (cupti_cb_mconfig_build(&cfg, &p, chip, NULL, g->metrics, n, why, sizeof why)) {
+			printf("%-13s FAIL: %s\n", g->name, why);
+			bad = 1;
+			continue;
+		}
+		printf("%-13s %zu pass%s on %s\n", g->name, cfg.passes, cfg.passes == 1 ? "" : "es", chip);
+		bad |= cfg.passes != 1;
+		cupti_cb_mconfig_free(&cfg);
+	}
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	const char *sep = ",";
+	int i = 1;
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "--check"))
+		return check_groups(argv[2]);
+	if (argc > 2 && !strcmp(argv[1], "-s")) {
+		sep = argv[2];
+		i = 3;
+	}
+	if (i == argc)
+		return list_groups();
+	if (i + 1 == argc && argv[i][0] != '-')
+		return print_group(argv[i], sep);
+	usage(stderr);
+	return 2;
+}
