@@ -217,14 +217,15 @@ static int clean_name(const char *s, int suffix)
 
 static int check_names(const struct cupti_cb_mcat *m, char *why, size_t len)
 {
+	size_t longest[CUPTI_CB_MCAT_TYPES] = { 0 };
+	for (int t = 0; t < CUPTI_CB_MCAT_TYPES; t++)
+		for (unsigned s = 0; s < m->n_suffixes[t]; s++)
+			if (strlen(m->suffixes[t][s]) > longest[t])
+				longest[t] = strlen(m->suffixes[t][s]);
 	for (unsigned i = 0; i < m->n_metrics; i++) {
 		const struct cupti_cb_metric *x = &m->metrics[i];
-		size_t longest = 0;
-		for (unsigned s = 0; s < m->n_suffixes[x->type]; s++)
-			if (strlen(m->suffixes[x->type][s]) > longest)
-				longest = strlen(m->suffixes[x->type][s]);
 		const char *bad = !clean_name(x->name, 0) ? "has a character outside [A-Za-z0-9_.]"
-				  : strlen(x->name) + longest >= CUPTI_CB_MCAT_NAME_MAX ? "is too long"
+				  : strlen(x->name) + longest[x->type] >= CUPTI_CB_MCAT_NAME_MAX ? "is too long"
 				  : i && !strcmp(m->metrics[i - 1].name, x->name) ? "is listed twice"
 										  : NULL;
 		if (bad) {

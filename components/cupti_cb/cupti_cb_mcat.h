@@ -6,8 +6,9 @@
  * or 1 + the index of one of the type's suffixes (".sum",
  * ".avg.pct_of_peak_sustained_elapsed", ...). Every metric of a type takes
  * the same suffixes, so a suffix table per type is enough: checked for
- * every metric of every chip CUDA 13.0 supports (test_mcat), and at build
- * time on the first, middle and last metric of each type.
+ * every metric of the 29 chips CUDA 13.0's Range Profiler accepts
+ * (test_mcat; GV11B is listed by CUPTI but refused), and at build time on
+ * the first, middle and last metric of each type.
  *
  * Defaults (variant 0): ".sum" for counters, ".pct" for ratios,
  * ".avg.pct_of_peak_sustained_elapsed" for throughputs.
