@@ -22,14 +22,24 @@ struct cupti_cb_mconfig {
 /* Builds the configuration of names[0..n) for chip; counter_availability
  * may be NULL (host-only: every counter assumed available). Returns 0, or
  * -1 with one sentence in why. A configuration that needs several passes
- * is built all the same: the caller decides. */
+ * is built all the same: the caller decides.
+ *
+ * Names are full names: CUPTI refuses a base name without its rollup
+ * ("dram__bytes_read"; cupti_cb_mcat_full_name spells the default). All
+ * names go to CUPTI in one call, because CUPTI schedules each call apart
+ * (one by one, dram__bytes_read.sum and dram__bytes_write.sum take 2 passes
+ * on GH100 instead of 1). Metrics valid alone can be refused together
+ * (ctc__tx_bytes.sum with dram__bytes_read.sum on GH100): the sentence
+ * then names both. CUPTI's errors are spelled through
+ * cupti_cb_profapi_error. */
 int cupti_cb_mconfig_build(struct cupti_cb_mconfig *c, const struct cupti_cb_profapi *p, const char *chip,
 			   const uint8_t *counter_availability, const char *const *names, unsigned n,
 			   char *why, size_t len);
 void cupti_cb_mconfig_free(struct cupti_cb_mconfig *c);
 
 /* Values of every configured metric for one range of a decoded counter-data
- * image. Returns 0, or -1 with a sentence. */
+ * image, into values[0..c->n) in the order of c->names. Returns 0, or -1
+ * with a sentence. */
 int cupti_cb_mconfig_evaluate(const struct cupti_cb_mconfig *c, const uint8_t *counter_data, size_t size,
 			      size_t range, double *values, char *why, size_t len);
 

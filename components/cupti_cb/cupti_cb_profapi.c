@@ -11,6 +11,7 @@ static const struct {
 	const char *name;
 	size_t offset;
 } prof_syms[] = {
+	PSYM(cuptiGetResultString),
 	PSYM(cuptiProfilerHostInitialize),
 	PSYM(cuptiProfilerHostDeinitialize),
 	PSYM(cuptiProfilerHostGetSupportedChips),
@@ -62,4 +63,12 @@ int cupti_cb_profapi_load(struct cupti_cb_profapi *p, void *cupti_lib, char *why
 		memcpy((char *)p + prof_syms[i].offset, &f, sizeof f);
 	}
 	return 0;
+}
+
+const char *cupti_cb_profapi_error(const struct cupti_cb_profapi *p, CUptiResult r)
+{
+	const char *s = NULL;
+	if (p && p->cuptiGetResultString && p->cuptiGetResultString(r, &s) == CUPTI_SUCCESS && s)
+		return s;
+	return "unknown CUPTI error";
 }

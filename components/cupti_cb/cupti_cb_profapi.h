@@ -13,6 +13,10 @@
 
 
 struct cupti_cb_profapi {
+	/* Every CUPTI error the metrics source reports names CUPTI's result
+	 * string; kept here so the metric code needs no struct cupti_cb_api. */
+	CUptiResult (*cuptiGetResultString)(CUptiResult, const char **);
+
 	/* Host API: no GPU needed, only a chip name. */
 	CUptiResult (*cuptiProfilerHostInitialize)(CUpti_Profiler_Host_Initialize_Params *);
 	CUptiResult (*cuptiProfilerHostDeinitialize)(CUpti_Profiler_Host_Deinitialize_Params *);
@@ -55,5 +59,8 @@ struct cupti_cb_profapi {
 /* Resolves every entry point from an open libcupti handle. Returns 0, or
  * -1 with a sentence naming the first missing one in why. */
 int cupti_cb_profapi_load(struct cupti_cb_profapi *p, void *cupti_lib, char *why, size_t len);
+
+/* CUPTI's name of r ("CUPTI_ERROR_INVALID_METRIC_NAME"), never NULL. */
+const char *cupti_cb_profapi_error(const struct cupti_cb_profapi *p, CUptiResult r);
 
 #endif
