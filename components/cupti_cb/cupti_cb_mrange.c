@@ -311,8 +311,7 @@ void cupti_cb_mrange_disable(const struct cupti_cb_api *api, const struct cupti_
 	if (c->rp) {
 		CUpti_RangeProfiler_Disable_Params d = {
 			CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE, NULL, c->rp };
-		char why[8];
-		if (push(api, c->ctx, why, sizeof why) == 0) {
+		if (api->cuCtxPushCurrent_v2(c->ctx) == CUDA_SUCCESS) {
 			(void)p->cuptiRangeProfilerDisable(&d);
 			pop(api);
 		}

@@ -62,6 +62,19 @@ static void unsupported(const CUpti_Profiler_DeviceSupported_Params *d, int ordi
 		snprintf(why + o, len - o, " CUPTI names no reason (a MIG instance?)");
 }
 
+static int chip_name(struct cupti_cb_msession *s, char *why, size_t len)
+{
+	CUpti_Device_GetChipName_Params g = { CUpti_Device_GetChipName_Params_STRUCT_SIZE, NULL,
+					      (size_t)s->ordinal, NULL };
+	CUptiResult r = s->p->cuptiDeviceGetChipName(&g);
+	if (r != CUPTI_SUCCESS || !g.pChipName) {
+		cupti_cb_mrange_error(s->api, "cuptiDeviceGetChipName", r, why, len);
+		return -1;
+	}
+	snprintf(s->chip, sizeof s->chip, "%s", g.pChipName);
+	return 0;
+}
+
 static int device_supported(struct cupti_cb_msession *s, char *why, size_t len)
 {
 	CUpti_Profiler_Initialize_Params pi = { CUpti_Profiler_Initialize_Params_STRUCT_SIZE, NULL };
@@ -70,6 +83,8 @@ static int device_supported(struct cupti_cb_msession *s, char *why, size_t len)
 		cupti_cb_mrange_error(s->api, "cuptiProfilerInitialize", r, why, len);
 		return -1;
 	}
+	if (!s->chip[0] && chip_name(s, why, len))
+		return -1;
 	CUpti_Profiler_DeviceSupported_Params d = {
 		.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE };
 	d.cuDevice = s->device;
@@ -580,7 +595,7 @@ double cupti_cb_mtotal_value(const struct cupti_cb_mtotal *from, const struct cu
 
 void cupti_cb_msession_destroy(struct cupti_cb_msession *s)
 {
-	char why[8];
+	char why[512];	/* nobody to tell: the session ends either way */
 	(void)stop_all(s, why, sizeof why);
 	for (unsigned i = 0; i < s->n_ctxs; i++)
 		cupti_cb_mrange_disable(s->api, s->p, &s->ctxs[i]);

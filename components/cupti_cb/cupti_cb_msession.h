@@ -105,7 +105,7 @@ struct cupti_cb_msession {
 /* Checks that the device supports range profiling (cuptiProfilerDeviceSupported:
  * architecture, SLI, vGPU, confidential computing, CMP, WSL; MIG through the
  * error CUPTI gives) and initializes the profiler. chip is the device's chip
- * name ("GH100", cuptiDeviceGetChipName). CUDA must be initialized (cuInit)
+ * name ("GH100"); NULL: asked of cuptiDeviceGetChipName. CUDA must be initialized (cuInit)
  * by the application. Returns 0, or an error with one sentence in why. */
 int cupti_cb_msession_init(struct cupti_cb_msession *s, struct cupti_cb_api *api,
 			   const struct cupti_cb_profapi *p, int device_ordinal, const char *chip,
