@@ -329,12 +329,24 @@ static CUptiResult f_SetConfig(CUpti_RangeProfiler_SetConfig_Params *p)
 	return CUPTI_SUCCESS;
 }
 
+/* As on an H100: the counters serve one started range per device. */
+static int device_busy(const struct fctx *f)
+{
+	const struct fctx *all[] = { &ctx_a, &ctx_b, &primary, &other_dev };
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		if (all[i] != f && all[i]->device == f->device && all[i]->started)
+			return 1;
+	return 0;
+}
+
 static CUptiResult f_Start(CUpti_RangeProfiler_Start_Params *p)
 {
 	struct fctx *f = RP(p->pRangeProfilerObject);
 	NEED_CURRENT(f);
 	if (!f->configured || f->started)
 		return CUPTI_ERROR_INVALID_OPERATION;
+	if (device_busy(f))
+		return CUPTI_ERROR_HARDWARE_BUSY;
 	f->started = 1;
 	return CUPTI_SUCCESS;
 }
@@ -487,15 +499,15 @@ static void test_collect(struct cupti_cb_msession *s, unsigned *ids)
 	const int add[] = { 1, 0 };
 	struct cupti_cb_mtotal z = { 0, 0 };
 	CHECK_EQ(cupti_cb_msession_want(s, names, add, 2, ids, why, sizeof why), 0, "want a.sum, a rate");
-	CHECK(ctx_a.open && primary.open, "a range is open on both contexts");
+	CHECK(ctx_a.open && !primary.open && primary.enabled,
+	      "a range is open on the first context only; the other waits, enabled");
 	CHECK_EQ(depth, 0, "no context left pushed on the calling thread");
 	CHECK_EQ(s->cfg.n, 3, "configuration: weight + 2");
 	work(&ctx_a, 100, 0, 1000);
-	work(&primary, 50, 0, 1000);
+	work(&primary, 50, 0, 1000);	/* a context that waits is not collected */
 	CHECK_EQ(cupti_cb_msession_sample(s, why, sizeof why), 0, "sample");
-	CHECK_EQ(total(s, ids[0], 1, &z), 150, "a.sum summed across contexts");
-	CHECK(fabs(total(s, ids[1], 0, &z) - 7.5e7) < 1e-3, "rate across contexts = 150 / 2000 ns: %.1f",
-	      total(s, ids[1], 0, &z));
+	CHECK_EQ(total(s, ids[0], 1, &z), 100, "a.sum of the collecting context");
+	CHECK(fabs(total(s, ids[1], 0, &z) - 1e8) < 1e-3, "rate = 100 / 1000 ns: %.1f", total(s, ids[1], 0, &z));
 	/* Two segments of different rates: the weighted mean is the joined rate. */
 	struct cupti_cb_mtotal t0;
 	cupti_cb_msession_total(s, ids[1], &t0);
@@ -509,7 +521,7 @@ static void test_collect(struct cupti_cb_msession *s, unsigned *ids)
 	cupti_cb_msession_sample(s, why, sizeof why);
 	CHECK(fabs(total(s, ids[1], 0, &t0) - 2e8) < 1e-3, "rate over 2 segments = 400 / 2000 ns: %.1f",
 	      total(s, ids[1], 0, &t0));
-	CHECK_EQ(total(s, ids[0], 1, &z), 550, "a.sum after 3 segments");
+	CHECK_EQ(total(s, ids[0], 1, &z), 500, "a.sum after 3 segments");
 }
 
 static void test_reconfigure(struct cupti_cb_msession *s, unsigned *ids)
@@ -521,13 +533,12 @@ static void test_reconfigure(struct cupti_cb_msession *s, unsigned *ids)
 	unsigned idb, idm;
 	work(&ctx_a, 10, 0, 100);
 	CHECK_EQ(cupti_cb_msession_want(s, b, add, 1, &idb, why, sizeof why), 0, "want b.sum: reconfigure");
-	CHECK_EQ(total(s, ids[0], 1, &z), 560, "the range before the reconfiguration is collected");
-	CHECK_EQ(ctx_a.n_cfg, 4, "new configuration on the context");
+	CHECK_EQ(total(s, ids[0], 1, &z), 510, "the range before the reconfiguration is collected");
+	CHECK_EQ(ctx_a.n_cfg, 4, "new configuration on the collecting context");
 	work(&ctx_a, 5, 7, 100);
-	work(&primary, 0, 1, 100);
 	cupti_cb_msession_sample(s, why, sizeof why);
-	CHECK_EQ(total(s, idb, 1, &z), 8, "b.sum after the reconfiguration");
-	CHECK_EQ(total(s, ids[0], 1, &z), 565, "a.sum after the reconfiguration");
+	CHECK_EQ(total(s, idb, 1, &z), 7, "b.sum after the reconfiguration");
+	CHECK_EQ(total(s, ids[0], 1, &z), 515, "a.sum after the reconfiguration");
 	int rc = cupti_cb_msession_want(s, mp, add, 1, &idm, why, sizeof why);
 	CHECK(rc == CUPTI_CB_MSESSION_EPASSES && strstr(why, "2 passes"), "multi-pass refused: %s", why);
 	CHECK_EQ(s->cfg.n, 4, "configuration unchanged after the refusal");
@@ -544,7 +555,30 @@ static void test_reconfigure(struct cupti_cb_msession *s, unsigned *ids)
 		 "unwant of an id no longer referenced");
 }
 
-static void test_stop_and_contexts(struct cupti_cb_msession *s, unsigned *ids)
+/* Contexts come and go: the next one in the table takes over collection. */
+static void test_handover(struct cupti_cb_msession *s, unsigned *ids)
+{
+	struct cupti_cb_mtotal z = { 0, 0 };
+	CHECK_EQ(cupti_cb_msession_add_context(s, H(&ctx_b), why, sizeof why), 0, "a context added later");
+	CHECK(ctx_b.enabled && !ctx_b.open, "it waits, enabled");
+	work(&ctx_a, 4, 0, 10);
+	CHECK_EQ(cupti_cb_msession_drop_context(s, H(&ctx_a), why, sizeof why), 0, "drop the collecting context");
+	CHECK_EQ(total(s, ids[0], 1, &z), 4, "its range is collected when dropped");
+	CHECK(!ctx_a.enabled && primary.open && s->n_ctxs == 2, "disabled; the next context collects");
+	work(&primary, 5, 0, 10);
+	cupti_cb_msession_sample(s, why, sizeof why);
+	CHECK_EQ(total(s, ids[0], 1, &z), 9, "collected from the context that took over");
+	CHECK_EQ(cupti_cb_msession_drop_context(s, H(&ctx_b), why, sizeof why), 0, "drop a waiting context");
+	CHECK(!ctx_b.enabled && primary.open && s->n_ctxs == 1, "the collecting context goes on");
+	CHECK_EQ(cupti_cb_msession_add_context(s, H(&ctx_b), why, sizeof why), 0, "add it back");
+	CHECK_EQ(cupti_cb_msession_drop_context(s, H(&primary), why, sizeof why), 0, "drop the collecting one");
+	CHECK(ctx_b.open && !primary.enabled, "the last one collects");
+	work(&ctx_b, 1, 0, 10);
+	cupti_cb_msession_sample(s, why, sizeof why);
+	CHECK_EQ(total(s, ids[0], 1, &z), 10, "after two handovers");
+}
+
+static void test_stop_and_errors(struct cupti_cb_msession *s, unsigned *ids)
 {
 	struct cupti_cb_mtotal z = { 0, 0 };
 	CHECK_EQ(cupti_cb_msession_unwant(s, ids, 2, why, sizeof why), 0, "unwant the rest");
@@ -555,29 +589,25 @@ static void test_stop_and_contexts(struct cupti_cb_msession *s, unsigned *ids)
 	const int add[] = { 1 };
 	CHECK_EQ(cupti_cb_msession_want(s, names, add, 1, ids, why, sizeof why), 0, "want again");
 	CHECK_EQ(total(s, ids[0], 1, &z), 0, "a new entry starts at 0");
-	CHECK_EQ(cupti_cb_msession_add_context(s, H(&ctx_b), why, sizeof why), 0, "a context added later");
-	CHECK(ctx_b.open, "it collects at once");
-	work(&ctx_b, 9, 0, 10);
-	CHECK_EQ(cupti_cb_msession_drop_context(s, H(&ctx_b), why, sizeof why), 0, "drop it");
-	CHECK_EQ(total(s, ids[0], 1, &z), 9, "its range is collected when dropped");
-	CHECK(!ctx_b.enabled && s->n_ctxs == 2, "disabled and forgotten");
+	CHECK(ctx_a.open, "collection starts again");
+	test_handover(s, ids);
 
 	struct cupti_cb_msession s2;
 	CHECK_EQ(cupti_cb_msession_init(&s2, &api, &prof, 0, "FAKE1", why, sizeof why), 0, "a second session");
-	int rc = cupti_cb_msession_add_context(&s2, H(&ctx_a), why, sizeof why);
+	int rc = cupti_cb_msession_add_context(&s2, H(&ctx_b), why, sizeof why);
 	CHECK(rc && strstr(why, "another profiler"), "on a profiled context: %s", why);
 	cupti_cb_msession_destroy(&s2);
 
 	enable_error = CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
-	rc = cupti_cb_msession_add_context(s, H(&ctx_b), why, sizeof why);
+	rc = cupti_cb_msession_add_context(s, H(&ctx_a), why, sizeof why);
 	enable_error = 0;
 	CHECK(rc && strstr(why, "NVreg_RestrictProfilingToAdminUsers=0") && strstr(why, "root"),
 	      "insufficient privileges: %s", why);
-	CHECK_EQ(s->n_ctxs, 2, "the refused context is not kept");
+	CHECK_EQ(s->n_ctxs, 1, "the refused context is not kept");
 
 	CHECK_EQ(cupti_cb_msession_init(&s2, &api, &prof, 0, "FAKE1", why, sizeof why), 0, "a third session");
 	avail_error = CUPTI_ERROR_HARDWARE_BUSY;
-	rc = cupti_cb_msession_add_context(&s2, H(&ctx_b), why, sizeof why);
+	rc = cupti_cb_msession_add_context(&s2, H(&ctx_a), why, sizeof why);
 	avail_error = 0;
 	CHECK(rc && strstr(why, "Nsight Compute"), "counters held by another profiler: %s", why);
 	cupti_cb_msession_destroy(&s2);
@@ -593,9 +623,9 @@ int main(void)
 	test_adopt(&s);
 	test_collect(&s, ids);
 	test_reconfigure(&s, ids);
-	test_stop_and_contexts(&s, ids);
+	test_stop_and_errors(&s, ids);
 	cupti_cb_msession_destroy(&s);
-	CHECK(!ctx_a.enabled && !primary.enabled, "destroy disables every context");
+	CHECK(!ctx_a.enabled && !primary.enabled && !ctx_b.enabled, "destroy disables every context");
 	CHECK_EQ(depth, 0, "no context left pushed");
 	return checks_done();
 }

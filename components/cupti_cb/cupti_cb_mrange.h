@@ -16,7 +16,7 @@
 #include "cupti_cb_mconfig.h"
 #include "cupti_cb_profapi.h"
 
-/* The name of the one user range pushed on every context. */
+/* The name of the one user range pushed on the collecting context. */
 #define CUPTI_CB_MRANGE_NAME "cupti_cb"
 
 /* One application context the range profiler collects from. */

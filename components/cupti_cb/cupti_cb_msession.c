@@ -1,5 +1,5 @@
 /* cupti_cb_msession.c: one Range Profiler session per device: the union of
- * the wanted metrics, one user range on every context, totals. */
+ * the wanted metrics, one user range on the device, totals. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* strdup under -std=c11 */
 #endif
@@ -327,13 +327,21 @@ static int each_context(struct cupti_cb_msession *s, int restart,
 }
 
 /* Configures a context for the current configuration if needed, starts it. */
-static int begin(struct cupti_cb_msession *s, struct cupti_cb_mctx *c, int unused, char *why,
-		 size_t len)
+static int begin(struct cupti_cb_msession *s, struct cupti_cb_mctx *c, char *why, size_t len)
 {
-	(void)unused;
 	if (!c->configured && cupti_cb_mrange_configure(s->api, s->p, c, &s->cfg, why, len))
 		return -1;
 	return c->started ? 0 : cupti_cb_mrange_start(s->api, s->p, c, why, len);
+}
+
+/* One context collects: the device's counters serve one range at a time
+ * (a second start is refused with CUPTI_ERROR_HARDWARE_BUSY), so the first
+ * context of the table collects and the others wait, enabled. */
+static int begin_collector(struct cupti_cb_msession *s, char *why, size_t len)
+{
+	if (!s->running || s->n_ctxs == 0)
+		return 0;
+	return begin(s, &s->ctxs[0], why, len);
 }
 
 static int collect_all(struct cupti_cb_msession *s, char *why, size_t len)
@@ -348,7 +356,7 @@ static int switch_config(struct cupti_cb_msession *s, struct newcfg *c, char *wh
 	char err[512];
 	install(s, c);
 	s->running = 1;
-	if (each_context(s, 0, begin, err, sizeof err) && rc == 0) {
+	if (begin_collector(s, err, sizeof err) && rc == 0) {
 		snprintf(why, len, "%s", err);
 		rc = -1;
 	}
@@ -523,7 +531,8 @@ int cupti_cb_msession_add_context(struct cupti_cb_msession *s, CUcontext ctx, ch
 	if (cupti_cb_mrange_enable(s->api, s->p, c, why, len))
 		return CUPTI_CB_MSESSION_EFAIL;
 	s->n_ctxs++;
-	if (s->running && begin(s, c, 0, why, len))
+	/* The first context collects; a later one waits (see begin_collector). */
+	if (s->n_ctxs == 1 && begin_collector(s, why, len))
 		return CUPTI_CB_MSESSION_EFAIL;	/* enabled and known: retried at the next change */
 	return CUPTI_CB_MSESSION_OK;
 }
@@ -534,8 +543,15 @@ int cupti_cb_msession_drop_context(struct cupti_cb_msession *s, CUcontext ctx, c
 	if (i < 0)
 		return CUPTI_CB_MSESSION_OK;
 	int rc = collect(s, &s->ctxs[i], 0, why, len);
+	char err[512];
 	cupti_cb_mrange_disable(s->api, s->p, &s->ctxs[i]);
-	s->ctxs[i] = s->ctxs[--s->n_ctxs];
+	/* Keep the order: the next context in the table takes over collection. */
+	memmove(&s->ctxs[i], &s->ctxs[i + 1], (s->n_ctxs - (unsigned)i - 1) * sizeof s->ctxs[0]);
+	s->n_ctxs--;
+	if (begin_collector(s, err, sizeof err) && rc == 0) {
+		snprintf(why, len, "%s", err);
+		rc = -1;
+	}
 	return rc ? CUPTI_CB_MSESSION_EFAIL : CUPTI_CB_MSESSION_OK;
 }
 

@@ -2,11 +2,21 @@
  * CUPTI's Range Profiler.
  *
  * One session per device collects the union of the metrics that the running
- * event sets on that device need, as ONE user range on every CUDA context of
- * the device that the application uses. Values are summed across contexts.
- * The session never creates a context: it is told about the application's
- * contexts (cupti_cb_msession_add_context, _drop_context) or finds the ones
- * that exist already (cupti_cb_msession_adopt_current).
+ * event sets on that device need, as one user range. The session never
+ * creates a context: it is told about the application's contexts
+ * (cupti_cb_msession_add_context, _drop_context) or finds the ones that
+ * exist already (cupti_cb_msession_adopt_current), and enables the range
+ * profiler on each.
+ *
+ * One range per device. The device's counters serve one started range at a
+ * time: with a range running on one context, cuptiRangeProfilerStart on a
+ * second context of the same device fails with CUPTI_ERROR_HARDWARE_BUSY
+ * (H100, CUDA 13.0, driver 580). So one context collects (the first of the
+ * table, normally the first one known) and the others wait, enabled; when
+ * the collecting context is dropped its range is collected and the next
+ * context takes over. What the collecting range counts of the other
+ * contexts' work is what the hardware counts (see ctests/gpu_msession.cu
+ * and its recorded results).
  *
  * A user range spans arbitrary application work, which cannot be replayed,
  * so only configurations that the hardware collects in one pass are used:
@@ -15,11 +25,11 @@
  * Totals. Every metric has cumulative totals that only grow while it is
  * referenced; a reader keeps two snapshots and takes the difference
  * (cupti_cb_mtotal_value). A segment is the piece of a range between two
- * collections on one context (a sample, a reconfiguration, a context drop or
- * the stop of collection end one). The configuration always holds the hidden
+ * collections (a sample, a reconfiguration, a context drop or the stop of
+ * collection end one). The configuration always holds the hidden
  * weight gpu__time_duration.sum, the GPU time of the segment in ns:
  *   - additive metrics (a counter's .sum/.avg/.min/.max) add up:
- *     total += value, per segment and per context;
+ *     total += value, per segment;
  *   - the others (ratios, throughputs, .per_second, .pct) are averaged,
  *     weighted by duration: wsum += value * duration, w += duration, and the
  *     value over several segments is wsum / w.
@@ -31,8 +41,8 @@
  * the denominator is something else (.per_cycle_active,
  * .pct_of_peak_sustained_active, hit rates and other ratios of two counts):
  * exact only when that denominator grows like the duration in every segment.
- * Either way a single segment on a single context (no sample, no
- * reconfiguration, one context) gives CUPTI's value unchanged.
+ * Either way a single segment (no sample, no reconfiguration, no handover
+ * between two readings) gives CUPTI's value unchanged.
  *
  * Threads. Nothing here locks: the caller serializes every call on one
  * session with its own lock. Any thread may call: each CUPTI call that acts
@@ -93,11 +103,11 @@ struct cupti_cb_msession {
 	int *cfg_entry;			/* configuration index -> entry id, -1: weight only */
 	double *values;			/* scratch: one value per configuration index */
 
-	struct cupti_cb_mctx *ctxs;
+	struct cupti_cb_mctx *ctxs;	/* ctxs[0] collects, the others wait */
 	unsigned n_ctxs;
 
-	int running;			/* some metric is referenced: every context collects */
-	double gpu_ns;			/* GPU time of every segment collected, all contexts */
+	int running;			/* some metric is referenced: the first context collects */
+	double gpu_ns;			/* GPU time of every segment collected */
 	unsigned long long segments;	/* segments collected */
 	unsigned long long dropped;	/* ranges CUPTI reported as dropped */
 };
@@ -116,33 +126,33 @@ void cupti_cb_msession_destroy(struct cupti_cb_msession *s);
 /* Adds one reference to each of names[0..n) (full metric names; additive[i]
  * as cupti_cb_mcat_is_additive says) and writes their ids. A name not yet
  * collected changes the union: the running range is collected, the
- * configuration rebuilt and collection restarted on every context. Where
+ * configuration rebuilt and collection restarted. Where
  * the union needs more than one pass nothing changes and the result is
  * CUPTI_CB_MSESSION_EPASSES with a sentence naming the number of passes. */
 int cupti_cb_msession_want(struct cupti_cb_msession *s, const char *const *names,
 			   const int *additive, unsigned n, unsigned *ids_out, char *why, size_t len);
 /* Drops one reference of each id. Metrics no longer referenced leave the
- * configuration; when none remains, collection stops on every context (the
+ * configuration; when none remains, collection stops (the
  * range profiler stays enabled on them). */
 int cupti_cb_msession_unwant(struct cupti_cb_msession *s, const unsigned *ids, unsigned n,
 			     char *why, size_t len);
 
-/* Enables the range profiler on an application context of this device and,
- * if the session runs, starts collecting on it at once. A context already
- * known is accepted as is. */
+/* Enables the range profiler on an application context of this device; the
+ * first context known starts collecting at once if the session runs, a later
+ * one waits. A context already known is accepted as is. */
 int cupti_cb_msession_add_context(struct cupti_cb_msession *s, CUcontext ctx, char *why, size_t len);
 /* For a context the application is destroying (still valid): collects what
- * it holds, then disables the range profiler on it. Unknown contexts are
- * ignored. */
+ * it holds, then disables the range profiler on it; if it was collecting,
+ * the next context takes over. Unknown contexts are ignored. */
 int cupti_cb_msession_drop_context(struct cupti_cb_msession *s, CUcontext ctx, char *why, size_t len);
 /* Adds the contexts of this device that exist already: the calling thread's
  * current context, and the device's primary context if it is active. A
  * primary context that is not active is left alone: nothing is created. */
 int cupti_cb_msession_adopt_current(struct cupti_cb_msession *s, char *why, size_t len);
 
-/* Brings every total up to date in the middle of the range: on each context
- * the range is ended, decoded and evaluated, then begun again. Waits for the
- * GPU to finish the work of the range. */
+/* Brings every total up to date in the middle of the range: the range is
+ * ended, decoded and evaluated, then begun again. Waits for the GPU to
+ * finish the work of the range. */
 int cupti_cb_msession_sample(struct cupti_cb_msession *s, char *why, size_t len);
 
 /* The totals of a referenced metric. */
