@@ -34,6 +34,13 @@ static const struct sym cuda_syms[] = {
 	SYM(cuDeviceGetCount, 1),
 	SYM(cuGetErrorString, 1),
 	SYM(cuPointerGetAttributes, 1),
+	SYM(cuDeviceGet, 0),
+	SYM(cuCtxGetCurrent, 0),
+	SYM(cuCtxPushCurrent_v2, 0),
+	SYM(cuCtxPopCurrent_v2, 0),
+	SYM(cuDevicePrimaryCtxGetState, 0),
+	SYM(cuDevicePrimaryCtxRetain, 0),
+	SYM(cuDevicePrimaryCtxRelease_v2, 0),
 };
 
 /* Returns the name of the first missing required symbol, or NULL. */
