@@ -69,7 +69,15 @@ static int cupti_cb_names(void)
     CHECK_REL("events listed", n, ">", 2000);
     const PAPI_component_info_t *ci = PAPI_get_component_info(cidx);
     CHECK_EQ("the component is not disabled after the walk", ci->disabled, 0);
-    no_cuda_yet("after listing every event");
+    /* The hardware metrics are listed for device 0's chip, which takes
+     * cuInit (no context, no CUPTI subscription). CUPTI_CB_CHIP names the
+     * chip instead: then the listing touches no driver at all. */
+    if (getenv("CUPTI_CB_CHIP")) {
+        no_cuda_yet("after listing every event (CUPTI_CB_CHIP set)");
+    } else {
+        CHECK_EQ("after listing every event: cuInit calls (device 0's chip)", fake_cuinit_calls(), 1);
+        CHECK_EQ("after listing every event: CUPTI subscriptions", fake_subscribe_calls(), 0);
+    }
 
     /* First use: CUDA starts here, once. */
     static const char *const names[] = {"kernel.launches"};
@@ -94,7 +102,9 @@ int main(int argc, char **argv)
     }
     CHECK_EQ("names that cannot be cupti_cb events touch neither libcupti nor libcuda",
              ct_run_self(argv[0], "foreign", NULL, NULL), 0);
-    CHECK_EQ("cupti_cb lookups and listing need no cuInit and no subscription",
+    CHECK_EQ("cupti_cb lookups need no cuInit; listing needs it once for the chip, and no subscription",
              ct_run_self(argv[0], "cupti_cb", NULL, NULL), 0);
+    CHECK_EQ("with CUPTI_CB_CHIP, neither lookups nor listing need cuInit or a subscription",
+             ct_run_self(argv[0], "cupti_cb", "CUPTI_CB_CHIP", "GH100"), 0);
     return ct_done();
 }

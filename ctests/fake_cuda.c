@@ -126,3 +126,72 @@ CUresult CUDAAPI cuPointerGetAttributes(unsigned int n, CUpointer_attribute *att
     fake_exit(&c);
     return (CUresult)c.ret;
 }
+
+/* ---- contexts: FAKE_CTX0 / FAKE_CTX1 are the primary contexts of devices 0 and 1 ------------ */
+
+static _Thread_local CUcontext current;
+static atomic_int primary_active = 1;
+
+void fake_set_current(CUcontext ctx)
+{
+    current = ctx;
+}
+
+void fake_primary_active(int active)
+{
+    atomic_store(&primary_active, active);
+}
+
+CUresult CUDAAPI cuDeviceGet(CUdevice *dev, int ordinal)
+{
+    atomic_fetch_add(&cuda_calls, 1);
+    if (ordinal < 0 || ordinal >= atomic_load(&n_devices))
+        return CUDA_ERROR_INVALID_DEVICE;
+    *dev = ordinal;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxGetCurrent(CUcontext *ctx)
+{
+    atomic_fetch_add(&cuda_calls, 1);
+    *ctx = current;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxPushCurrent_v2(CUcontext ctx)
+{
+    atomic_fetch_add(&cuda_calls, 1);
+    (void)ctx;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxPopCurrent_v2(CUcontext *ctx)
+{
+    atomic_fetch_add(&cuda_calls, 1);
+    if (ctx)
+        *ctx = current;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
+{
+    atomic_fetch_add(&cuda_calls, 1);
+    *flags = 0;
+    *active = dev >= 0 && dev < 2 && atomic_load(&primary_active);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
+{
+    atomic_fetch_add(&cuda_calls, 1);
+    if (dev < 0 || dev > 1)
+        return CUDA_ERROR_INVALID_DEVICE;
+    *ctx = dev ? FAKE_CTX1 : FAKE_CTX0;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+    atomic_fetch_add(&cuda_calls, 1);
+    return dev >= 0 && dev <= 1 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}

@@ -138,6 +138,11 @@ void fake_cuinit_result(CUresult r);
 void fake_device_count(CUresult r, int n);
 int fake_cuinit_calls(void);
 long fake_cuda_calls(void);         /* calls of any libcuda entry point by anyone */
+/* Contexts: FAKE_CTX0 and FAKE_CTX1 are the primary contexts of devices 0 and 1, active unless
+ * fake_primary_active(0); cuCtxGetCurrent gives what fake_set_current set on this thread (NULL
+ * by default); cuCtxPushCurrent/PopCurrent succeed and change nothing. */
+void fake_set_current(CUcontext ctx);
+void fake_primary_active(int active);
 
 /* ------------------------------------------------------------------ wiring */
 

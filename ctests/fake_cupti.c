@@ -30,7 +30,7 @@ static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static _Atomic(CUpti_CallbackFunc) sub_fn;
 static _Atomic(void *) sub_data;
 static atomic_int subscribed;
-static atomic_uchar enabled_rt[N_RT], enabled_drv[N_DRV];
+static atomic_uchar enabled_rt[N_RT], enabled_drv[N_DRV], enabled_res[CUPTI_CBID_RESOURCE_SIZE];
 
 static int n_subscribe, n_unsubscribe, n_enable;
 static int fail_enable_in;	/* enables (enable=1) to go before the failing one; 0: off */
@@ -159,6 +159,8 @@ CUptiResult CUPTIAPI cuptiUnsubscribe(CUpti_SubscriberHandle sub)
 			atomic_store(&enabled_rt[i], 0);
 		for (int i = 0; i < N_DRV; i++)
 			atomic_store(&enabled_drv[i], 0);
+		for (int i = 0; i < CUPTI_CBID_RESOURCE_SIZE; i++)
+			atomic_store(&enabled_res[i], 0);
 		atomic_store(&subscribed, 0);
 		atomic_store(&sub_fn, NULL);
 		atomic_store(&sub_data, NULL);
@@ -174,6 +176,8 @@ static atomic_uchar *slot(CUpti_CallbackDomain d, CUpti_CallbackId cbid)
 		return &enabled_rt[cbid];
 	if (d == CUPTI_CB_DOMAIN_DRIVER_API && cbid < N_DRV)
 		return &enabled_drv[cbid];
+	if (d == CUPTI_CB_DOMAIN_RESOURCE && cbid < CUPTI_CBID_RESOURCE_SIZE)
+		return &enabled_res[cbid];	/* context creation and destruction */
 	return NULL;
 }
 

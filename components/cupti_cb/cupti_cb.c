@@ -212,7 +212,9 @@ static void at_fork_child(void)
 {
 	int busy = pthread_mutex_trylock(&init_lock) != 0;
 	pthread_mutex_init(&init_lock, NULL);
-	if (engine.state == CUPTI_CB_READY || (busy && engine.state != CUPTI_CB_UNINIT)) {
+	/* cuInit ran (for the driver stage, or for the metric catalogue's chip). */
+	int cuda_up = engine.state == CUPTI_CB_READY || atomic_load(&engine.counted) > 0;
+	if (cuda_up || (busy && engine.state != CUPTI_CB_UNINIT)) {
 		engine.state = CUPTI_CB_READY;
 		cupti_cb_engine_after_fork_child(&engine);
 		set_stage_from_engine();
@@ -489,18 +491,16 @@ static int cupti_cb_set_domain(hwd_control_state_t *ctl, int domain)
 /* ---- names --------------------------------------------------------------- */
 
 /* The first event of the first source from i on that lists any. A source
- * may need the driver to know its catalogue (the metric source, when no
- * chip is named): listing opens it quietly, as for device qualifiers. */
+ * may build its catalogue only now (the metric catalogue, which needs the
+ * chip's name): the component's event count follows. */
 static int first_from(unsigned i, uint32_t *code)
 {
 	for (; i < CUPTI_CB_N_SOURCES; i++) {
 		struct cupti_cb_source *s = &sources[i];
-		if (!s->ops)
-			continue;
-		if (i != CUPTI_CB_SRC_CALLBACK)
-			ensure_ready_quiet(1);
-		if (s->ops->first(s->self, code) == CUPTI_CB_OK)
+		if (s->ops && s->ops->first(s->self, code) == CUPTI_CB_OK) {
+			_cupti_cb_vector.cmp_info.num_native_events = count_events();
 			return PAPI_OK;
+		}
 	}
 	return PAPI_ENOEVNT;
 }
@@ -553,9 +553,6 @@ static int cupti_cb_ntv_name_to_code(const char *name, unsigned int *code)
 		uint32_t c;
 		if (!s->ops || !s->ops->may_be_ours(name))
 			continue;
-		/* A metric catalogue without a named chip needs the driver. */
-		if (s != &sources[CUPTI_CB_SRC_CALLBACK])
-			ensure_ready_quiet(1);
 		int rc = s->ops->parse(s->self, name, &c);
 		if (rc) {
 			if (!claimed)

@@ -56,22 +56,36 @@ static int real_context_device(void *arg, CUcontext ctx)
 
 /* ---- opening ------------------------------------------------------------ */
 
-static int count_devices(struct cupti_cb_engine *e, int *n)
+int cupti_cb_engine_count_devices(struct cupti_cb_engine *e, int *n, char *why, size_t len)
 {
+	int known = atomic_load(&e->counted);
+	if (known > 0) {
+		*n = known;	/* cuInit once, whoever asks first */
+		return 0;
+	}
+	if (!e->api.cuda_lib) {
+		snprintf(why, len, "No NVIDIA driver: libcuda was not loaded");
+		return -1;
+	}
 	CUresult r = e->api.cuInit(0);
 	if (r == CUDA_SUCCESS)
 		r = e->api.cuDeviceGetCount(n);
 	if (r == CUDA_ERROR_NO_DEVICE || (r == CUDA_SUCCESS && *n == 0)) {
-		snprintf(e->why, sizeof e->why, "No CUDA device: the driver found none (%s)",
+		snprintf(why, len, "No CUDA device: the driver found none (%s)",
 			 r == CUDA_SUCCESS ? "device count 0" : cupti_cb_cuda_error(&e->api, r));
 		return -1;
 	}
 	if (r != CUDA_SUCCESS) {
-		snprintf(e->why, sizeof e->why, "No CUDA device: cuInit failed: %s",
-			 cupti_cb_cuda_error(&e->api, r));
+		snprintf(why, len, "No CUDA device: cuInit failed: %s", cupti_cb_cuda_error(&e->api, r));
 		return -1;
 	}
+	atomic_store(&e->counted, *n);
 	return 0;
+}
+
+static int count_devices(struct cupti_cb_engine *e, int *n)
+{
+	return cupti_cb_engine_count_devices(e, n, e->why, sizeof e->why);
 }
 
 static void quiet_callback(void *u, CUpti_CallbackDomain d, CUpti_CallbackId c, const void *p)
@@ -322,6 +336,7 @@ void cupti_cb_engine_destroy(struct cupti_cb_engine *e)
 	free(e->on[0]);
 	free(e->on[1]);
 	e->on[0] = e->on[1] = NULL;
+	atomic_store(&e->counted, 0);
 	e->op_of = NULL;
 	e->refs[0] = e->refs[1] = NULL;
 	e->state = CUPTI_CB_UNINIT;

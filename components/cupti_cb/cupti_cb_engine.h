@@ -82,6 +82,8 @@ struct cupti_cb_engine {
 	void *on_context_arg;
 	int watching;			/* resource callbacks enabled: holds the subscription */
 
+	atomic_int counted;		/* devices, once cuInit succeeded; 0 before */
+
 	atomic_int timing;		/* read the clock in callbacks */
 	struct cupti_cb_clock clock;
 	int trace;			/* CUPTI_CB_TRACE=1: log the cold path to stderr */
@@ -93,6 +95,12 @@ int cupti_cb_engine_open_catalog(struct cupti_cb_engine *e);
 /* Stage two: loads libcuda, cuInit, counts devices, probes for another
  * subscriber, sets up the counter blocks. Idempotent. */
 int cupti_cb_engine_open(struct cupti_cb_engine *e);
+
+/* cuInit and the device count, nothing else (no subscription, no
+ * context): for a source that needs to know the devices before the driver
+ * stage, such as the metric catalogue that needs device 0's chip. Needs
+ * libcuda loaded by the catalogue stage. Thread-safe; 0, or -1 with why. */
+int cupti_cb_engine_count_devices(struct cupti_cb_engine *e, int *n, char *why, size_t len);
 
 /* The driver stage's set-up, once the device count is known. */
 int cupti_cb_engine_setup_driver(struct cupti_cb_engine *e, int n_devices);

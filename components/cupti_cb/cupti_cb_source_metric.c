@@ -13,6 +13,7 @@
 #endif
 #include <ctype.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,7 @@ struct msrc {
 	struct cupti_cb_engine *e;	/* shared services */
 	pthread_mutex_t lock;
 	enum cupti_cb_stage stage;	/* how far the services are open */
+	atomic_int n_devices;		/* -1 until counted (cupti_cb_engine_count_devices) */
 	int tried_catalog;
 	int have_catalog;
 	int have_profapi;
@@ -100,9 +102,33 @@ static int profiler_up(struct msrc *m)
 	return 0;
 }
 
+/* cuInit and the device count, once: the chip of a device needs no more
+ * (no subscription, no context). */
+static int count_devices_locked(struct msrc *m)
+{
+	int n = 0;
+	if (atomic_load(&m->n_devices) >= 0)
+		return atomic_load(&m->n_devices);
+	if (cupti_cb_engine_count_devices(m->e, &n, m->why, sizeof m->why))
+		n = 0;
+	atomic_store(&m->n_devices, n > CUPTI_CB_MAX_DEVICES ? CUPTI_CB_MAX_DEVICES : n);
+	return atomic_load(&m->n_devices);
+}
+
+static int count_devices(struct msrc *m)
+{
+	int n = atomic_load(&m->n_devices);
+	if (n >= 0)
+		return n;
+	pthread_mutex_lock(&m->lock);
+	n = count_devices_locked(m);
+	pthread_mutex_unlock(&m->lock);
+	return n;
+}
+
 static const char *device_chip(struct msrc *m, int dev)
 {
-	if (dev < 0 || dev >= CUPTI_CB_MAX_DEVICES || dev >= m->e->n_devices)
+	if (dev < 0 || dev >= count_devices_locked(m))
 		return NULL;
 	if (m->dev_chip[dev][0])
 		return m->dev_chip[dev];
@@ -128,11 +154,9 @@ static int ensure_catalog_locked(struct msrc *m)
 		return 0;
 	const char *env = getenv(ENV_CHIP);
 	int named = env && env[0];
-	if (!named && m->stage < CUPTI_CB_STAGE_DRIVER)
-		return -1;	/* wait for the driver */
-	if (m->tried_catalog >= (named ? 1 : 2))
+	if (m->tried_catalog)
 		return -1;
-	m->tried_catalog = named ? 1 : 2;
+	m->tried_catalog = 1;
 	if (load_profapi(m))
 		return -1;
 	const char *chip = named ? env : device_chip(m, 0);
@@ -202,7 +226,7 @@ static int decode(struct msrc *m, uint32_t code, uint32_t *metric, uint32_t *var
 	if (type >= CUPTI_CB_MCAT_TYPES || *variant > m->cat.n_suffixes[type])
 		return CUPTI_CB_ENOEVNT;
 	int dev = CUPTI_CB_CODE_DEV(code);
-	if (dev >= 0 && (m->stage < CUPTI_CB_STAGE_DRIVER || dev >= m->e->n_devices))
+	if (dev >= 0 && dev >= count_devices(m))
 		return CUPTI_CB_ENOEVNT;
 	return CUPTI_CB_OK;
 }
@@ -237,7 +261,7 @@ static int m_next(void *self, uint32_t *code)
 static int m_first_qualifier(void *self, uint32_t *code)
 {
 	struct msrc *m = self;
-	if (!m_valid(self, *code) || m->stage < CUPTI_CB_STAGE_DRIVER || m->e->n_devices < 1)
+	if (!m_valid(self, *code) || count_devices(m) < 1)
 		return CUPTI_CB_ENOEVNT;
 	*code = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, CUPTI_CB_CODE_IDX(*code), CUPTI_CB_CODE_VAR(*code), 0, 0);
 	return CUPTI_CB_OK;
@@ -247,7 +271,7 @@ static int m_next_qualifier(void *self, uint32_t *code)
 {
 	struct msrc *m = self;
 	int dev = CUPTI_CB_CODE_DEV(*code) + 1;
-	if (dev >= m->e->n_devices || dev >= CUPTI_CB_MAX_DEVICES)
+	if (dev >= count_devices(m))
 		return CUPTI_CB_ENOEVNT;
 	*code = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, CUPTI_CB_CODE_IDX(*code), CUPTI_CB_CODE_VAR(*code), dev, 0);
 	return CUPTI_CB_OK;
@@ -516,12 +540,26 @@ static void m_set_granularity(void *self, void *set, int process)
 	(void)self, (void)set, (void)process;	/* metrics always count the whole device */
 }
 
+static int session_error(int rc);
+
 static void unwant(struct msrc *m, struct mset *s, unsigned upto)
 {
 	char why[CUPTI_CB_WHY_LEN];
 	for (unsigned i = 0; i < upto; i++)
 		if (m->sess[s->dev[i]] && cupti_cb_msession_unwant(m->sess[s->dev[i]], &s->id[i], 1, why, sizeof why))
 			TRACE(m, "device %d: %s", s->dev[i], why);
+}
+
+/* The session's sentences carry CUPTI's error name (cupti_cb_mrange_error);
+ * a refusal for want of privileges is the one users must act on, so it
+ * gets its own PAPI code. */
+static int session_error_why(int rc, const char *why)
+{
+	if (rc == CUPTI_CB_MSESSION_EFAIL && why && strstr(why, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"))
+		return CUPTI_CB_EPERM;
+	if (rc == CUPTI_CB_MSESSION_EFAIL && why && strstr(why, "not supported"))
+		return CUPTI_CB_EUNAVAIL;
+	return session_error(rc);
 }
 
 static int session_error(int rc)
@@ -551,7 +589,7 @@ static int sample(struct msrc *m, struct mset *s, char *why, size_t len)
 		done[d] = 1;
 		int rc = cupti_cb_msession_sample(m->sess[d], why, len);
 		if (rc)
-			return session_error(rc);
+			return session_error_why(rc, why);
 	}
 	return 0;
 }
@@ -582,7 +620,7 @@ static int start_locked(struct msrc *m, struct mset *s, char *why, size_t len)
 		    (rc = cupti_cb_msession_want(ss, (const char *const *)&s->full[i], &s->additive[i], 1, &s->id[i],
 						 why, len))) {
 			unwant(m, s, i);
-			return rc ? session_error(rc) : CUPTI_CB_EUNAVAIL;
+			return rc ? session_error_why(rc, why) : CUPTI_CB_EUNAVAIL;
 		}
 	}
 	if ((rc = sample(m, s, why, len))) {
@@ -693,6 +731,7 @@ void *cupti_cb_metric_source_new(struct cupti_cb_engine *services)
 	if (!m)
 		return NULL;
 	m->e = services;
+	atomic_init(&m->n_devices, -1);
 	pthread_mutex_init(&m->lock, NULL);
 	return m;
 }
