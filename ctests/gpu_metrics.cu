@@ -1,0 +1,443 @@
+/*
+ * gpu_metrics: cupti_cb's hardware metrics through PAPI, with values that can be checked.
+ *
+ *   bytes      dram__bytes_read.sum over 1, 2 and 3 kernels that each stream B = 256 MiB from
+ *              device memory: within 0.5% of k x B.
+ *   inst       smsp__inst_executed.sum of a fixed kernel: the same in every run, and exactly
+ *              n x one for n launches in one range.
+ *   time       gpu__time_duration.sum against CUDA events recorded around the same work.
+ *   reads      PAPI_read after each of 3 kernels: each read is the total so far, and the last
+ *              equals an unbroken range of the same 3 kernels within 0.5%; PAPI_reset and
+ *              PAPI_accum behave as for every event.
+ *   mixed      one set of a callback event and metrics: kernel.launches exact, bytes right.
+ *   threads    two threads, each with its own set on device 0 (different metrics), both count
+ *              the work of the device in their window: no PAPI_ECNFLCT.
+ *   passes     a set needing two passes is refused at PAPI_add_event with PAPI_ECNFLCT.
+ *   groups     every metric group of cupti_cb_metric_groups is added (one pass) and read.
+ *   late       (own process) the set starts before the application has any context; the
+ *              context created afterwards is profiled.
+ *   device1    dram__bytes_read.sum:device=1 on the second GPU counts its kernels and not
+ *              device 0's (needs two GPUs, else SKIP of that case only).
+ *   ncu        (own process, no PAPI) runs the stream and fixed kernels once each, for Nsight
+ *              Compute to measure the same metrics (ctests/ncu-crosscheck.sh);
+ *   values     (own process) prints our values of the same metrics for the same kernels.
+ */
+#include "ctest_util.h"
+
+#include <cmath>
+
+/* The groups' table itself, as cupti_cb_metric_groups prints it. */
+#include "cupti_cb_mgroups.c"
+
+#define B_BYTES (256ull << 20)
+
+__global__ void stream_read(const float4 *p, size_t n, float *out)
+{
+    float s = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        float4 v = p[i];
+        s += v.x + v.y + v.z + v.w;
+    }
+    if (s == 12345.0f) /* never: the buffer holds zeros; keeps every load */
+        out[0] = s;
+}
+
+__global__ void fixed_work(unsigned *out, int iters)
+{
+    unsigned x = threadIdx.x;
+    for (int i = 0; i < iters; i++)
+        x = x * 1664525u + 1013904223u;
+    out[blockIdx.x * blockDim.x + threadIdx.x] = x;
+}
+
+struct gpu_bufs {
+    float4 *src;
+    float *sink;
+    unsigned *out;
+};
+
+static gpu_bufs alloc_bufs(void)
+{
+    gpu_bufs b;
+    CUDA_MUST(cudaMalloc(&b.src, B_BYTES));
+    CUDA_MUST(cudaMemset(b.src, 0, B_BYTES));
+    CUDA_MUST(cudaMalloc(&b.sink, sizeof(float)));
+    CUDA_MUST(cudaMalloc(&b.out, 64 * 128 * sizeof(unsigned)));
+    CUDA_MUST(cudaDeviceSynchronize());
+    return b;
+}
+
+static void stream(const gpu_bufs &b, int k)
+{
+    for (int i = 0; i < k; i++)
+        stream_read<<<1024, 256>>>(b.src, B_BYTES / sizeof(float4), b.sink);
+    CUDA_MUST(cudaGetLastError());
+}
+
+static void fixed(const gpu_bufs &b, int n)
+{
+    for (int i = 0; i < n; i++)
+        fixed_work<<<64, 128>>>(b.out, 1000);
+    CUDA_MUST(cudaGetLastError());
+}
+
+static double as_double(long long v)
+{
+    double d;
+    memcpy(&d, &v, sizeof d);
+    return d;
+}
+
+static int within(const char *what, double got, double want, double rel)
+{
+    double off = want ? fabs(got - want) / want : fabs(got);
+    return ct_result(off <= rel, "%s: got %.0f, want %.0f +- %.2f%% (off by %.4f%%)", what, got, want, rel * 100,
+                     off * 100);
+}
+
+/* A set of the named events, started; the caller stops it. */
+static int started(std::initializer_list<const char *> names)
+{
+    int es = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&es));
+    for (const char *n : names) {
+        int rc = ct_add(es, n);
+        if (rc != PAPI_OK)
+            ct_fatal("PAPI_add_named_event(%s): %s", n, ct_papi_err(rc));
+    }
+    int rc = PAPI_start(es);
+    if (rc != PAPI_OK)
+        ct_fatal("PAPI_start: %s (run with PAPI_VERBOSE=1 for the sentence)", ct_papi_err(rc));
+    return es;
+}
+
+static void bytes_case(const gpu_bufs &b)
+{
+    for (int k = 1; k <= 3; k++) {
+        long long v[1];
+        int es = started({"dram__bytes_read.sum"});
+        stream(b, k);
+        CUDA_MUST(cudaDeviceSynchronize());
+        PAPI_MUST(PAPI_stop(es, v));
+        ct_destroy(&es);
+        char what[128];
+        snprintf(what, sizeof what, "dram__bytes_read.sum, %d kernel%s streaming 256 MiB", k, k > 1 ? "s" : "");
+        within(what, (double)v[0], (double)(k * B_BYTES), 0.005);
+    }
+}
+
+static long long inst_of(const gpu_bufs &b, int n)
+{
+    long long v[1];
+    int es = started({"smsp__inst_executed.sum"});
+    fixed(b, n);
+    CUDA_MUST(cudaDeviceSynchronize());
+    PAPI_MUST(PAPI_stop(es, v));
+    ct_destroy(&es);
+    return v[0];
+}
+
+static void inst_case(const gpu_bufs &b)
+{
+    long long one = inst_of(b, 1);
+    ct_note("smsp__inst_executed.sum of one fixed_work: %lld", one);
+    CHECK_REL("smsp__inst_executed.sum of one fixed_work", one, ">", 0);
+    for (int run = 2; run <= 3; run++)
+        CHECK_EQ("smsp__inst_executed.sum of fixed_work, again", inst_of(b, 1), one);
+    for (int n : {2, 5, 10}) {
+        char what[96];
+        snprintf(what, sizeof what, "smsp__inst_executed.sum of %d launches = %d x one", n, n);
+        CHECK_EQ(what, inst_of(b, n), n * one);
+    }
+}
+
+static void time_case(const gpu_bufs &b)
+{
+    cudaEvent_t e0, e1;
+    long long v[1];
+    float ms = 0;
+    CUDA_MUST(cudaEventCreate(&e0));
+    CUDA_MUST(cudaEventCreate(&e1));
+    int es = started({"gpu__time_duration.sum"});
+    CUDA_MUST(cudaEventRecord(e0));
+    stream(b, 3);
+    CUDA_MUST(cudaEventRecord(e1));
+    CUDA_MUST(cudaDeviceSynchronize());
+    PAPI_MUST(PAPI_stop(es, v));
+    ct_destroy(&es);
+    CUDA_MUST(cudaEventElapsedTime(&ms, e0, e1));
+    double ev_ns = ms * 1e6;
+    ct_note("gpu__time_duration.sum %lld ns, CUDA events %.0f ns", v[0], ev_ns);
+    /* The range begins a little before the first event and ends a little after the last:
+     * its duration is the events' interval and at most 50 us more. */
+    ct_result(v[0] >= ev_ns * 0.98 && v[0] <= ev_ns + 50000,
+              "gpu__time_duration.sum agrees with CUDA events: %lld ns against %.0f ns (-2%% .. +50 us)", v[0],
+              ev_ns);
+    CUDA_MUST(cudaEventDestroy(e0));
+    CUDA_MUST(cudaEventDestroy(e1));
+}
+
+static void reads_case(const gpu_bufs &b)
+{
+    long long v[2], prev = 0, acc[2] = {0, 0};
+    int es = started({"dram__bytes_read.sum", "dram__bytes_read.sum.per_second"});
+    for (int k = 1; k <= 3; k++) {
+        stream(b, 1);
+        CUDA_MUST(cudaDeviceSynchronize());
+        PAPI_MUST(PAPI_read(es, v));
+        char what[96];
+        snprintf(what, sizeof what, "PAPI_read after %d kernel%s: the total so far", k, k > 1 ? "s" : "");
+        within(what, (double)v[0], (double)(k * B_BYTES), 0.005);
+        CHECK_REL("reads never go down", v[0], ">=", prev);
+        prev = v[0];
+    }
+    PAPI_MUST(PAPI_stop(es, v));
+    ct_note("rate over the 3 reads: %.4g B/s", as_double(v[1]));
+    long long pieces = v[0];
+    es = (ct_destroy(&es), started({"dram__bytes_read.sum"}));
+    stream(b, 3);
+    CUDA_MUST(cudaDeviceSynchronize());
+    PAPI_MUST(PAPI_stop(es, v));
+    ct_destroy(&es);
+    within("3 kernels read in 3 pieces = one unbroken range", (double)pieces, (double)v[0], 0.005);
+
+    /* PAPI_reset: counting starts again from the reset. */
+    es = started({"dram__bytes_read.sum"});
+    stream(b, 2);
+    CUDA_MUST(cudaDeviceSynchronize());
+    PAPI_MUST(PAPI_reset(es));
+    stream(b, 1);
+    CUDA_MUST(cudaDeviceSynchronize());
+    PAPI_MUST(PAPI_read(es, v));
+    within("after PAPI_reset, only the kernel that followed", (double)v[0], (double)B_BYTES, 0.005);
+    /* PAPI_accum adds the values so far and resets. */
+    PAPI_MUST(PAPI_accum(es, acc));
+    stream(b, 2);
+    CUDA_MUST(cudaDeviceSynchronize());
+    PAPI_MUST(PAPI_accum(es, acc));
+    within("PAPI_accum over 1 + 2 kernels", (double)acc[0], (double)(3 * B_BYTES), 0.005);
+    PAPI_MUST(PAPI_stop(es, v));
+    ct_destroy(&es);
+}
+
+static long long stream_inst;
+static long long inst_of_stream(const gpu_bufs &b)
+{
+    if (!stream_inst) {
+        long long v[1];
+        int es = started({"smsp__inst_executed.sum"});
+        stream(b, 2);
+        CUDA_MUST(cudaDeviceSynchronize());
+        PAPI_MUST(PAPI_stop(es, v));
+        ct_destroy(&es);
+        stream_inst = v[0];
+    }
+    return stream_inst;
+}
+
+static void mixed_case(const gpu_bufs &b)
+{
+    long long v[3];
+    int es = started({"kernel.launches", "dram__bytes_read.sum", "smsp__inst_executed.sum"});
+    stream(b, 2);
+    fixed(b, 3);
+    CUDA_MUST(cudaDeviceSynchronize());
+    PAPI_MUST(PAPI_stop(es, v));
+    ct_destroy(&es);
+    CHECK_EQ("mixed set: kernel.launches", v[0], 5);
+    within("mixed set: dram__bytes_read.sum of 2 stream kernels", (double)v[1], 2.0 * B_BYTES, 0.01);
+    CHECK_EQ("mixed set: smsp__inst_executed.sum = 3 fixed + 2 stream kernels",
+             v[2], 3 * inst_of(b, 1) + inst_of_stream(b));
+}
+
+static pthread_barrier_t bar;
+struct thread_arg {
+    const gpu_bufs *b;
+    const char *metric;
+    long long value;
+};
+
+/* Both threads start their set, wait for each other, thread 0 runs 2 stream kernels, both
+ * stop after the work finished: each set saw the device's work in its window. */
+static void *thread_main(void *p)
+{
+    thread_arg *a = (thread_arg *)p;
+    long long v[1];
+    CUDA_MUST(cudaSetDevice(0));
+    int es = started({a->metric});
+    pthread_barrier_wait(&bar);
+    if (!strcmp(a->metric, "dram__bytes_read.sum")) {
+        stream(*a->b, 2);
+        CUDA_MUST(cudaDeviceSynchronize());
+    }
+    pthread_barrier_wait(&bar);
+    PAPI_MUST(PAPI_stop(es, v));
+    ct_destroy(&es);
+    a->value = v[0];
+    return NULL;
+}
+
+static void threads_case(const gpu_bufs &b)
+{
+    pthread_t t[2];
+    thread_arg a[2] = {{&b, "dram__bytes_read.sum", 0}, {&b, "dram__bytes_write.sum", 0}};
+    pthread_barrier_init(&bar, NULL, 2);
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], NULL, thread_main, &a[i]);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    pthread_barrier_destroy(&bar);
+    within("thread 1's set: dram__bytes_read.sum of the 2 kernels", (double)a[0].value, 2.0 * B_BYTES, 0.005);
+    CHECK_REL("thread 2's set, started too: dram__bytes_write.sum of a read-only kernel", a[1].value, "<",
+              (long long)(B_BYTES / 100));
+}
+
+static void passes_case(void)
+{
+    int es = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&es));
+    CHECK_PAPI(ct_add(es, "dram__bytes_read.sum"));
+    int rc = ct_add(es, "sm__throughput.avg.pct_of_peak_sustained_elapsed");
+    CHECK_EQ("a metric that makes the set need several passes: PAPI_ECNFLCT at add", rc, PAPI_ECNFLCT);
+    CHECK_EQ("the set keeps its event", PAPI_num_events(es), 1);
+    ct_destroy(&es);
+}
+
+static void groups_case(const gpu_bufs &b)
+{
+    for (unsigned g = 0; g < cupti_cb_n_mgroups; g++) {
+        int es = PAPI_NULL, n = 0, bad = 0;
+        long long v[CT_MAX_EVENTS];
+        PAPI_MUST(PAPI_create_eventset(&es));
+        for (const char *const *m = cupti_cb_mgroups[g].metrics; *m; m++, n++)
+            bad |= ct_add(es, *m) != PAPI_OK;
+        char what[128];
+        snprintf(what, sizeof what, "group %s: its %d metrics are added (one pass)", cupti_cb_mgroups[g].name, n);
+        CHECK_TRUE(what, !bad);
+        if (bad || PAPI_start(es) != PAPI_OK) {
+            ct_result(0, "group %s starts", cupti_cb_mgroups[g].name);
+            ct_destroy(&es);
+            continue;
+        }
+        stream(b, 1);
+        fixed(b, 1);
+        CUDA_MUST(cudaDeviceSynchronize());
+        PAPI_MUST(PAPI_stop(es, v));
+        for (int i = 0; i < n; i++) {
+            PAPI_event_info_t info;
+            int code;
+            char full[256];
+            PAPI_event_name_to_code(ct_full_name(cupti_cb_mgroups[g].metrics[i], full, sizeof full), &code);
+            PAPI_get_event_info(code, &info);
+            double x = info.data_type == PAPI_DATATYPE_FP64 ? as_double(v[i]) : (double)v[i];
+            ct_note("  %s = %.6g %s", cupti_cb_mgroups[g].metrics[i], x, info.units);
+            snprintf(what, sizeof what, "group %s: %s is a finite value >= 0", cupti_cb_mgroups[g].name,
+                     cupti_cb_mgroups[g].metrics[i]);
+            CHECK_TRUE(what, std::isfinite(x) && x >= 0);
+        }
+        if (!strcmp(cupti_cb_mgroups[g].name, "memory"))
+            within("group memory: dram__bytes_read.sum of one stream kernel", (double)v[0], (double)B_BYTES, 0.01);
+        ct_destroy(&es);
+    }
+}
+
+/* No context before PAPI_start: the one the runtime creates afterwards is profiled. */
+static int late_case(void)
+{
+    require_gpu(1);
+    ct_library_init();
+    long long v[1];
+    int es = started({"dram__bytes_read.sum:device=0"});
+    gpu_bufs b = alloc_bufs(); /* creates the primary context, after the start */
+    stream(b, 1);
+    CUDA_MUST(cudaDeviceSynchronize());
+    PAPI_MUST(PAPI_stop(es, v));
+    within("a context created after PAPI_start is profiled: dram__bytes_read.sum", (double)v[0],
+           (double)B_BYTES, 0.01);
+    ct_destroy(&es);
+    return ct_done();
+}
+
+static void device1_case(int n_devices)
+{
+    if (n_devices < 2) {
+        ct_note("device1: SKIP, needs 2 GPUs, found %d", n_devices);
+        return;
+    }
+    long long v[2];
+    ct_use_device(1);
+    gpu_bufs b1 = alloc_bufs();
+    ct_use_device(0);
+    gpu_bufs b0 = alloc_bufs();
+    int es = started({"dram__bytes_read.sum:device=1", "dram__bytes_read.sum:device0"});
+    CUDA_MUST(cudaSetDevice(1));
+    stream(b1, 2);
+    CUDA_MUST(cudaDeviceSynchronize());
+    CUDA_MUST(cudaSetDevice(0));
+    stream(b0, 1);
+    CUDA_MUST(cudaDeviceSynchronize());
+    PAPI_MUST(PAPI_stop(es, v));
+    ct_destroy(&es);
+    within(":device=1 counts device 1's 2 kernels", (double)v[0], 2.0 * B_BYTES, 0.005);
+    within(":device0 counts device 0's kernel", (double)v[1], (double)B_BYTES, 0.005);
+}
+
+/* Our values of the cross-checked metrics for one stream kernel and one fixed kernel, each in
+ * a range of its own: "<kernel> <metric> <value>" lines for ncu-crosscheck. */
+static int values_case(void)
+{
+    static const char *const metrics[] = {"dram__bytes_read.sum", "smsp__inst_executed.sum", "gpu__time_duration.sum"};
+    ct_gpu_ready(0);
+    gpu_bufs b = alloc_bufs();
+    for (int kernel = 0; kernel < 2; kernel++) {
+        long long v[3];
+        int es = started({metrics[0], metrics[1], metrics[2]});
+        if (kernel == 0)
+            stream(b, 1);
+        else
+            fixed(b, 1);
+        CUDA_MUST(cudaDeviceSynchronize());
+        PAPI_MUST(PAPI_stop(es, v));
+        ct_destroy(&es);
+        for (int i = 0; i < 3; i++)
+            printf("%s %s %lld\n", kernel ? "fixed_work" : "stream_read", metrics[i], v[i]);
+    }
+    return 0;
+}
+
+/* The same kernels as above, once each, without PAPI: for ncu --metrics. */
+static int ncu_case(void)
+{
+    require_gpu(1);
+    ct_use_device(0);
+    gpu_bufs b = alloc_bufs();
+    stream(b, 1);
+    fixed(b, 1);
+    CUDA_MUST(cudaDeviceSynchronize());
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "late"))
+        return late_case();
+    if (argc > 1 && !strcmp(argv[1], "ncu"))
+        return ncu_case();
+    if (argc > 1 && !strcmp(argv[1], "values"))
+        return values_case();
+    int n = require_gpu(1);
+    CHECK_EQ("a context created after the start is profiled (own process)", ct_run_self(argv[0], "late", NULL, NULL),
+             0);
+    ct_gpu_ready(1);
+    gpu_bufs b = alloc_bufs();
+    bytes_case(b);
+    inst_case(b);
+    time_case(b);
+    reads_case(b);
+    mixed_case(b);
+    threads_case(b);
+    passes_case();
+    groups_case(b);
+    device1_case(n);
+    return ct_done();
+}
