@@ -516,21 +516,23 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "nopush"))
         return probe_without_push();
+    require_gpu(1);
+    /* First, in a fresh process, so that no failure below can keep it from running. */
+    int probe = ct_run_self(argv[0], "nopush", NULL, NULL);
     set_up();
+    ct_note("the probe without pushes exited %d (0: CUPTI needs no current context for these calls)", probe);
     test_adopt_and_want();
     test_dram_bytes();
     long long one = test_inst_linear();
     test_samples(one);
     test_sample_cost();
     test_sample_breakdown();
-    test_second_context(one);
     test_multipass(one);
     test_stop_restart(one);
+    test_second_context(one);
     test_second_session(one);
     ct_note("segments collected %llu, ranges dropped %llu, GPU time %.0f ns", S.segments, S.dropped, S.gpu_ns);
     CHECK_EQ("ranges CUPTI dropped", S.dropped, 0);
     cupti_cb_msession_destroy(&S);
-    int probe = ct_run_self(argv[0], "nopush", NULL, NULL);
-    ct_note("the probe without pushes exited %d (0: CUPTI needs no current context for these calls)", probe);
     return ct_done();
 }
