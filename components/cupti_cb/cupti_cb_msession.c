@@ -16,8 +16,6 @@ static int need_driver(const struct cupti_cb_api *api, char *why, size_t len)
 {
 	const char *missing = !api->cuDeviceGet			   ? "cuDeviceGet"
 			      : !api->cuCtxGetCurrent		   ? "cuCtxGetCurrent"
-			      : !api->cuCtxPushCurrent_v2	   ? "cuCtxPushCurrent_v2"
-			      : !api->cuCtxPopCurrent_v2	   ? "cuCtxPopCurrent_v2"
 			      : !api->cuDevicePrimaryCtxGetState   ? "cuDevicePrimaryCtxGetState"
 			      : !api->cuDevicePrimaryCtxRetain	   ? "cuDevicePrimaryCtxRetain"
 			      : !api->cuDevicePrimaryCtxRelease_v2 ? "cuDevicePrimaryCtxRelease_v2"
