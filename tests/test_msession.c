@@ -40,7 +40,7 @@ struct fctx {
 static struct fctx ctx_a = { .device = 0 }, ctx_b = { .device = 0 }, primary = { .device = 0 },
 		   other_dev = { .device = 1 };
 static int primary_active, primary_refs, retains_inactive;
-static CUptiResult enable_error, avail_error;
+static CUptiResult enable_error, avail_error, start_error;
 static int vgpu_unsupported;
 
 static __thread CUcontext stack[8];
@@ -345,6 +345,8 @@ static CUptiResult f_Start(CUpti_RangeProfiler_Start_Params *p)
 		return CUPTI_ERROR_INVALID_OPERATION;
 	if (device_busy(f))
 		return CUPTI_ERROR_HARDWARE_BUSY;
+	if (start_error)
+		return start_error;
 	f->started = 1;
 	return CUPTI_SUCCESS;
 }
@@ -519,6 +521,13 @@ static void test_collect(struct cupti_cb_msession *s, unsigned *ids)
 	CHECK(fabs(total(s, ids[1], 0, &t0) - 2e8) < 1e-3, "rate over 2 segments = 400 / 2000 ns: %.1f",
 	      total(s, ids[1], 0, &t0));
 	CHECK_EQ(total(s, ids[0], 1, &z), 500, "a.sum after 3 segments");
+	start_error = CUPTI_ERROR_UNKNOWN;
+	CHECK(cupti_cb_msession_sample(s, why, sizeof why) && strstr(why, "cuptiRangeProfilerStart"),
+	      "a failed restart is reported: %s", why);
+	start_error = 0;
+	CHECK(!ctx_a.open, "no range open after it");
+	CHECK_EQ(cupti_cb_msession_sample(s, why, sizeof why), 0, "the next sample");
+	CHECK(ctx_a.open, "starts collecting again");
 }
 
 static void test_reconfigure(struct cupti_cb_msession *s, unsigned *ids)
