@@ -235,7 +235,7 @@ static void test_samples(long long one)
     for (int i = 0; i < 6; i++) {
         launch_fixed(1);
         CUDA_MUST(cudaDeviceSynchronize());
-        if (i == 2) /* from a thread with no current context: the session pushes its own */
+        if (i == 2) /* from a thread with no current context: CUPTI's calls name their context */
             std::thread([] { timed_sample(); }).join();
         else
             timed_sample();
@@ -466,56 +466,8 @@ static void test_second_session(long long one)
              exact(region([] { launch_fixed(1); }).t[INST].sum, "after second session"), one);
 }
 
-/*
- * Does CUPTI need the context current?  In a child process, the same session without the pushes
- * (the push and pop it calls do nothing) is driven from a thread with no current context.  The
- * session pushes either way: this only records what CUPTI does without.
- */
-static CUresult no_push(CUcontext) { return CUDA_SUCCESS; }
-static CUresult no_pop(CUcontext *c) { *c = NULL; return CUDA_SUCCESS; }
-
-static int probe_without_push()
+int main()
 {
-    static struct cupti_cb_api bare;
-    set_up();
-    cupti_cb_msession_destroy(&S);
-    bare = api;
-    bare.cuCtxPushCurrent_v2 = no_push;
-    bare.cuCtxPopCurrent_v2 = no_pop;
-    must(cupti_cb_msession_init(&S, &bare, &prof, 0, NULL, why, sizeof why), "init without pushes");
-    int step = 0, rc = 0;
-    std::thread([&] {
-        step = 1;
-        if ((rc = cupti_cb_msession_adopt_current(&S, why, sizeof why)))
-            return;
-        step = 2;
-        rc = cupti_cb_msession_want(&S, &met_names[INST], &met_additive[INST], 1, &ids[INST], why, sizeof why);
-    }).join();
-    if (rc) {
-        ct_note("without pushes, from a thread with no current context: step %s failed: %s",
-                step == 1 ? "adopt (availability, enable)" : "want (counter-data image, set config, start, push range)", why);
-        return 2;
-    }
-    launch_fixed(1);
-    CUDA_MUST(cudaDeviceSynchronize());
-    cupti_cb_mtotal t = {0, 0};
-    std::thread([&] { rc = cupti_cb_msession_sample(&S, why, sizeof why); }).join();
-    if (rc) {
-        ct_note("without pushes, from a thread with no current context: sample (pop range, stop, decode, start, push "
-                "range) failed: %s", why);
-        return 3;
-    }
-    cupti_cb_msession_total(&S, ids[INST], &t);
-    ct_note("without pushes, from a thread with no current context: every call succeeded; smsp__inst_executed.sum of "
-            "one launch = %.0f", t.sum);
-    cupti_cb_msession_destroy(&S);
-    return 0;
-}
-
-int main(int argc, char **argv)
-{
-    if (argc > 1 && !strcmp(argv[1], "nopush"))
-        return probe_without_push();
     set_up();
     test_adopt_and_want();
     test_dram_bytes();
@@ -523,14 +475,12 @@ int main(int argc, char **argv)
     test_samples(one);
     test_sample_cost();
     test_sample_breakdown();
-    test_second_context(one);
     test_multipass(one);
     test_stop_restart(one);
+    test_second_context(one);
     test_second_session(one);
     ct_note("segments collected %llu, ranges dropped %llu, GPU time %.0f ns", S.segments, S.dropped, S.gpu_ns);
     CHECK_EQ("ranges CUPTI dropped", S.dropped, 0);
     cupti_cb_msession_destroy(&S);
-    int probe = ct_run_self(argv[0], "nopush", NULL, NULL);
-    ct_note("the probe without pushes exited %d (0: CUPTI needs no current context for these calls)", probe);
     return ct_done();
 }

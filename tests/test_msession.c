@@ -5,8 +5,8 @@
  *
  * The fake GPU: work given to a context counts only while a range is open
  * on it; a decode turns what the range counted into one range of values.
- * Every fake Range Profiler call checks that the context it acts on is
- * current on the calling thread, so the session's pushes are checked too. */
+ * The session never changes the calling thread's current context: the
+ * tests check that the fake context stack is left as it was. */
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -22,19 +22,25 @@
 #define MAXM 16
 #define NAMELEN 64
 
+/* A fake Host API object; its config image is a copy of it. */
+struct fhost {
+	char names[MAXM][NAMELEN];
+	unsigned n;
+};
+
+
 struct fctx {
 	int device;
 	int enabled, configured, started, open;
-	char cfg[MAXM][NAMELEN];	/* the configuration set on the range profiler */
-	unsigned n_cfg;
-	uint8_t *image;
+	const struct fhost *cfg;	/* the config image given to SetConfig, kept as CUPTI does */
+	uint8_t *image;			/* the counter-data image given to SetConfig */
 	double a, b, ns;		/* counted by the open range */
 };
 
 static struct fctx ctx_a = { .device = 0 }, ctx_b = { .device = 0 }, primary = { .device = 0 },
 		   other_dev = { .device = 1 };
 static int primary_active, primary_refs, retains_inactive;
-static CUptiResult enable_error, avail_error;
+static CUptiResult enable_error, avail_error, start_error;
 static int vgpu_unsupported;
 
 static __thread CUcontext stack[8];
@@ -50,14 +56,13 @@ static struct fctx *F(CUcontext c)
 	return (struct fctx *)(void *)c;
 }
 
-static int current_is(CUcontext c)
-{
-	return depth > 0 && stack[depth - 1] == c;
-}
-
-/* Work on a context: counted only inside an open range. */
+/* Work on a context: counted only inside an open range. Like CUPTI, the
+ * fake reads the images it was given while the profiler is enabled (ASan
+ * reports one freed too early). */
 static void work(struct fctx *f, double a, double b, double ns)
 {
+	if (f->enabled && f->cfg)
+		(void)(f->cfg->n + ((volatile uint8_t *)f->image)[0]);
 	if (f->open) {
 		f->a += a;
 		f->b += b;
@@ -97,6 +102,7 @@ static CUresult f_cuCtxGetCurrent(CUcontext *c)
 	return CUDA_SUCCESS;
 }
 
+/* The application's context stack, driven by the tests. */
 static CUresult f_cuCtxPushCurrent(CUcontext c)
 {
 	if (!c || depth == 8)
@@ -159,11 +165,6 @@ static CUptiResult f_cuptiGetDeviceId(CUcontext c, uint32_t *d)
 }
 
 /* ------------------------------------------------------------ fake Host API */
-
-struct fhost {
-	char names[MAXM][NAMELEN];
-	unsigned n;
-};
 
 static int known(const char *name)
 {
@@ -261,8 +262,6 @@ static CUptiResult f_DeviceSupported(CUpti_Profiler_DeviceSupported_Params *p)
 
 static CUptiResult f_GetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params *p)
 {
-	if (!current_is(p->ctx))
-		return CUPTI_ERROR_INVALID_CONTEXT;
 	if (avail_error)
 		return avail_error;
 	if (p->pCounterAvailabilityImage)
@@ -272,16 +271,14 @@ static CUptiResult f_GetCounterAvailability(CUpti_Profiler_GetCounterAvailabilit
 }
 
 #define RP(x) F((CUcontext)(void *)(x))
-#define NEED_CURRENT(rp)                                               \
+#define NEED_ENABLED(rp)                                               \
 	do {                                                           \
-		if (!(rp) || !current_is(H(rp)) || !(rp)->enabled)     \
-			return CUPTI_ERROR_INVALID_CONTEXT;            \
+		if (!(rp) || !(rp)->enabled)                           \
+			return CUPTI_ERROR_INVALID_OPERATION;          \
 	} while (0)
 
 static CUptiResult f_Enable(CUpti_RangeProfiler_Enable_Params *p)
 {
-	if (!current_is(p->ctx))
-		return CUPTI_ERROR_INVALID_CONTEXT;
 	if (enable_error)
 		return enable_error;
 	if (F(p->ctx)->enabled)
@@ -294,21 +291,23 @@ static CUptiResult f_Enable(CUpti_RangeProfiler_Enable_Params *p)
 static CUptiResult f_Disable(CUpti_RangeProfiler_Disable_Params *p)
 {
 	struct fctx *f = RP(p->pRangeProfilerObject);
-	NEED_CURRENT(f);
+	NEED_ENABLED(f);
 	f->enabled = f->configured = f->started = f->open = 0;
+	f->cfg = NULL;
+	f->image = NULL;
 	return CUPTI_SUCCESS;
 }
 
 static CUptiResult f_GetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params *p)
 {
-	NEED_CURRENT(RP(p->pRangeProfilerObject));
+	NEED_ENABLED(RP(p->pRangeProfilerObject));
 	p->counterDataSize = sizeof(struct fimage);
 	return CUPTI_SUCCESS;
 }
 
 static CUptiResult f_ImageInitialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *p)
 {
-	NEED_CURRENT(RP(p->pRangeProfilerObject));
+	NEED_ENABLED(RP(p->pRangeProfilerObject));
 	if (p->counterDataSize < sizeof(struct fimage))
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	memset(p->pCounterData, 0, sizeof(struct fimage));
@@ -318,12 +317,11 @@ static CUptiResult f_ImageInitialize(CUpti_RangeProfiler_CounterDataImage_Initia
 static CUptiResult f_SetConfig(CUpti_RangeProfiler_SetConfig_Params *p)
 {
 	struct fctx *f = RP(p->pRangeProfilerObject);
-	NEED_CURRENT(f);
-	const struct fhost *h = (const struct fhost *)(const void *)p->pConfig;
-	if (f->started || p->range != CUPTI_UserRange || p->replayMode != CUPTI_UserReplay)
+	NEED_ENABLED(f);
+	/* The session sets one configuration per enable. */
+	if (f->cfg || f->started || p->range != CUPTI_UserRange || p->replayMode != CUPTI_UserReplay)
 		return CUPTI_ERROR_INVALID_OPERATION;
-	memcpy(f->cfg, h->names, sizeof f->cfg);
-	f->n_cfg = h->n;
+	f->cfg = (const struct fhost *)(const void *)p->pConfig;
 	f->image = p->pCounterDataImage;
 	f->configured = 1;
 	return CUPTI_SUCCESS;
@@ -342,11 +340,13 @@ static int device_busy(const struct fctx *f)
 static CUptiResult f_Start(CUpti_RangeProfiler_Start_Params *p)
 {
 	struct fctx *f = RP(p->pRangeProfilerObject);
-	NEED_CURRENT(f);
+	NEED_ENABLED(f);
 	if (!f->configured || f->started)
 		return CUPTI_ERROR_INVALID_OPERATION;
 	if (device_busy(f))
 		return CUPTI_ERROR_HARDWARE_BUSY;
+	if (start_error)
+		return start_error;
 	f->started = 1;
 	return CUPTI_SUCCESS;
 }
@@ -354,7 +354,7 @@ static CUptiResult f_Start(CUpti_RangeProfiler_Start_Params *p)
 static CUptiResult f_Push(CUpti_RangeProfiler_PushRange_Params *p)
 {
 	struct fctx *f = RP(p->pRangeProfilerObject);
-	NEED_CURRENT(f);
+	NEED_ENABLED(f);
 	if (!f->started || f->open)
 		return CUPTI_ERROR_INVALID_OPERATION;
 	f->open = 1;
@@ -365,7 +365,7 @@ static CUptiResult f_Push(CUpti_RangeProfiler_PushRange_Params *p)
 static CUptiResult f_Pop(CUpti_RangeProfiler_PopRange_Params *p)
 {
 	struct fctx *f = RP(p->pRangeProfilerObject);
-	NEED_CURRENT(f);
+	NEED_ENABLED(f);
 	if (!f->open)
 		return CUPTI_ERROR_INVALID_OPERATION;
 	f->open = 0;
@@ -375,7 +375,7 @@ static CUptiResult f_Pop(CUpti_RangeProfiler_PopRange_Params *p)
 static CUptiResult f_Stop(CUpti_RangeProfiler_Stop_Params *p)
 {
 	struct fctx *f = RP(p->pRangeProfilerObject);
-	NEED_CURRENT(f);
+	NEED_ENABLED(f);
 	if (!f->started)
 		return CUPTI_ERROR_INVALID_OPERATION;
 	f->started = 0;
@@ -386,11 +386,11 @@ static CUptiResult f_Stop(CUpti_RangeProfiler_Stop_Params *p)
 static CUptiResult f_Decode(CUpti_RangeProfiler_DecodeData_Params *p)
 {
 	struct fctx *f = RP(p->pRangeProfilerObject);
-	NEED_CURRENT(f);
+	NEED_ENABLED(f);
 	struct fimage *im = (struct fimage *)(void *)f->image;
 	im->ranges = 1;
-	for (unsigned i = 0; i < f->n_cfg; i++)
-		(void)metric_value(f, f->cfg[i], &im->v[i]);
+	for (unsigned i = 0; i < f->cfg->n; i++)
+		(void)metric_value(f, f->cfg->names[i], &im->v[i]);
 	f->a = f->b = f->ns = 0;
 	p->numOfRangeDropped = 0;
 	return CUPTI_SUCCESS;
@@ -408,8 +408,6 @@ static struct cupti_cb_api api = {
 	.cuGetErrorString = f_cuGetErrorString,
 	.cuDeviceGet = f_cuDeviceGet,
 	.cuCtxGetCurrent = f_cuCtxGetCurrent,
-	.cuCtxPushCurrent_v2 = f_cuCtxPushCurrent,
-	.cuCtxPopCurrent_v2 = f_cuCtxPopCurrent,
 	.cuDevicePrimaryCtxGetState = f_cuDevicePrimaryCtxGetState,
 	.cuDevicePrimaryCtxRetain = f_cuDevicePrimaryCtxRetain,
 	.cuDevicePrimaryCtxRelease_v2 = f_cuDevicePrimaryCtxRelease,
@@ -487,6 +485,7 @@ static void test_adopt(struct cupti_cb_msession *s)
 	CHECK_EQ(cupti_cb_msession_adopt_current(s, why, sizeof why), 0, "adopt with an active primary");
 	CHECK_EQ(s->n_ctxs, 2, "contexts: current + primary");
 	CHECK_EQ(primary_refs, 0, "the primary context's retain is released");
+	CHECK(depth == 1 && stack[0] == H(&ctx_a), "the thread's current context is left as it was");
 	f_cuCtxPopCurrent(&dummy);
 	CHECK(ctx_a.enabled && primary.enabled && !ctx_a.started, "range profiler enabled, not started");
 	CHECK_EQ(cupti_cb_msession_add_context(s, H(&other_dev), why, sizeof why), CUPTI_CB_MSESSION_EINVAL,
@@ -522,6 +521,13 @@ static void test_collect(struct cupti_cb_msession *s, unsigned *ids)
 	CHECK(fabs(total(s, ids[1], 0, &t0) - 2e8) < 1e-3, "rate over 2 segments = 400 / 2000 ns: %.1f",
 	      total(s, ids[1], 0, &t0));
 	CHECK_EQ(total(s, ids[0], 1, &z), 500, "a.sum after 3 segments");
+	start_error = CUPTI_ERROR_UNKNOWN;
+	CHECK(cupti_cb_msession_sample(s, why, sizeof why) && strstr(why, "cuptiRangeProfilerStart"),
+	      "a failed restart is reported: %s", why);
+	start_error = 0;
+	CHECK(!ctx_a.open, "no range open after it");
+	CHECK_EQ(cupti_cb_msession_sample(s, why, sizeof why), 0, "the next sample");
+	CHECK(ctx_a.open, "starts collecting again");
 }
 
 static void test_reconfigure(struct cupti_cb_msession *s, unsigned *ids)
@@ -534,7 +540,7 @@ static void test_reconfigure(struct cupti_cb_msession *s, unsigned *ids)
 	work(&ctx_a, 10, 0, 100);
 	CHECK_EQ(cupti_cb_msession_want(s, b, add, 1, &idb, why, sizeof why), 0, "want b.sum: reconfigure");
 	CHECK_EQ(total(s, ids[0], 1, &z), 510, "the range before the reconfiguration is collected");
-	CHECK_EQ(ctx_a.n_cfg, 4, "new configuration on the collecting context");
+	CHECK_EQ(ctx_a.cfg->n, 4, "new configuration on the collecting context");
 	work(&ctx_a, 5, 7, 100);
 	cupti_cb_msession_sample(s, why, sizeof why);
 	CHECK_EQ(total(s, idb, 1, &z), 7, "b.sum after the reconfiguration");
@@ -550,7 +556,7 @@ static void test_reconfigure(struct cupti_cb_msession *s, unsigned *ids)
 	CHECK(rc == CUPTI_CB_MSESSION_EFAIL && strstr(why, "nosuch.sum"), "an unknown metric: %s", why);
 	CHECK_EQ(s->entries[idb].refs, 1, "b.sum's reference taken by the failed want is given back");
 	CHECK_EQ(cupti_cb_msession_unwant(s, &idb, 1, why, sizeof why), 0, "unwant b.sum");
-	CHECK_EQ(ctx_a.n_cfg, 3, "configuration shrinks");
+	CHECK_EQ(ctx_a.cfg->n, 3, "configuration shrinks");
 	CHECK_EQ(cupti_cb_msession_unwant(s, &idb, 1, why, sizeof why), CUPTI_CB_MSESSION_EINVAL,
 		 "unwant of an id no longer referenced");
 }
@@ -584,6 +590,7 @@ static void test_stop_and_errors(struct cupti_cb_msession *s, unsigned *ids)
 	CHECK_EQ(cupti_cb_msession_unwant(s, ids, 2, why, sizeof why), 0, "unwant the rest");
 	CHECK(!s->running && !ctx_a.started && !primary.started && ctx_a.enabled,
 	      "no reference: stopped on every context, still enabled");
+	work(&ctx_a, 1, 1, 1);	/* the images set on it are still alive */
 	CHECK_EQ(s->n_entries > 0 && s->entries[ids[0]].name == NULL, 1, "entries freed");
 	const char *names[] = { "a.sum" };
 	const int add[] = { 1 };

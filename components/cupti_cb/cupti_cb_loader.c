@@ -36,8 +36,6 @@ static const struct sym cuda_syms[] = {
 	SYM(cuPointerGetAttributes, 1),
 	SYM(cuDeviceGet, 0),
 	SYM(cuCtxGetCurrent, 0),
-	SYM(cuCtxPushCurrent_v2, 0),
-	SYM(cuCtxPopCurrent_v2, 0),
 	SYM(cuDevicePrimaryCtxGetState, 0),
 	SYM(cuDevicePrimaryCtxRetain, 0),
 	SYM(cuDevicePrimaryCtxRelease_v2, 0),

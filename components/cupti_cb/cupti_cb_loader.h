@@ -43,12 +43,10 @@ struct cupti_cb_api {
 	CUresult (*cuPointerGetAttributes)(unsigned int, CUpointer_attribute *, void **, CUdeviceptr);
 	/* Contexts, for hardware metrics (cupti_cb_msession). Optional: the
 	 * callback events do not need them; the metrics source checks them.
-	 * The _v2 names are spelled out: cuda.h maps the plain names to them,
-	 * and dlsym must find the same versions. */
+	 * The _v2 name is spelled out: cuda.h maps the plain name to it, and
+	 * dlsym must find the same version. */
 	CUresult (*cuDeviceGet)(CUdevice *, int);
 	CUresult (*cuCtxGetCurrent)(CUcontext *);
-	CUresult (*cuCtxPushCurrent_v2)(CUcontext);
-	CUresult (*cuCtxPopCurrent_v2)(CUcontext *);
 	CUresult (*cuDevicePrimaryCtxGetState)(CUdevice, unsigned int *, int *);
 	CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
 	CUresult (*cuDevicePrimaryCtxRelease_v2)(CUdevice);

@@ -1,11 +1,12 @@
-/* cupti_cb_mrange.c: Range Profiler calls on one context, with the context
- * pushed current.
+/* cupti_cb_mrange.c: Range Profiler calls on one context.
  *
- * Why push: the Range Profiler object remembers its context, but CUPTI's
- * profiler calls work on the calling thread's current context in places
- * (the target API takes "NULL: the current context"), and PAPI reads from
- * whichever thread reads, one that may have no context or another one.
- * Pushing costs a few hundred nanoseconds and removes the question. */
+ * No call here makes its context current. Every call names its context,
+ * directly (enable, availability) or through the Range Profiler object,
+ * and CUPTI does not look at the calling thread's context: on an H100
+ * (CUDA 13.0, driver 580) the whole sequence, enable to disable, ran from a
+ * thread with no current context with the values unchanged
+ * (ctests/results-msession-h100-2026-11-23.txt). So PAPI may read from any
+ * thread, and a context on its way out is never made current. */
 #include "cupti_cb_mrange.h"
 
 #include <stdio.h>
@@ -61,29 +62,10 @@ void cupti_cb_mrange_error(const struct cupti_cb_api *api, const char *call, CUp
 		 cupti_cb_cupti_error(api, r), advice(r));
 }
 
-static int push(const struct cupti_cb_api *api, CUcontext ctx, char *why, size_t len)
-{
-	CUresult r = api->cuCtxPushCurrent_v2(ctx);
-	if (r == CUDA_SUCCESS)
-		return 0;
-	snprintf(why, len, "cuCtxPushCurrent of context %p failed: %s (destroyed without being "
-		 "dropped from the session?)", (void *)ctx, cupti_cb_cuda_error(api, r));
-	return -1;
-}
-
-static void pop(const struct cupti_cb_api *api)
-{
-	CUcontext dummy;
-	(void)api->cuCtxPopCurrent_v2(&dummy);
-}
-
-/* Makes the call with ctx current; a failure is described in why. */
-#define IN_CONTEXT(api, ctx, why, len, name, call)                                  \
+/* Makes the CUPTI call; a failure is described in why. */
+#define CALL(api, why, len, name, call)                                             \
 	do {                                                                        \
-		if (push((api), (ctx), (why), (len)))                               \
-			return -1;                                                  \
 		CUptiResult r_ = (call);                                            \
-		pop(api);                                                           \
 		if (r_ != CUPTI_SUCCESS) {                                          \
 			cupti_cb_mrange_error((api), (name), r_, (why), (len));     \
 			return -1;                                                  \
@@ -107,10 +89,7 @@ int cupti_cb_mrange_availability(const struct cupti_cb_api *api, const struct cu
 {
 	CUpti_Profiler_GetCounterAvailability_Params a = {
 		CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE, NULL, ctx, 0, NULL };
-	if (push(api, ctx, why, len))
-		return -1;
 	CUptiResult r0 = p->cuptiProfilerGetCounterAvailability(&a);
-	pop(api);
 	if (r0 != CUPTI_SUCCESS) {
 		availability_error(api, r0, why, len);
 		return -1;
@@ -121,20 +100,15 @@ int cupti_cb_mrange_availability(const struct cupti_cb_api *api, const struct cu
 		return -1;
 	}
 	a.pCounterAvailabilityImage = *image;
-	if (push(api, ctx, why, len))
-		goto fail;
 	CUptiResult r = p->cuptiProfilerGetCounterAvailability(&a);
-	pop(api);
 	if (r != CUPTI_SUCCESS) {
 		availability_error(api, r, why, len);
-		goto fail;
+		free(*image);
+		*image = NULL;
+		return -1;
 	}
 	*size = a.counterAvailabilityImageSize;
 	return 0;
-fail:
-	free(*image);
-	*image = NULL;
-	return -1;
 }
 
 int cupti_cb_mrange_enable(const struct cupti_cb_api *api, const struct cupti_cb_profapi *p,
@@ -142,10 +116,7 @@ int cupti_cb_mrange_enable(const struct cupti_cb_api *api, const struct cupti_cb
 {
 	CUpti_RangeProfiler_Enable_Params e = { CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE, NULL,
 						c->ctx, NULL };
-	if (push(api, c->ctx, why, len))
-		return -1;
 	CUptiResult r = p->cuptiRangeProfilerEnable(&e);
-	pop(api);
 	if (r == CUPTI_ERROR_INVALID_OPERATION || r == CUPTI_ERROR_NOT_COMPATIBLE) {
 		/* What CUPTI says when a range profiler already runs on the context. */
 		snprintf(why, len, "cuptiRangeProfilerEnable failed: CUPTI error %d (%s): another "
@@ -172,20 +143,20 @@ static int image_size(const struct cupti_cb_api *api, const struct cupti_cb_prof
 	g.numMetrics = cfg->n;
 	g.maxNumOfRanges = 1;		/* one range per start */
 	g.maxNumRangeTreeNodes = 1;
-	IN_CONTEXT(api, c->ctx, why, len, "cuptiRangeProfilerGetCounterDataSize",
+	CALL(api, why, len, "cuptiRangeProfilerGetCounterDataSize",
 		   p->cuptiRangeProfilerGetCounterDataSize(&g));
 	*size = g.counterDataSize;
 	return 0;
 }
 
 static int set_config(const struct cupti_cb_api *api, const struct cupti_cb_profapi *p,
-		      struct cupti_cb_mctx *c, const struct cupti_cb_mconfig *cfg, char *why, size_t len)
+		      struct cupti_cb_mctx *c, char *why, size_t len)
 {
 	CUpti_RangeProfiler_SetConfig_Params sc = {
 		.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE };
 	sc.pRangeProfilerObject = c->rp;
-	sc.configSize = cfg->image_size;
-	sc.pConfig = cfg->image;
+	sc.configSize = c->config_size;
+	sc.pConfig = c->config;
 	sc.counterDataImageSize = c->data_size;
 	sc.pCounterDataImage = c->data;
 	/* A user range over application work, which only the application could
@@ -197,8 +168,43 @@ static int set_config(const struct cupti_cb_api *api, const struct cupti_cb_prof
 	sc.minNestingLevel = 1;
 	sc.passIndex = 0;
 	sc.targetNestingLevel = 1;
-	IN_CONTEXT(api, c->ctx, why, len, "cuptiRangeProfilerSetConfig",
+	CALL(api, why, len, "cuptiRangeProfilerSetConfig",
 		   p->cuptiRangeProfilerSetConfig(&sc));
+	return 0;
+}
+
+/* Disables the range profiler and frees the buffers it was given: only then
+ * is nothing of them referenced by CUPTI any more. */
+static void release(const struct cupti_cb_api *api, const struct cupti_cb_profapi *p,
+		    struct cupti_cb_mctx *c)
+{
+	(void)api;
+	if (c->rp) {
+		CUpti_RangeProfiler_Disable_Params d = {
+			CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE, NULL, c->rp };
+		(void)p->cuptiRangeProfilerDisable(&d);
+	}
+	c->rp = NULL;
+	free(c->data);
+	free(c->config);
+	c->data = c->config = NULL;
+	c->data_size = c->config_size = 0;
+	c->set = c->configured = c->started = 0;
+}
+
+/* The buffers of a configuration, owned by the context. */
+static int buffers(struct cupti_cb_mctx *c, const struct cupti_cb_mconfig *cfg, size_t size, char *why,
+		   size_t len)
+{
+	c->data = malloc(size ? size : 1);
+	c->config = malloc(cfg->image_size ? cfg->image_size : 1);
+	if (!c->data || !c->config) {
+		snprintf(why, len, "out of memory for a counter-data image of %zu bytes", size);
+		return -1;
+	}
+	memcpy(c->config, cfg->image, cfg->image_size);
+	c->data_size = size;
+	c->config_size = cfg->image_size;
 	return 0;
 }
 
@@ -208,17 +214,18 @@ int cupti_cb_mrange_configure(const struct cupti_cb_api *api, const struct cupti
 {
 	size_t size = 0;
 	c->configured = 0;
-	if (image_size(api, p, c, cfg, &size, why, len))
-		return -1;
-	uint8_t *data = malloc(size ? size : 1);
-	if (!data) {
-		snprintf(why, len, "out of memory for a counter-data image of %zu bytes", size);
-		return -1;
+	/* A range profiler is configured once: CUPTI keeps the config and
+	 * counter-data images of SetConfig until Disable, so a new configuration
+	 * gets a fresh one, and the old buffers are freed only after Disable. */
+	if (c->set || !c->rp) {
+		release(api, p, c);
+		if (cupti_cb_mrange_enable(api, p, c, why, len))
+			return -1;
 	}
-	free(c->data);
-	c->data = data;
-	c->data_size = size;
-	if (cupti_cb_mrange_reinit(api, p, c, why, len) || set_config(api, p, c, cfg, why, len))
+	if (image_size(api, p, c, cfg, &size, why, len) || buffers(c, cfg, size, why, len))
+		return -1;
+	c->set = 1;	/* from here on CUPTI may hold the buffers */
+	if (cupti_cb_mrange_reinit(api, p, c, why, len) || set_config(api, p, c, why, len))
 		return -1;
 	c->configured = 1;
 	return 0;
@@ -231,20 +238,16 @@ int cupti_cb_mrange_start(const struct cupti_cb_api *api, const struct cupti_cb_
 						c->rp };
 	CUpti_RangeProfiler_PushRange_Params pr = { CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE,
 						    NULL, c->rp, CUPTI_CB_MRANGE_NAME };
-	IN_CONTEXT(api, c->ctx, why, len, "cuptiRangeProfilerStart", p->cuptiRangeProfilerStart(&st));
-	if (push(api, c->ctx, why, len))
-		return -1;
+	CALL(api, why, len, "cuptiRangeProfilerStart", p->cuptiRangeProfilerStart(&st));
 	CUptiResult r = p->cuptiRangeProfilerPushRange(&pr);
 	if (r != CUPTI_SUCCESS) {
 		/* Leave the profiler stopped, as it was found. */
 		CUpti_RangeProfiler_Stop_Params sp = { CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE,
 						       NULL, c->rp, 0, 0, 0 };
 		(void)p->cuptiRangeProfilerStop(&sp);
-		pop(api);
 		cupti_cb_mrange_error(api, "cuptiRangeProfilerPushRange", r, why, len);
 		return -1;
 	}
-	pop(api);
 	c->started = 1;
 	return 0;
 }
@@ -254,8 +257,7 @@ static int decode(const struct cupti_cb_api *api, const struct cupti_cb_profapi 
 {
 	CUpti_RangeProfiler_DecodeData_Params d = { CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE,
 						    NULL, c->rp, 0 };
-	IN_CONTEXT(api, c->ctx, why, len, "cuptiRangeProfilerDecodeData",
-		   p->cuptiRangeProfilerDecodeData(&d));
+	CALL(api, why, len, "cuptiRangeProfilerDecodeData", p->cuptiRangeProfilerDecodeData(&d));
 	*dropped = d.numOfRangeDropped;
 	CUpti_RangeProfiler_GetCounterDataInfo_Params i = {
 		CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE, NULL, c->data,
@@ -278,12 +280,9 @@ int cupti_cb_mrange_stop(const struct cupti_cb_api *api, const struct cupti_cb_p
 					       c->rp, 0, 0, 0 };
 	*ranges = 0;
 	*dropped = 0;
-	if (push(api, c->ctx, why, len))
-		return -1;
 	CUptiResult r1 = p->cuptiRangeProfilerPopRange(&pr);
 	/* Stop even when the pop failed: the profiler must not stay started. */
 	CUptiResult r2 = p->cuptiRangeProfilerStop(&sp);
-	pop(api);
 	c->started = 0;
 	if (r1 != CUPTI_SUCCESS || r2 != CUPTI_SUCCESS) {
 		cupti_cb_mrange_error(api, r1 != CUPTI_SUCCESS ? "cuptiRangeProfilerPopRange"
@@ -300,7 +299,7 @@ int cupti_cb_mrange_reinit(const struct cupti_cb_api *api, const struct cupti_cb
 	CUpti_RangeProfiler_CounterDataImage_Initialize_Params in = {
 		CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE, NULL, c->rp,
 		c->data_size, c->data };
-	IN_CONTEXT(api, c->ctx, why, len, "cuptiRangeProfilerCounterDataImageInitialize",
+	CALL(api, why, len, "cuptiRangeProfilerCounterDataImageInitialize",
 		   p->cuptiRangeProfilerCounterDataImageInitialize(&in));
 	return 0;
 }
@@ -308,18 +307,5 @@ int cupti_cb_mrange_reinit(const struct cupti_cb_api *api, const struct cupti_cb
 void cupti_cb_mrange_disable(const struct cupti_cb_api *api, const struct cupti_cb_profapi *p,
 			     struct cupti_cb_mctx *c)
 {
-	if (c->rp) {
-		CUpti_RangeProfiler_Disable_Params d = {
-			CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE, NULL, c->rp };
-		if (api->cuCtxPushCurrent_v2(c->ctx) == CUDA_SUCCESS) {
-			(void)p->cuptiRangeProfilerDisable(&d);
-			pop(api);
-		}
-	}
-	c->rp = NULL;
-	free(c->data);
-	c->data = NULL;
-	c->data_size = 0;
-	c->configured = 0;
-	c->started = 0;
+	release(api, p, c);
 }

@@ -1,11 +1,12 @@
 /* cupti_cb_mrange.h: the Range Profiler calls on one application context,
- * each made with that context pushed current on the calling thread, and the
- * sentences that say why CUPTI refused one.
+ * from any thread (none needs the context current), and the sentences that
+ * say why CUPTI refused one.
  *
- * The life of a context: enable, then for each configuration configure;
- * then any number of start ... stop (+ evaluation of the decoded image by
- * the caller) + reinit; finally disable. One user range per start, one
- * nesting level, one range per pass. */
+ * The life of a context: enable, then for each configuration configure
+ * (from the second on, a disable + enable); then any number of start ...
+ * stop (+ evaluation of the decoded image by the caller) + reinit; finally
+ * disable. One user range per start, one nesting level, one range per
+ * pass. */
 #ifndef CUPTI_CB_MRANGE_H
 #define CUPTI_CB_MRANGE_H
 
@@ -23,9 +24,12 @@
 struct cupti_cb_mctx {
 	CUcontext ctx;
 	CUpti_RangeProfiler_Object *rp;	/* the range profiler enabled on ctx */
-	uint8_t *data;			/* counter-data image of the current configuration */
+	uint8_t *data;			/* counter-data image given to SetConfig */
 	size_t data_size;
-	int configured;			/* SetConfig done with the current configuration */
+	uint8_t *config;		/* copy of the config image given to SetConfig */
+	size_t config_size;
+	int set;			/* SetConfig was called: CUPTI holds data and config */
+	int configured;			/* set with the session's current configuration */
 	int started;			/* Start + PushRange done, PopRange + Stop not yet */
 };
 
@@ -38,7 +42,11 @@ int cupti_cb_mrange_availability(const struct cupti_cb_api *api, const struct cu
 				 CUcontext ctx, uint8_t **image, size_t *size, char *why, size_t len);
 int cupti_cb_mrange_enable(const struct cupti_cb_api *api, const struct cupti_cb_profapi *p,
 			   struct cupti_cb_mctx *c, char *why, size_t len);
-/* A counter-data image for cfg, and SetConfig (user range, user replay). */
+/* A counter-data image for cfg, and SetConfig (user range, user replay).
+ * CUPTI keeps the images given to SetConfig until Disable: where a
+ * configuration was set before, the range profiler is disabled (freeing the
+ * old images) and enabled again first. The context owns copies of both
+ * images, so the caller may free cfg. */
 int cupti_cb_mrange_configure(const struct cupti_cb_api *api, const struct cupti_cb_profapi *p,
 			      struct cupti_cb_mctx *c, const struct cupti_cb_mconfig *cfg, char *why,
 			      size_t len);
@@ -52,7 +60,7 @@ int cupti_cb_mrange_stop(const struct cupti_cb_api *api, const struct cupti_cb_p
 /* Empties the counter-data image for the next start. */
 int cupti_cb_mrange_reinit(const struct cupti_cb_api *api, const struct cupti_cb_profapi *p,
 			   struct cupti_cb_mctx *c, char *why, size_t len);
-/* Disables the range profiler on the context and frees the image; errors
+/* Disables the range profiler on the context and frees the images; errors
  * are ignored (the context may be on its way out). */
 void cupti_cb_mrange_disable(const struct cupti_cb_api *api, const struct cupti_cb_profapi *p,
 			     struct cupti_cb_mctx *c);

@@ -16,8 +16,6 @@ static int need_driver(const struct cupti_cb_api *api, char *why, size_t len)
 {
 	const char *missing = !api->cuDeviceGet			   ? "cuDeviceGet"
 			      : !api->cuCtxGetCurrent		   ? "cuCtxGetCurrent"
-			      : !api->cuCtxPushCurrent_v2	   ? "cuCtxPushCurrent_v2"
-			      : !api->cuCtxPopCurrent_v2	   ? "cuCtxPopCurrent_v2"
 			      : !api->cuDevicePrimaryCtxGetState   ? "cuDevicePrimaryCtxGetState"
 			      : !api->cuDevicePrimaryCtxRetain	   ? "cuDevicePrimaryCtxRetain"
 			      : !api->cuDevicePrimaryCtxRelease_v2 ? "cuDevicePrimaryCtxRelease_v2"
@@ -299,12 +297,15 @@ static int collect(struct cupti_cb_msession *s, struct cupti_cb_mctx *c, int res
 	if (cupti_cb_mrange_stop(s->api, s->p, c, &ranges, &dropped, why, len))
 		return -1;
 	s->dropped += dropped;
-	for (size_t r = 0; r < ranges; r++) {
-		if (cupti_cb_mconfig_evaluate(&s->cfg, c->data, c->data_size, r, s->values, why, len))
-			return -1;
-		accumulate(s, s->values);
+	int bad = 0;
+	for (size_t r = 0; r < ranges && !bad; r++) {
+		bad = cupti_cb_mconfig_evaluate(&s->cfg, c->data, c->data_size, r, s->values, why, len);
+		if (!bad)
+			accumulate(s, s->values);
 	}
-	if (cupti_cb_mrange_reinit(s->api, s->p, c, why, len))
+	/* Emptied even when the evaluation failed: the next range starts clean. */
+	char scratch[256];
+	if (cupti_cb_mrange_reinit(s->api, s->p, c, bad ? scratch : why, bad ? sizeof scratch : len) || bad)
 		return -1;
 	return restart ? cupti_cb_mrange_start(s->api, s->p, c, why, len) : 0;
 }
@@ -376,7 +377,14 @@ int cupti_cb_msession_sample(struct cupti_cb_msession *s, char *why, size_t len)
 {
 	if (!s->running)
 		return CUPTI_CB_MSESSION_OK;
-	return each_context(s, 1, collect, why, len) ? CUPTI_CB_MSESSION_EFAIL : CUPTI_CB_MSESSION_OK;
+	int rc = each_context(s, 1, collect, why, len);
+	char err[512];
+	/* A collector that an earlier failure left stopped is started again. */
+	if (begin_collector(s, err, sizeof err) && rc == 0) {
+		snprintf(why, len, "%s", err);
+		rc = -1;
+	}
+	return rc ? CUPTI_CB_MSESSION_EFAIL : CUPTI_CB_MSESSION_OK;
 }
 
 /* ------------------------------------------------------------ references */

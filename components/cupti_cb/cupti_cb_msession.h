@@ -14,9 +14,9 @@
  * (H100, CUDA 13.0, driver 580). So one context collects (the first of the
  * table, normally the first one known) and the others wait, enabled; when
  * the collecting context is dropped its range is collected and the next
- * context takes over. What the collecting range counts of the other
- * contexts' work is what the hardware counts (see ctests/gpu_msession.cu
- * and its recorded results).
+ * context takes over. Whether the collecting range also counts the other
+ * contexts' work is the hardware's answer, not yet measured
+ * (ctests/gpu_msession.cu measures it).
  *
  * A user range spans arbitrary application work, which cannot be replayed,
  * so only configurations that the hardware collects in one pass are used:
@@ -45,10 +45,10 @@
  * between two readings) gives CUPTI's value unchanged.
  *
  * Threads. Nothing here locks: the caller serializes every call on one
- * session with its own lock. Any thread may call: each CUPTI call that acts
- * on a context is made with that context pushed current on the calling
- * thread and popped after, so the reading thread needs no context of its
- * own. No global state: everything lives in the struct.
+ * session with its own lock. Any thread may call, with or without a current
+ * context: CUPTI's calls name their context (cupti_cb_mrange.c says how
+ * that was measured), so no context is ever made current here. No global
+ * state: everything lives in the struct.
  */
 #ifndef CUPTI_CB_MSESSION_H
 #define CUPTI_CB_MSESSION_H
