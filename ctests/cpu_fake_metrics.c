@@ -6,6 +6,8 @@
  *               metric once (3,389 counters + 205 ratios + 56 throughputs) after the callback
  *               events, with :device=0 as their qualifier; names round-trip; units and data
  *               types are right; bad names get their error codes.
+ *   groups    - every metric group is added whole to a set: one pass each on GH100, with what
+ *               the session adds to the set (its weight where a metric is not additive).
  *   passes    - a set is refused at PAPI_add_event with PAPI_ECNFLCT, and a sentence naming the
  *               number of passes, by the add that makes it need two passes; the set keeps its
  *               earlier events and still takes callback events.
@@ -20,6 +22,9 @@
  */
 #include "ctest_util.h"
 #include "fake_play.h"
+
+/* The groups' table itself, as cupti_cb_metric_groups prints it. */
+#include "cupti_cb_mgroups.c"
 
 #define GH100_METRICS (3389 + 205 + 56)
 
@@ -116,6 +121,25 @@ static int listing_case(void)
     check_bad("cupti_cb:::dram__bytes_read.sum::device=0", PAPI_EINVAL);
     check_bad("cupti_cb:::dram__bytes_read.sum:device=01", PAPI_EINVAL);
     CHECK_EQ("listing and lookups made no range profiler call", fake_range_enable_calls(), 0);
+    return ct_done();
+}
+
+static int groups_case(void)
+{
+    ct_library_init();
+    for (unsigned g = 0; g < cupti_cb_n_mgroups; g++) {
+        int es = PAPI_NULL, n = 0;
+        PAPI_MUST(PAPI_create_eventset(&es));
+        for (const char *const *m = cupti_cb_mgroups[g].metrics; *m; m++) {
+            int rc = ct_add(es, *m);
+            ct_result(rc == PAPI_OK, "group %s: %s added (%s)", cupti_cb_mgroups[g].name, *m, ct_papi_err(rc));
+            n++;
+        }
+        char what[128];
+        snprintf(what, sizeof what, "group %s: the set holds all %d metrics", cupti_cb_mgroups[g].name, n);
+        CHECK_EQ(what, PAPI_num_events(es), n);
+        ct_destroy(&es);
+    }
     return ct_done();
 }
 
@@ -234,11 +258,13 @@ static int nodevice_case(void)
 
 int main(int argc, char **argv)
 {
-    static const char *const cases[] = { "listing", "passes", "noperm", "otherchip", "nodevice" };
+    static const char *const cases[] = { "listing", "groups", "passes", "noperm", "otherchip", "nodevice" };
     if (argc > 1) {
         fake_setup();
         if (!strcmp(argv[1], "listing"))
             return listing_case();
+        if (!strcmp(argv[1], "groups"))
+            return groups_case();
         if (!strcmp(argv[1], "passes"))
             return passes_case();
         if (!strcmp(argv[1], "noperm"))

@@ -176,6 +176,7 @@ struct newcfg {
 	struct cupti_cb_mconfig cfg;
 	int *map;
 	double *values;
+	int weighted;		/* index 0 is the weight */
 };
 
 static void newcfg_free(struct newcfg *c)
@@ -186,17 +187,35 @@ static void newcfg_free(struct newcfg *c)
 	memset(c, 0, sizeof *c);
 }
 
-/* The names of the referenced entries after the weight, at index 0. */
+/* Whether the union needs the weight: only the duration-weighted means of
+ * non-additive metrics use it, and on GH100 it takes a pass of its own
+ * beside some counters (the smsp__sass_thread_inst_executed_op_* family):
+ * a union of additive metrics goes without it. */
+static int needs_weight(const struct cupti_cb_msession *s)
+{
+	for (unsigned i = 0; i < s->n_entries; i++) {
+		const struct cupti_cb_mentry *e = &s->entries[i];
+		if (e->name && e->refs && !e->additive)
+			return 1;
+	}
+	return 0;
+}
+
+/* The names of the referenced entries, after the weight at index 0 when
+ * the union needs it (map[0] then names its entry, or -1). */
 static unsigned union_names(const struct cupti_cb_msession *s, const char **names, int *map)
 {
-	unsigned n = 1;
-	names[0] = CUPTI_CB_MSESSION_WEIGHT;
-	map[0] = -1;
+	unsigned n = 0;
+	int weighted = needs_weight(s);
+	if (weighted) {
+		names[n] = CUPTI_CB_MSESSION_WEIGHT;
+		map[n++] = -1;
+	}
 	for (unsigned i = 0; i < s->n_entries; i++) {
 		const struct cupti_cb_mentry *e = &s->entries[i];
 		if (!e->name || e->refs == 0)
 			continue;
-		if (strcmp(e->name, CUPTI_CB_MSESSION_WEIGHT) == 0) {
+		if (weighted && strcmp(e->name, CUPTI_CB_MSESSION_WEIGHT) == 0) {
 			map[0] = (int)i;
 			continue;
 		}
@@ -222,6 +241,7 @@ static int build(const struct cupti_cb_msession *s, struct newcfg *out, char *wh
 		return CUPTI_CB_MSESSION_ENOMEM;
 	}
 	unsigned n = union_names(s, names, out->map);
+	out->weighted = needs_weight(s);
 	int rc = cupti_cb_mconfig_build(&out->cfg, s->p, s->chip, s->avail, names, n, why, len);
 	free(names);
 	if (rc != 0) {
@@ -260,6 +280,7 @@ static void install(struct cupti_cb_msession *s, struct newcfg *c)
 	s->cfg = c->cfg;
 	s->cfg_entry = c->map;
 	s->values = c->values;
+	s->weighted = c->weighted;
 	s->have_cfg = 1;
 	memset(c, 0, sizeof *c);
 }
@@ -269,7 +290,7 @@ static void install(struct cupti_cb_msession *s, struct newcfg *c)
 /* Adds the values of one segment of one context to the totals. */
 static void accumulate(struct cupti_cb_msession *s, const double *v)
 {
-	double dur = v[0];
+	double dur = s->weighted ? v[0] : 0;
 	if (isnan(dur) || dur < 0)
 		dur = 0;
 	s->gpu_ns += dur;

@@ -26,8 +26,9 @@
  * referenced; a reader keeps two snapshots and takes the difference
  * (cupti_cb_mtotal_value). A segment is the piece of a range between two
  * collections (a sample, a reconfiguration, a context drop or the stop of
- * collection end one). The configuration always holds the hidden
- * weight gpu__time_duration.sum, the GPU time of the segment in ns:
+ * collection end one). A configuration with a non-additive metric also holds
+ * the hidden weight gpu__time_duration.sum, the GPU time of the segment in ns
+ * (only then: beside some counters the weight takes a pass of its own):
  *   - additive metrics (a counter's .sum/.avg/.min/.max) add up:
  *     total += value, per segment;
  *   - the others (ratios, throughputs, .per_second, .pct) are averaged,
@@ -61,7 +62,7 @@
 #include "cupti_cb_mrange.h"
 #include "cupti_cb_profapi.h"
 
-/* The hidden weight, always collected. */
+/* The hidden weight, collected where a non-additive metric needs it. */
 #define CUPTI_CB_MSESSION_WEIGHT "gpu__time_duration.sum"
 
 enum cupti_cb_msession_err {
@@ -100,6 +101,7 @@ struct cupti_cb_msession {
 
 	struct cupti_cb_mconfig cfg;	/* valid when have_cfg */
 	int have_cfg;
+	int weighted;			/* the configuration holds the weight, at index 0 */
 	int *cfg_entry;			/* configuration index -> entry id, -1: weight only */
 	double *values;			/* scratch: one value per configuration index */
 

@@ -506,22 +506,33 @@ static int m_set_update(void *self, void *set, const uint32_t *codes, unsigned n
  * same list is asked again when PAPI re-establishes a set). 0: failed. */
 static size_t passes_of(struct msrc *m, struct mset *s, char *why, size_t len)
 {
+	/* What the session will configure: the set's metrics, and its weight
+	 * where a metric is not additive (cupti_cb_msession.h). */
+	const char *names[MAX_EVENTS + 1];
+	unsigned n = 0;
+	int weighted = 0;
+	for (unsigned i = 0; i < s->n; i++) {
+		names[n++] = s->full[i];
+		weighted |= !s->additive[i];
+	}
+	if (weighted)
+		names[n++] = CUPTI_CB_MSESSION_WEIGHT;
 	size_t key_len = 1;
-	for (unsigned i = 0; i < s->n; i++)
-		key_len += strlen(s->full[i]) + 1;
+	for (unsigned i = 0; i < n; i++)
+		key_len += strlen(names[i]) + 1;
 	char *key = malloc(key_len);
 	if (!key)
 		return 0;
 	key[0] = '\0';
-	for (unsigned i = 0; i < s->n; i++)
-		strcat(strcat(key, s->full[i]), ",");
+	for (unsigned i = 0; i < n; i++)
+		strcat(strcat(key, names[i]), ",");
 	if (m->passes_key && !strcmp(key, m->passes_key)) {
 		free(key);
 		return m->passes_val;
 	}
 	struct cupti_cb_mconfig cfg;
 	uint64_t t0 = cupti_cb_mono_ns();
-	if (cupti_cb_mconfig_build(&cfg, &m->p, m->chip, NULL, (const char *const *)s->full, s->n, why, len)) {
+	if (cupti_cb_mconfig_build(&cfg, &m->p, m->chip, NULL, names, n, why, len)) {
 		free(key);
 		return 0;
 	}
