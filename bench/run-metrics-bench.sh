@@ -116,7 +116,7 @@ side_events() { if [ "$1" = cuda ]; then echo "${BENCH_UPSTREAM_EVENTS:-}"; else
 # run SIDE PART REP LIMIT: one process; its result lines (with rep=REP) go to
 # results.txt, its stderr to bench.log; a failure leaves an error line.
 run() {
-    local side=$1 part=$2 rep=$3 limit=$4 left prog ev rc t0 t1 n why
+    local side=$1 part=$2 rep=$3 limit=$4 left prog ev rc t0 t1 n why max_s
     left=$((budget - (SECONDS - start)))
     if [ "$left" -lt 5 ]; then
         skipped="$skipped $part/$side/$rep"
@@ -133,7 +133,14 @@ run() {
     set -- "$prog" --part="$part" --component="$side" --metrics="$metrics" --device="$device" \
         --iters="$iters" --mib="$mib"
     [ -n "$ev" ] && set -- "$@" --events="$ev"
-    [ "$part" = listing ] && set -- "$@" --max-seconds="$listing_limit"
+    if [ "$part" = listing ]; then
+        # Stop the listing in time to report what it saw: within the limit
+        # and what is left of the budget.
+        max_s=$listing_limit
+        [ "$max_s" -gt $((left - 15)) ] && max_s=$((left - 15))
+        [ "$max_s" -lt 5 ] && max_s=5
+        set -- "$@" --max-seconds="$max_s"
+    fi
     echo "---- $part/$side/$rep: $*" >> "$log"
     t0=$(date +%s%N)
     LD_LIBRARY_PATH="$(side_lib "$side"):$PAPI_CUDA_ROOT/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
