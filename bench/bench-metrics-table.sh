@@ -102,7 +102,8 @@ $1 == "value" {
               sprintf(" (at that pace the whole listing takes about %.0f s)", F["total_s"] * F["native_events"] / F["events"]) : "") \
              ": its time is a lower bound")
     for (k in F) {
-        if (k == "comp" || k == "rep" || k == "complete" || !isnum(F[k])) continue
+        if (k == "comp" || k == "rep" || k == "complete" || k == "iters" || k == "mib" ||
+            k == "blocks" || k == "threads" || !isnum(F[k])) continue
         V[part, k, side] = V[part, k, side] " " F[k]
         if (!((part, k) in KEYS)) { KEYS[part, k] = 1; KORDER[++nk] = part SUBSEP k }
     }
@@ -142,12 +143,12 @@ END {
     row("init", "library_init_ms", "PAPI_library_init (CUDA not initialized)", "ms")
     row("init", "first_lookup_ms", "first PAPI_event_name_to_code (delayed init)", "ms")
     row("init", "next_lookup_ms", "next PAPI_event_name_to_code", "ms")
-    row("add", "cuda_init_ms", "cudaFree(0) before PAPI (CUDA's own start-up)", "ms")
+    row("add", "cuda_init_ms", "cudaSetDevice + cudaFree(0) before PAPI (CUDA's own start-up)", "ms")
     row("add", "library_init_ms", "PAPI_library_init (CUDA initialized)", "ms")
     row("add", "first_add_ms", "first PAPI_add_named_event, CUDA initialized", "ms")
     row("add", "next_adds_ms", "the other adds, together", "ms")
     row("startstop", "first_start_ms", "first PAPI_start", "ms")
-    row("startstop", "first_stop_ms", "first PAPI_stop (empty range)", "ms")
+    row("startstop", "first_stop_ms", "first PAPI_stop (empty range; PAPI_stop reads first)", "ms")
     row("startstop", "start_ms", "PAPI_start, later pairs (median in a process)", "ms")
     row("startstop", "stop_ms", "PAPI_stop, empty range, later pairs", "ms")
     row("read", "first_read_ms", "first PAPI_read in a range", "ms")

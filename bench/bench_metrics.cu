@@ -36,7 +36,8 @@
  *              first event (the component's delayed initialization), then a
  *              second lookup (the last event); CUDA not initialized before.
  *       init comp=C library_init_ms=X first_lookup_ms=Y next_lookup_ms=Z
- *   add        CUDA initialized first (cudaSetDevice + cudaFree(0)), then
+ *   add        CUDA initialized first (cudaSetDevice + cudaFree(0), timed as
+ *              cuda_init_ms), then
  *              PAPI_library_init, PAPI_create_eventset, and the first
  *              PAPI_add_named_event (of the first event: lookup, delayed
  *              initialization and add), then the other events.
@@ -324,8 +325,9 @@ static void part_init(void)
 
 static void part_add(void)
 {
-    CUDA_CHECK(cudaSetDevice(g_device));
+    /* cudaSetDevice creates the primary context already (CUDA 12 and later) */
     uint64_t t0 = now_ns();
+    CUDA_CHECK(cudaSetDevice(g_device));
     CUDA_CHECK(cudaFree(0));
     double cuda_ms = ms_since(t0);
     double lib_ms = library_init();
