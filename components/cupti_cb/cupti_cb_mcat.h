@@ -5,7 +5,20 @@
  * it: "dram__bytes_read") and a variant: 0 for the type's default rollup,
  * or 1 + the index of one of the type's suffixes (".sum",
  * ".avg.pct_of_peak_sustained_elapsed", ...). Every metric of a type takes
- * the same suffixes, so a suffix table per type is enough. */
+ * the same suffixes, so a suffix table per type is enough: checked for
+ * every metric of the 29 chips CUDA 13.0's Range Profiler accepts
+ * (test_mcat; GV11B is listed by CUPTI but refused), and at build time on
+ * the first, middle and last metric of each type.
+ *
+ * Defaults (variant 0): ".sum" for counters, ".pct" for ratios,
+ * ".avg.pct_of_peak_sustained_elapsed" for throughputs.
+ *
+ * Names: some base metrics contain dots ("CTC.TriageCompute.ctc__rx_bytes",
+ * "TriageCompute.tpc__average_cta_latency_realtime": 127 of 3,650 on GH100),
+ * so parsing splits at the longest base name that matches. Every base name
+ * and suffix is made of [A-Za-z0-9_.] only: none holds a character that
+ * PAPI_EVENTS or TAU_METRICS split on (',', '|', '^', '=', ':', ' '), so no
+ * second spelling is needed; the build refuses a chip where that changes. */
 #ifndef CUPTI_CB_MCAT_H
 #define CUPTI_CB_MCAT_H
 
@@ -16,6 +29,7 @@
 
 #define CUPTI_CB_MCAT_TYPES 3		/* counter, ratio, throughput (CUpti_MetricType) */
 #define CUPTI_CB_MCAT_MAX_SUFFIXES 127	/* variant fits 7 bits */
+#define CUPTI_CB_MCAT_NAME_MAX 256	/* a full name, its NUL included (GH100: 129 at most) */
 
 enum cupti_cb_mcat_err {
 	CUPTI_CB_MCAT_OK = 0,
@@ -29,7 +43,12 @@ enum cupti_cb_mcat_err {
 struct cupti_cb_metric {
 	const char *name;		/* base name */
 	uint8_t type;			/* CUpti_MetricType */
+	uint8_t has_props;		/* descr and dim fetched */
+	const char *descr;		/* lazily, in the properties arena */
+	const char *dim;		/* CUPTI's unit of the base ("byte", "" for a pure ratio) */
 };
+
+struct cupti_cb_mcat_chunk;
 
 struct cupti_cb_mcat {
 	char chip[64];
@@ -41,7 +60,8 @@ struct cupti_cb_mcat {
 	unsigned n_suffixes[CUPTI_CB_MCAT_TYPES];
 	const char **suffixes[CUPTI_CB_MCAT_TYPES];	/* with the leading '.' */
 	unsigned default_variant[CUPTI_CB_MCAT_TYPES];	/* 1 + suffix index */
-	char *strings;
+	char *strings;			/* one arena: metrics[], suffixes[] and every name */
+	struct cupti_cb_mcat_chunk *props;	/* descriptions and units, as fetched */
 };
 
 /* Builds the catalogue of chip. On failure returns an error and one
@@ -51,16 +71,29 @@ int cupti_cb_mcat_build(struct cupti_cb_mcat *m, const struct cupti_cb_profapi *
 void cupti_cb_mcat_free(struct cupti_cb_mcat *m);
 
 /* "dram__bytes_read" / "dram__bytes_read.sum" / "...avg.pct_of_peak_sustained_elapsed"
- * (no qualifiers) -> metric id and variant. */
+ * (no qualifiers) -> metric id and variant. Returns OK; ENOMETRIC where no
+ * base metric matches; ESUFFIX where the longest matching base does not
+ * take what follows it; EINVAL for NULL, "", a name of
+ * CUPTI_CB_MCAT_NAME_MAX characters or more, a character outside
+ * [A-Za-z0-9_.], or a leading, trailing or doubled '.'. */
 int cupti_cb_mcat_parse(const struct cupti_cb_mcat *m, const char *name, uint32_t *metric,
 			uint32_t *variant);
-/* The name as listed: the base alone for variant 0. */
+/* The name as listed: the base alone for variant 0. The functions below
+ * return ENOMETRIC for a metric id out of range, ESUFFIX for a variant out
+ * of range and EINVAL for a buffer too small. */
 int cupti_cb_mcat_name(const struct cupti_cb_mcat *m, uint32_t metric, uint32_t variant, char *buf,
 		       size_t len);
 /* The name CUPTI evaluates: the default suffix made explicit. */
 int cupti_cb_mcat_full_name(const struct cupti_cb_mcat *m, uint32_t metric, uint32_t variant,
 			    char *buf, size_t len);
-/* Description (fetched from the Host API on first use) and units. */
+/* Description (fetched from the Host API on first use, with the unit, and
+ * kept) and units. The unit is CUPTI's unit of the base, adjusted for the
+ * suffix: ".per_second" -> "<unit>/s", ".pct*" -> "%", ".per_cycle_*" and
+ * ".peak_sustained" -> "<unit>/cycle" ("" where the unit is itself a
+ * cycle), CUPTI's "percent" -> "%", otherwise the base's unit (".ratio" of
+ * a hit rate: ""). CUPTI spells some products without a separator
+ * ("gpc_cyclewarp" for warps times cycles); they are passed on as they
+ * are. */
 int cupti_cb_mcat_descr(struct cupti_cb_mcat *m, uint32_t metric, char *buf, size_t len);
 int cupti_cb_mcat_units(struct cupti_cb_mcat *m, uint32_t metric, uint32_t variant, char *buf,
 			size_t len);
@@ -68,7 +101,9 @@ int cupti_cb_mcat_units(struct cupti_cb_mcat *m, uint32_t metric, uint32_t varia
  * a double (ratios, percentages, rates, averages). */
 int cupti_cb_mcat_is_integer(const struct cupti_cb_mcat *m, uint32_t metric, uint32_t variant);
 /* 1 where values of consecutive ranges add up to the value of the joined
- * range (a counter's .sum/.avg/.min/.max without a submetric). */
+ * range: a counter's .sum or .avg without a submetric. Not .min or .max:
+ * the largest per-unit count of a joined range can be less than the sum of
+ * the largest of each part (max(a+b) <= max(a) + max(b)). */
 int cupti_cb_mcat_is_additive(const struct cupti_cb_mcat *m, uint32_t metric, uint32_t variant);
 
 #endif
