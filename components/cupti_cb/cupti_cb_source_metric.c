@@ -53,6 +53,7 @@ struct msrc {
 	char dev_chip[CUPTI_CB_MAX_DEVICES][64];	/* "" until asked */
 	struct cupti_cb_msession *sess[CUPTI_CB_MAX_DEVICES];
 	unsigned running_sets;		/* sets between start and stop */
+	unsigned epoch;			/* bumped when the sessions go (PAPI_shutdown) */
 	/* The last pass count computed, by its list of names. */
 	char *passes_key;
 	size_t passes_val;
@@ -62,6 +63,13 @@ struct msrc {
 struct mset {
 	unsigned n;
 	int running;
+	/* The set holds its metrics in the sessions from its first start until
+	 * its events change or it is cleaned up, not only while it runs: a
+	 * session whose union changes is configured again (a disable and an
+	 * enable of the range profiler, hundreds of ms), which start/stop
+	 * pairs must not pay. A stopped set reads nothing. */
+	int held;
+	unsigned epoch;			/* the source's epoch it was held in */
 	uint32_t codes[MAX_EVENTS];
 	char *full[MAX_EVENTS];		/* the names CUPTI evaluates */
 	int additive[MAX_EVENTS];
@@ -462,6 +470,7 @@ static void *m_set_new(void *self)
 }
 
 static size_t passes_of(struct msrc *m, struct mset *s, char *why, size_t len);
+static void let_go_locked(struct msrc *m, struct mset *s);
 
 static int m_set_update(void *self, void *set, const uint32_t *codes, unsigned n, char *why, size_t len)
 {
@@ -472,6 +481,9 @@ static int m_set_update(void *self, void *set, const uint32_t *codes, unsigned n
 		return CUPTI_CB_EINVAL;
 	if (s->running)
 		return CUPTI_CB_EINVAL;
+	pthread_mutex_lock(&m->lock);
+	let_go_locked(m, s);	/* the events change: what they held goes */
+	pthread_mutex_unlock(&m->lock);
 	for (unsigned i = 0; i < n; i++) {
 		int rc = decode(m, codes[i], &metric, &variant);
 		if (rc)
@@ -598,6 +610,10 @@ static int sample(struct msrc *m, struct mset *s, char *why, size_t len)
 		if (done[d])
 			continue;
 		done[d] = 1;
+		if (!m->sess[d]) {
+			snprintf(why, len, "the profiling session of device %d is gone (PAPI_shutdown)", d);
+			return CUPTI_CB_EUNAVAIL;
+		}
 		int rc = cupti_cb_msession_sample(m->sess[d], why, len);
 		if (rc)
 			return session_error_why(rc, why);
@@ -607,25 +623,30 @@ static int sample(struct msrc *m, struct mset *s, char *why, size_t len)
 
 static void rebase(struct msrc *m, struct mset *s)
 {
-	for (unsigned i = 0; i < s->n; i++) {
+	for (unsigned i = 0; i < s->n && m->sess[s->dev[i]]; i++) {
 		cupti_cb_msession_total(m->sess[s->dev[i]], s->id[i], &s->base[i]);
 		s->last[i] = 0;
 	}
 }
 
-static int start_locked(struct msrc *m, struct mset *s, char *why, size_t len)
+/* Resolves each event's device (the default one is the calling thread's
+ * current device now) and whether the set already holds them. */
+static int devices_unchanged(struct msrc *m, struct mset *s, int *dev)
 {
-	if (!m->have_catalog) {
-		snprintf(why, len, "hardware metrics are not available: %s", m->why);
-		return CUPTI_CB_EUNAVAIL;
-	}
-	int rc = cupti_cb_engine_watch_contexts(m->e, on_context, m, why, len);
-	if (rc)
-		return rc;
-	int def = default_device(m);
+	int def = default_device(m), same = s->held && s->epoch == m->epoch;
 	for (unsigned i = 0; i < s->n; i++) {
 		int d = CUPTI_CB_CODE_DEV(s->codes[i]);
-		s->dev[i] = d >= 0 ? d : def;
+		dev[i] = d >= 0 ? d : def;
+		same &= dev[i] == s->dev[i];
+	}
+	return same;
+}
+
+static int hold_locked(struct msrc *m, struct mset *s, const int *dev, char *why, size_t len)
+{
+	int rc = 0;
+	for (unsigned i = 0; i < s->n; i++) {
+		s->dev[i] = dev[i];
 		struct cupti_cb_msession *ss = session(m, s->dev[i], why, len);
 		if (!ss || (rc = cupti_cb_msession_adopt_current(ss, why, len)) ||
 		    (rc = cupti_cb_msession_want(ss, (const char *const *)&s->full[i], &s->additive[i], 1, &s->id[i],
@@ -634,8 +655,36 @@ static int start_locked(struct msrc *m, struct mset *s, char *why, size_t len)
 			return rc ? session_error_why(rc, why) : CUPTI_CB_EUNAVAIL;
 		}
 	}
-	if ((rc = sample(m, s, why, len))) {
+	s->held = 1;
+	s->epoch = m->epoch;
+	return CUPTI_CB_OK;
+}
+
+static void let_go_locked(struct msrc *m, struct mset *s)
+{
+	if (s->held && s->epoch == m->epoch)
 		unwant(m, s, s->n);
+	s->held = 0;
+}
+
+static int start_locked(struct msrc *m, struct mset *s, char *why, size_t len)
+{
+	int dev[MAX_EVENTS];
+	if (!m->have_catalog) {
+		snprintf(why, len, "hardware metrics are not available: %s", m->why);
+		return CUPTI_CB_EUNAVAIL;
+	}
+	int rc = cupti_cb_engine_watch_contexts(m->e, on_context, m, why, len);
+	if (rc)
+		return rc;
+	if (!devices_unchanged(m, s, dev)) {
+		let_go_locked(m, s);
+		if ((rc = hold_locked(m, s, dev, why, len)))
+			return rc;
+	}
+	/* The baseline: what the sessions hold now (a GPU wait). */
+	if ((rc = sample(m, s, why, len))) {
+		let_go_locked(m, s);
 		return rc;
 	}
 	rebase(m, s);
@@ -664,7 +713,7 @@ static int m_set_read(void *self, void *set, long long *values)
 	pthread_mutex_lock(&m->lock);
 	if (s->running && sample(m, s, why, sizeof why) == 0) {
 		for (unsigned i = 0; i < s->n; i++) {
-			struct cupti_cb_mtotal now;
+			struct cupti_cb_mtotal now = s->base[i];
 			cupti_cb_msession_total(m->sess[s->dev[i]], s->id[i], &now);
 			s->last[i] = cupti_cb_mtotal_value(&s->base[i], &now, s->additive[i]);
 		}
@@ -689,7 +738,6 @@ static int m_set_stop(void *self, void *set)
 	struct mset *s = set;
 	pthread_mutex_lock(&m->lock);
 	if (s->running) {
-		unwant(m, s, s->n);
 		s->running = 0;
 		if (m->running_sets > 0)
 			m->running_sets--;
@@ -712,9 +760,13 @@ static int m_set_reset(void *self, void *set)
 
 static void m_set_free(void *self, void *set)
 {
+	struct msrc *m = self;
 	if (!set)
 		return;
 	m_set_stop(self, set);
+	pthread_mutex_lock(&m->lock);
+	let_go_locked(m, set);
+	pthread_mutex_unlock(&m->lock);
 	free(set);
 }
 
@@ -733,6 +785,7 @@ static void m_close(void *self)
 		}
 	}
 	m->running_sets = 0;
+	m->epoch++;	/* every set's hold is void */
 	pthread_mutex_unlock(&m->lock);
 }
 
