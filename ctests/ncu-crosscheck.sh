@@ -1,7 +1,9 @@
 #!/bin/bash
 # ncu-crosscheck: the same kernels measured by cupti_cb (gpu_metrics values: one PAPI range per
 # kernel) and by Nsight Compute (ncu --metrics, kernel replay), side by side.  The counters
-# dram__bytes_read.sum and smsp__inst_executed.sum must agree within 1%; gpu__time_duration.sum
+# dram__bytes_read.sum and smsp__inst_executed.sum must agree within 1%, or both lie under 64 KiB
+# (a kernel that reads no memory still shows a few stray sectors, which differ between runs);
+# gpu__time_duration.sum
 # is shown (a PAPI range also spans the launch gaps around the kernel, so it is not compared).
 # Usage: ncu-crosscheck [NCU]   (default: ncu on PATH, else /usr/local/cuda/bin/ncu)
 # Exit status: 0 agree, 1 disagree, 77 no GPU or no ncu.
@@ -30,8 +32,11 @@ while read -r kernel metric value; do
     diff=$(awk -v a="$value" -v b="$nv" 'BEGIN { if (b == 0) print (a == 0 ? 0 : 100); else printf "%.3f", (a - b) / b * 100 }')
     verdict=
     if [ "$metric" != gpu__time_duration.sum ]; then
-        verdict=$(awk -v d="$diff" 'BEGIN { print (d <= 1 && d >= -1) ? "ok" : "DIFFERS" }')
-        [ "$verdict" = ok ] || bad=1
+        verdict=$(awk -v d="$diff" -v a="$value" -v b="$nv" -v m="$metric" 'BEGIN {
+            if (d <= 1 && d >= -1) print "ok"
+            else if (m == "dram__bytes_read.sum" && a < 65536 && b < 65536) print "ok (both under 64 KiB)"
+            else print "DIFFERS" }')
+        case $verdict in ok*) ;; *) bad=1 ;; esac
     fi
     printf '%-12s %-26s %16s %16s %8s%% %s\n' "$kernel" "$metric" "$value" "$nv" "$diff" "$verdict"
 done <<< "$ours"

@@ -644,15 +644,24 @@ static int devices_unchanged(struct msrc *m, struct mset *s, int *dev)
 
 static int hold_locked(struct msrc *m, struct mset *s, const int *dev, char *why, size_t len)
 {
-	int rc = 0;
 	for (unsigned i = 0; i < s->n; i++) {
 		s->dev[i] = dev[i];
 		struct cupti_cb_msession *ss = session(m, s->dev[i], why, len);
-		if (!ss || (rc = cupti_cb_msession_adopt_current(ss, why, len)) ||
-		    (rc = cupti_cb_msession_want(ss, (const char *const *)&s->full[i], &s->additive[i], 1, &s->id[i],
-						 why, len))) {
+		if (!ss) {
 			unwant(m, s, i);
-			return rc ? session_error_why(rc, why) : CUPTI_CB_EUNAVAIL;
+			return CUPTI_CB_EUNAVAIL;
+		}
+		/* The metric first, then the contexts: a context found after the
+		 * configuration is enabled once, with it. */
+		int rc = cupti_cb_msession_want(ss, (const char *const *)&s->full[i], &s->additive[i], 1, &s->id[i],
+						why, len);
+		if (rc) {
+			unwant(m, s, i);
+			return session_error_why(rc, why);
+		}
+		if ((rc = cupti_cb_msession_adopt_current(ss, why, len))) {
+			unwant(m, s, i + 1);
+			return session_error_why(rc, why);
 		}
 	}
 	s->held = 1;
@@ -677,16 +686,20 @@ static int start_locked(struct msrc *m, struct mset *s, char *why, size_t len)
 	int rc = cupti_cb_engine_watch_contexts(m->e, on_context, m, why, len);
 	if (rc)
 		return rc;
+	uint64_t t0 = cupti_cb_mono_ns();
 	if (!devices_unchanged(m, s, dev)) {
 		let_go_locked(m, s);
 		if ((rc = hold_locked(m, s, dev, why, len)))
 			return rc;
 	}
+	uint64_t t1 = cupti_cb_mono_ns();
 	/* The baseline: what the sessions hold now (a GPU wait). */
 	if ((rc = sample(m, s, why, len))) {
 		let_go_locked(m, s);
 		return rc;
 	}
+	TRACE(m, "start: %.2f ms taking the metrics into the sessions, %.2f ms for the baseline sample",
+	      (t1 - t0) / 1e6, (cupti_cb_mono_ns() - t1) / 1e6);
 	rebase(m, s);
 	s->running = 1;
 	m->running_sets++;
