@@ -196,9 +196,24 @@ static void reads_case(const gpu_bufs &b)
         CHECK_REL("reads never go down", v[0], ">=", prev);
         prev = v[0];
     }
+    /* Reads with no CUDA call since the last one: nothing can have changed, and the read
+     * skips the profiler's sample (a stop and start of the range, about 13 ms). */
+    struct timespec t0, t1;
+    long long idle[2];
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    PAPI_MUST(PAPI_read(es, idle));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double idle_us = (t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) / 1e3;
+    CHECK_EQ("a read with no CUDA call since the last: the same total", idle[0], prev);
+    ct_note("a read with no CUDA call since the last took %.1f us", idle_us);
+    CHECK_REL("and it skips the sample (us)", (long long)idle_us, "<", 2000);
+    stream(b, 1);
+    CUDA_MUST(cudaDeviceSynchronize());
+    PAPI_MUST(PAPI_read(es, v));
+    within("the next kernel after the idle read is counted", (double)(v[0] - prev), (double)B_BYTES, 0.005);
     PAPI_MUST(PAPI_stop(es, v));
-    ct_note("rate over the 3 reads: %.4g B/s", as_double(v[1]));
-    long long pieces = v[0];
+    ct_note("rate over the 4 reads: %.4g B/s", as_double(v[1]));
+    long long pieces = v[0] - (long long)B_BYTES; /* the 4th kernel, after the idle read */
     es = (ct_destroy(&es), started({"dram__bytes_read.sum"}));
     stream(b, 3);
     CUDA_MUST(cudaDeviceSynchronize());

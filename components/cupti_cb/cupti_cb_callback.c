@@ -121,6 +121,8 @@ static void at_exit_site(struct cupti_cb_engine *e, struct cupti_cb_block *b, in
 		dt = now > t0 ? now - t0 : 0;	/* a time never wraps */
 	}
 
+	if (d == 1)
+		cupti_cb_bump(&b->c[e->reg.lay.thr + CUPTI_CB_C_DRIVER_CALLS], 1);
 	unsigned slot = e->cat.slot_of[d][cbid];
 	if (slot) {
 		const struct cupti_cb_layout *lay = &e->reg.lay;

@@ -31,6 +31,9 @@ enum cupti_cb_dev_ctr {
 enum cupti_cb_thr_ctr {
 	CUPTI_CB_C_API_CALLS,
 	CUPTI_CB_C_API_TIME,
+	/* Every driver call delivered, nested or not: the metric source's sign
+	 * that GPU work may have been issued since its last sample. */
+	CUPTI_CB_C_DRIVER_CALLS,
 	CUPTI_CB_N_THR_CTRS
 };
 

@@ -594,6 +594,12 @@ void cupti_cb_engine_resource(struct cupti_cb_engine *e, CUpti_CallbackId cbid, 
 		fn(e->on_context_arg, rd->context, 0);
 }
 
+uint64_t cupti_cb_engine_driver_calls(const struct cupti_cb_engine *e)
+{
+	struct cupti_cb_probe p = { (uint32_t)(e->reg.lay.thr + CUPTI_CB_C_DRIVER_CALLS), 1, 1, 1, 0 };
+	return cupti_cb_probe_process(&p, &e->reg);
+}
+
 /* ---- reading ------------------------------------------------------------- */
 
 struct cupti_cb_probe cupti_cb_engine_probe(const struct cupti_cb_engine *e, uint32_t code)

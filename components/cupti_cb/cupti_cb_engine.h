@@ -140,6 +140,10 @@ void cupti_cb_engine_unwatch_contexts(struct cupti_cb_engine *e);
 /* The resource-domain part of the callback. */
 void cupti_cb_engine_resource(struct cupti_cb_engine *e, CUpti_CallbackId cbid, const void *cbdata);
 
+/* Driver calls of every thread so far (nested ones too), while some hold
+ * enables the driver domain: all GPU work is issued through them. */
+uint64_t cupti_cb_engine_driver_calls(const struct cupti_cb_engine *e);
+
 /* Reading. */
 struct cupti_cb_probe cupti_cb_engine_probe(const struct cupti_cb_engine *e, uint32_t code);
 /* A counter value, or a difference of two, in its unit: time counters hold

@@ -54,6 +54,16 @@ struct msrc {
 	struct cupti_cb_msession *sess[CUPTI_CB_MAX_DEVICES];
 	unsigned running_sets;		/* sets between start and stop */
 	unsigned epoch;			/* bumped when the sessions go (PAPI_shutdown) */
+	/* Idle reads. All GPU work is issued through driver calls, and a sample
+	 * collects everything issued before it: when no thread made a driver
+	 * call since a device's last sample, its totals cannot have changed,
+	 * and a read skips the sample (about 13 ms). The driver calls are
+	 * counted by the callback engine, under this hold of every CBID. */
+	struct cupti_cb_hold activity;
+	int watch_activity;		/* the hold is on: idle reads can be told */
+	uint64_t drv_seen[CUPTI_CB_MAX_DEVICES];	/* driver calls before the last sample */
+	uint8_t fresh[CUPTI_CB_MAX_DEVICES];		/* drv_seen is valid */
+	unsigned long samples, skipped;
 	/* The last pass count computed, by its list of names. */
 	char *passes_key;
 	size_t passes_val;
@@ -614,9 +624,18 @@ static int sample(struct msrc *m, struct mset *s, char *why, size_t len)
 			snprintf(why, len, "the profiling session of device %d is gone (PAPI_shutdown)", d);
 			return CUPTI_CB_EUNAVAIL;
 		}
+		uint64_t calls = m->watch_activity ? cupti_cb_engine_driver_calls(m->e) : 0;
+		if (m->watch_activity && m->fresh[d] && calls == m->drv_seen[d]) {
+			m->skipped++;	/* nothing issued since the last sample */
+			continue;
+		}
+		m->fresh[d] = 0;
 		int rc = cupti_cb_msession_sample(m->sess[d], why, len);
 		if (rc)
 			return session_error_why(rc, why);
+		m->samples++;
+		m->drv_seen[d] = calls;
+		m->fresh[d] = m->watch_activity;
 	}
 	return 0;
 }
@@ -627,6 +646,24 @@ static void rebase(struct msrc *m, struct mset *s)
 		cupti_cb_msession_total(m->sess[s->dev[i]], s->id[i], &s->base[i]);
 		s->last[i] = 0;
 	}
+}
+
+/* Counts driver calls from now on (see struct msrc). Without it (the
+ * hold refused) every read samples: slower, as exact. */
+static void watch_activity(struct msrc *m)
+{
+	uint32_t code;
+	char why[CUPTI_CB_WHY_LEN];
+	if (m->activity.active && m->activity.epoch == m->e->epoch)
+		return;
+	m->watch_activity = 0;
+	memset(m->fresh, 0, sizeof m->fresh);
+	if (cupti_cb_catalog_parse(&m->e->cat, "api.calls:process", &code) ||
+	    cupti_cb_engine_hold(m->e, &m->activity, &code, 1, why, sizeof why)) {
+		TRACE(m, "every read samples: the driver calls cannot be watched");
+		return;
+	}
+	m->watch_activity = 1;
 }
 
 /* Resolves each event's device (the default one is the calling thread's
@@ -686,6 +723,7 @@ static int start_locked(struct msrc *m, struct mset *s, char *why, size_t len)
 	int rc = cupti_cb_engine_watch_contexts(m->e, on_context, m, why, len);
 	if (rc)
 		return rc;
+	watch_activity(m);
 	uint64_t t0 = cupti_cb_mono_ns();
 	if (!devices_unchanged(m, s, dev)) {
 		let_go_locked(m, s);
@@ -788,6 +826,10 @@ static void m_set_free(void *self, void *set)
 static void m_close(void *self)
 {
 	struct msrc *m = self;
+	TRACE(m, "%lu samples, %lu reads without GPU work since the last sample skipped theirs", m->samples,
+	      m->skipped);
+	cupti_cb_engine_unhold(m->e, &m->activity);
+	m->watch_activity = 0;
 	cupti_cb_engine_unwatch_contexts(m->e);
 	pthread_mutex_lock(&m->lock);
 	for (int d = 0; d < CUPTI_CB_MAX_DEVICES; d++) {
