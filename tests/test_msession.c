@@ -41,6 +41,8 @@ static struct fctx ctx_a = { .device = 0 }, ctx_b = { .device = 0 }, primary = {
 		   other_dev = { .device = 1 };
 static int primary_active, primary_refs, retains_inactive;
 static CUptiResult enable_error, avail_error, start_error;
+static int start_fails;		/* the next Starts that fail with start_error (0: every one while set) */
+static int avail_calls;
 static int vgpu_unsupported;
 
 static __thread CUcontext stack[8];
@@ -262,6 +264,7 @@ static CUptiResult f_DeviceSupported(CUpti_Profiler_DeviceSupported_Params *p)
 
 static CUptiResult f_GetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params *p)
 {
+	avail_calls++;
 	if (avail_error)
 		return avail_error;
 	if (p->pCounterAvailabilityImage)
@@ -345,8 +348,12 @@ static CUptiResult f_Start(CUpti_RangeProfiler_Start_Params *p)
 		return CUPTI_ERROR_INVALID_OPERATION;
 	if (device_busy(f))
 		return CUPTI_ERROR_HARDWARE_BUSY;
-	if (start_error)
-		return start_error;
+	if (start_error) {
+		CUptiResult r = start_error;
+		if (start_fails > 0 && --start_fails == 0)
+			start_error = 0;
+		return r;
+	}
 	f->started = 1;
 	return CUPTI_SUCCESS;
 }
@@ -612,12 +619,46 @@ static void test_stop_and_errors(struct cupti_cb_msession *s, unsigned *ids)
 	      "insufficient privileges: %s", why);
 	CHECK_EQ(s->n_ctxs, 1, "the refused context is not kept");
 
-	CHECK_EQ(cupti_cb_msession_init(&s2, &api, &prof, 0, "FAKE1", why, sizeof why), 0, "a third session");
+}
+
+/* Configurations assume every counter of the chip: the device is asked
+ * which counters it offers only when CUPTI refuses one (and then the
+ * configuration is built again with the answer). */
+static void test_availability(void)
+{
+	struct cupti_cb_msession s3;
+	unsigned id;
+	int rc;
+	const char *names[] = { "a.sum" };
+	const int add[] = { 1 };
+	CHECK_EQ(cupti_cb_msession_init(&s3, &api, &prof, 0, "FAKE1", why, sizeof why), 0, "a session");
+	CHECK_EQ(cupti_cb_msession_want(&s3, names, add, 1, &id, why, sizeof why), 0, "want");
+	int before = avail_calls;
+	CHECK_EQ(cupti_cb_msession_add_context(&s3, H(&ctx_a), why, sizeof why), 0, "a context");
+	CHECK_EQ(avail_calls, before, "no availability query when CUPTI takes the configuration");
+	CHECK(s3.avail == NULL, "no availability image");
+	cupti_cb_msession_destroy(&s3);
+
+	CHECK_EQ(cupti_cb_msession_init(&s3, &api, &prof, 0, "FAKE1", why, sizeof why), 0, "a session");
+	CHECK_EQ(cupti_cb_msession_want(&s3, names, add, 1, &id, why, sizeof why), 0, "want");
+	start_error = CUPTI_ERROR_NOT_SUPPORTED;
+	start_fails = 1;
+	rc = cupti_cb_msession_add_context(&s3, H(&ctx_a), why, sizeof why);
+	CHECK(rc == 0, "a refused configuration is built again with the device's availability (%s)",
+	      rc ? why : "ok");
+	CHECK_EQ(avail_calls, before + 2, "the device was asked once (its size, then its image)");
+	CHECK(s3.avail != NULL && ctx_a.open, "and the range runs with the new configuration");
+	cupti_cb_msession_destroy(&s3);
+
+	CHECK_EQ(cupti_cb_msession_init(&s3, &api, &prof, 0, "FAKE1", why, sizeof why), 0, "a session");
+	CHECK_EQ(cupti_cb_msession_want(&s3, names, add, 1, &id, why, sizeof why), 0, "want");
+	start_error = CUPTI_ERROR_HARDWARE_BUSY;
+	start_fails = 0;
 	avail_error = CUPTI_ERROR_HARDWARE_BUSY;
-	rc = cupti_cb_msession_add_context(&s2, H(&ctx_a), why, sizeof why);
-	avail_error = 0;
+	rc = cupti_cb_msession_add_context(&s3, H(&ctx_a), why, sizeof why);
+	start_error = avail_error = 0;
 	CHECK(rc && strstr(why, "Nsight Compute"), "counters held by another profiler: %s", why);
-	cupti_cb_msession_destroy(&s2);
+	cupti_cb_msession_destroy(&s3);
 }
 
 int main(void)
@@ -633,6 +674,7 @@ int main(void)
 	test_stop_and_errors(&s, ids);
 	cupti_cb_msession_destroy(&s);
 	CHECK(!ctx_a.enabled && !primary.enabled && !ctx_b.enabled, "destroy disables every context");
+	test_availability();
 	CHECK_EQ(depth, 0, "no context left pushed");
 	return checks_done();
 }

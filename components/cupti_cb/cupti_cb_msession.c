@@ -349,11 +349,37 @@ static int each_context(struct cupti_cb_msession *s, int restart,
 }
 
 /* Configures a context for the current configuration if needed, starts it. */
-static int begin(struct cupti_cb_msession *s, struct cupti_cb_mctx *c, char *why, size_t len)
+static int try_begin(struct cupti_cb_msession *s, struct cupti_cb_mctx *c, char *why, size_t len)
 {
 	if (!c->configured && cupti_cb_mrange_configure(s->api, s->p, c, &s->cfg, why, len))
 		return -1;
 	return c->started ? 0 : cupti_cb_mrange_start(s->api, s->p, c, why, len);
+}
+
+/* Configurations are built for the whole chip, every counter assumed
+ * available: asking CUPTI which counters the device offers
+ * (cuptiProfilerGetCounterAvailability) was measured at 537 ms on an H100,
+ * more than everything else of a first start. Only when CUPTI refuses such
+ * a configuration is the device asked (which CUPTI answers only while no
+ * range profiler is enabled on it), and the configuration built again. */
+static int begin(struct cupti_cb_msession *s, struct cupti_cb_mctx *c, char *why, size_t len)
+{
+	char err[512];
+	if (try_begin(s, c, why, len) == 0)
+		return 0;
+	if (s->avail || !s->have_cfg)
+		return -1;	/* asked already, or nothing to build */
+	cupti_cb_mrange_disable(s->api, s->p, c);
+	struct newcfg nc;
+	if (cupti_cb_mrange_availability(s->api, s->p, c->ctx, &s->avail, &s->avail_size, err, sizeof err) ||
+	    build(s, &nc, err, sizeof err)) {
+		(void)cupti_cb_mrange_enable(s->api, s->p, c, err, sizeof err);
+		return -1;	/* why keeps the first refusal */
+	}
+	install(s, &nc);
+	if (cupti_cb_mrange_enable(s->api, s->p, c, why, len))
+		return -1;
+	return try_begin(s, c, why, len);
 }
 
 /* One context collects: the device's counters serve one range at a time
@@ -518,23 +544,6 @@ static int on_device(const struct cupti_cb_msession *s, CUcontext ctx, char *why
 	return CUPTI_CB_MSESSION_OK;
 }
 
-/* The first context tells which counters the device offers; a configuration
- * built before (without that) is built again with it. */
-static int first_context(struct cupti_cb_msession *s, CUcontext ctx, char *why, size_t len)
-{
-	if (s->avail)
-		return CUPTI_CB_MSESSION_OK;
-	if (cupti_cb_mrange_availability(s->api, s->p, ctx, &s->avail, &s->avail_size, why, len))
-		return CUPTI_CB_MSESSION_EFAIL;
-	if (!s->have_cfg)
-		return CUPTI_CB_MSESSION_OK;
-	struct newcfg c;
-	int rc = build(s, &c, why, len);
-	if (rc == CUPTI_CB_MSESSION_OK)
-		install(s, &c);
-	return rc;
-}
-
 int cupti_cb_msession_add_context(struct cupti_cb_msession *s, CUcontext ctx, char *why, size_t len)
 {
 	if (!ctx) {
@@ -544,8 +553,6 @@ int cupti_cb_msession_add_context(struct cupti_cb_msession *s, CUcontext ctx, ch
 	if (find_context(s, ctx) >= 0)
 		return CUPTI_CB_MSESSION_OK;
 	int rc = on_device(s, ctx, why, len);
-	if (rc == CUPTI_CB_MSESSION_OK && s->n_ctxs == 0)
-		rc = first_context(s, ctx, why, len);
 	if (rc)
 		return rc;
 	struct cupti_cb_mctx *a = realloc(s->ctxs, (s->n_ctxs + 1) * sizeof *a);
