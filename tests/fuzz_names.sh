@@ -1,7 +1,9 @@
 #!/bin/sh
-# fuzz_names.sh: runs the libFuzzer target fuzz_names for FUZZ_SECONDS
-# seconds (default 60) from a scratch copy of the committed seed corpus
-# (fuzz-corpus/), so that a run never changes the source tree. A finding
+# fuzz_names.sh: runs a libFuzzer target (FUZZ_TARGET, default fuzz_names)
+# for FUZZ_SECONDS seconds (default 60) from a scratch copy of its committed
+# seed corpus (FUZZ_CORPUS, default fuzz-corpus/), so that a run never
+# changes the source tree. fuzz_metric_names.sh runs the metric-name target
+# through it. A finding
 # (abort, sanitizer report, crash, leak, timeout) fails the test; the input
 # that caused it is left in fuzz-scratch/ and printed.
 #
@@ -16,26 +18,28 @@ if test -z "$FUZZ_CC"; then
 fi
 
 srcdir=${srcdir:-.}
+target=${FUZZ_TARGET:-fuzz_names}
+corpus=${FUZZ_CORPUS:-fuzz-corpus}
 seconds=${FUZZ_SECONDS:-60}
-scratch=fuzz-scratch
+scratch=fuzz-scratch-$target
 rm -rf "$scratch" || exit 1
 mkdir -p "$scratch/corpus" || exit 1
-cp "$srcdir"/fuzz-corpus/* "$scratch/corpus/" || exit 1
+cp "$srcdir/$corpus"/* "$scratch/corpus/" || exit 1
 n_seeds=$(ls "$scratch/corpus" | wc -l)
-echo "fuzz_names: $seconds s from $n_seeds seeds ($srcdir/fuzz-corpus), scratch $scratch/"
+echo "$target: $seconds s from $n_seeds seeds ($srcdir/$corpus), scratch $scratch/"
 
 # One process: the machines running make check are shared. Names are at most
 # CUPTI_CB_NAME_MAX (256) bytes; inputs a little longer test the limit.
-./fuzz_names -max_total_time="$seconds" -max_len=300 -timeout=10 -rss_limit_mb=2048 \
+./"$target" -max_total_time="$seconds" -max_len=300 -timeout=10 -rss_limit_mb=2048 \
 	-print_final_stats=1 -artifact_prefix="$scratch/" "$@" "$scratch/corpus"
 rc=$?
 for f in "$scratch"/crash-* "$scratch"/leak-* "$scratch"/timeout-* "$scratch"/oom-*; do
 	test -f "$f" || continue
-	echo "fuzz_names: finding in $f:"
+	echo "$target: finding in $f:"
 	od -c "$f" | head -n 20
 done
 if test $rc -ne 0; then
-	echo "fuzz_names: FAILED (exit status $rc)"
+	echo "$target: FAILED (exit status $rc)"
 	exit 1
 fi
 rm -rf "$scratch"
