@@ -329,6 +329,9 @@ int cupti_cb_activity_use(struct cupti_cb_activity *a, char *why, size_t len)
 	}
 	if (!rc)
 		a->users++;
+	if (a->e->trace)
+		fprintf(stderr, "cupti_cb: activity: start: %s, %u sets use GPU activity\n", rc ? why : "ok",
+			a->users);
 	pthread_mutex_unlock(&a->lock);
 	return rc;
 }
@@ -338,6 +341,8 @@ void cupti_cb_activity_unuse(struct cupti_cb_activity *a)
 	pthread_mutex_lock(&a->lock);
 	if (a->users && --a->users == 0)
 		kinds_off(a);
+	if (a->e->trace)
+		fprintf(stderr, "cupti_cb: activity: released a set: %u sets use GPU activity\n", a->users);
 	pthread_mutex_unlock(&a->lock);
 }
 
