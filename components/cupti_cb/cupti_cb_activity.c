@@ -12,11 +12,17 @@
  * process, as there is one engine. */
 static struct cupti_cb_activity *the_activity;
 
-static const CUpti_ActivityKind kinds[] = {
-	CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-	CUPTI_ACTIVITY_KIND_MEMCPY,
-	CUPTI_ACTIVITY_KIND_MEMCPY2,	/* peer-to-peer copies */
-	CUPTI_ACTIVITY_KIND_MEMSET,
+/* The kinds a gpu.* set needs; the optional one only refines a direction
+ * (peer copies also come as MEMCPY records of kind PtoP), so a CUPTI that
+ * refuses it does not stop the others. */
+static const struct {
+	CUpti_ActivityKind kind;
+	int optional;
+} kinds[] = {
+	{ CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 0 },
+	{ CUPTI_ACTIVITY_KIND_MEMCPY, 0 },
+	{ CUPTI_ACTIVITY_KIND_MEMSET, 0 },
+	{ CUPTI_ACTIVITY_KIND_MEMCPY2, 1 },	/* peer-to-peer copies */
 };
 #define N_KINDS (sizeof kinds / sizeof kinds[0])
 
@@ -275,7 +281,7 @@ void cupti_cb_activity_process(struct cupti_cb_activity *a, uint8_t *buf, size_t
 static void kinds_off(struct cupti_cb_activity *a)
 {
 	for (size_t i = 0; i < N_KINDS; i++)
-		a->fn.disable(kinds[i]);
+		a->fn.disable(kinds[i].kind);
 	atomic_store(&a->e->corr, NULL);
 	a->fn.flush_all(0);	/* what finished counts; nothing reads it later */
 }
@@ -283,12 +289,16 @@ static void kinds_off(struct cupti_cb_activity *a)
 static int kinds_on(struct cupti_cb_activity *a, char *why, size_t len)
 {
 	for (size_t i = 0; i < N_KINDS; i++) {
-		CUptiResult r = a->fn.enable(kinds[i]);
-		if (r != CUPTI_SUCCESS) {
-			snprintf(why, len, "CUPTI refused to record GPU activity (kind %d): %s", (int)kinds[i],
+		CUptiResult r = a->fn.enable(kinds[i].kind);
+		if (r != CUPTI_SUCCESS && kinds[i].optional) {
+			if (a->e->trace)
+				fprintf(stderr, "cupti_cb: activity: kind %d not recorded: %s\n", (int)kinds[i].kind,
+					cupti_cb_cupti_error(&a->e->api, r));
+		} else if (r != CUPTI_SUCCESS) {
+			snprintf(why, len, "CUPTI refused to record GPU activity (kind %d): %s", (int)kinds[i].kind,
 				 cupti_cb_cupti_error(&a->e->api, r));
 			for (size_t k = 0; k < i; k++)
-				a->fn.disable(kinds[k]);
+				a->fn.disable(kinds[k].kind);
 			return CUPTI_CB_EUNAVAIL;
 		}
 	}
