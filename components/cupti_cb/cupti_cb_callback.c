@@ -41,10 +41,12 @@ static void at_enter_site(struct cupti_cb_engine *e, struct cupti_cb_block *b, i
 		return;
 	}
 	const struct cupti_cb_op *op = e->op_of[cbid];
-	struct cupti_cb_corrmap *corr = atomic_load_explicit(&e->corr, memory_order_acquire);
 	/* At ENTER: the work's record can only come after the call began. */
-	if (corr && op && (CUPTI_CB_CLS_BIT(op->cls) & ISSUES_WORK))
-		cupti_cb_corr_put(corr, cd->correlationId, b->id);
+	if (op && (CUPTI_CB_CLS_BIT(op->cls) & ISSUES_WORK)) {
+		struct cupti_cb_corrmap *corr = atomic_load_explicit(&e->corr, memory_order_acquire);
+		if (corr)
+			cupti_cb_corr_put(corr, cd->correlationId, b->id);
+	}
 	if (op && op->cls == CUPTI_CB_CLS_FREE) {
 		/* Look the size up before the driver can reuse the address. */
 		struct cupti_cb_effect fx = { 0 };
