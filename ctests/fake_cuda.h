@@ -130,6 +130,25 @@ void fake_range_error(CUptiResult err);
 int fake_profiler_init_calls(void);  /* cuptiProfilerInitialize calls */
 int fake_range_enable_calls(void);   /* cuptiRangeProfilerEnable calls */
 
+/* ------------------------------------------------------------------ activity (libcupti) */
+
+/* The Activity API (fake_activity.c).  Records of enabled kinds wait until cuptiActivityFlushAll,
+ * which hands them to the registered callbacks in buffers, as CUPTI does.  copy_kind is a
+ * CUpti_ActivityMemcpyKind. */
+void fake_activity_kernel(uint32_t corr, uint64_t start, uint64_t end, uint32_t device);
+void fake_activity_memcpy(uint32_t corr, int copy_kind, uint64_t bytes, uint64_t start, uint64_t end,
+                          uint32_t device);
+void fake_activity_peer(uint32_t corr, uint64_t bytes, uint64_t start, uint64_t end, uint32_t device);
+void fake_activity_memset(uint32_t corr, uint64_t bytes, uint64_t start, uint64_t end, uint32_t device);
+/* cuptiActivityGetNumDroppedRecords reports n more dropped records. */
+void fake_activity_drop(size_t n);
+/* While err is not CUPTI_SUCCESS, cuptiActivityRegisterCallbacks fails with it (another tool). */
+void fake_activity_register_error(CUptiResult err);
+int fake_activity_flushes(void);           /* cuptiActivityFlushAll calls */
+int fake_activity_register_calls(void);    /* cuptiActivityRegisterCallbacks calls */
+int fake_activity_enabled(CUpti_ActivityKind kind);
+size_t fake_activity_queued(void);         /* records waiting for a flush */
+
 /* ------------------------------------------------------------------ libcuda */
 
 /* cuInit returns r (CUDA_SUCCESS by default) and counts every call. */

@@ -238,6 +238,10 @@ static int cupti_cb_init_component(int cidx)
 			(struct cupti_cb_source){ &cupti_cb_metric_source, cupti_cb_metric_source_new(&engine) };
 		if (!sources[CUPTI_CB_SRC_METRIC].self)
 			sources[CUPTI_CB_SRC_METRIC].ops = NULL;
+		sources[CUPTI_CB_SRC_ACTIVITY] =
+			(struct cupti_cb_source){ &cupti_cb_activity_source, cupti_cb_activity_source_new(&engine) };
+		if (!sources[CUPTI_CB_SRC_ACTIVITY].self)
+			sources[CUPTI_CB_SRC_ACTIVITY].ops = NULL;
 	}
 	ci->num_native_events = 0;
 	snprintf(ci->version, sizeof ci->version, "%s (commit %s)", PACKAGE_VERSION_CUPTI_CB, CUPTI_CB_COMMIT);
@@ -424,8 +428,10 @@ static int cupti_cb_read(hwd_context_t *ctx, hwd_control_state_t *ctl, long long
 	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
 	(void)ctx, (void)flags;
 	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++)
-		if (c->n_src[i])
-			sources[i].ops->set_read(sources[i].self, c->set[i], c->src_values[i]);
+		if (c->n_src[i] &&
+		    sources[i].ops->set_read(sources[i].self, c->set[i], c->src_values[i]) == CUPTI_CB_EDROPPED)
+			PAPIERROR("cupti_cb: CUPTI dropped GPU activity records since the last read: the gpu.* "
+				  "values undercount (CUPTI_CB_TRACE=1 shows how many)");
 	for (unsigned p = 0; p < c->width; p++)
 		c->values[p] = c->used[p] ? c->src_values[c->src_at[p]][c->ix_at[p]] : 0;
 	*events = c->values;
@@ -545,7 +551,8 @@ static int cupti_cb_ntv_enum_events(unsigned int *code, int modifier)
 static int cupti_cb_ntv_name_to_code(const char *name, unsigned int *code)
 {
 	int claimed = 0, err = PAPI_ENOEVNT;
-	if (!cupti_cb_catalog_may_be_ours(name) && !cupti_cb_metric_source.may_be_ours(name))
+	if (!cupti_cb_catalog_may_be_ours(name) && !cupti_cb_metric_source.may_be_ours(name) &&
+	    !cupti_cb_activity_source.may_be_ours(name))
 		return PAPI_ENOEVNT;
 	if (ensure_catalog() != PAPI_OK)
 		return PAPI_ECMP_DISABLED;

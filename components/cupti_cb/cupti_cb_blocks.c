@@ -21,7 +21,8 @@ void cupti_cb_layout_init(struct cupti_cb_layout *lay, unsigned n_funcs, int n_d
 	lay->dev = CUPTI_CB_N_THR_CTRS;
 	lay->api_calls = lay->dev + (size_t)lay->n_devrows * CUPTI_CB_N_DEV_CTRS;
 	lay->api_time = lay->api_calls + n_funcs;
-	lay->total = lay->api_time + n_funcs;
+	lay->act = lay->api_time + n_funcs;
+	lay->total = lay->act + (size_t)lay->n_devrows * CUPTI_CB_N_ACT_SLOTS;
 }
 
 static void thread_exit(void *arg)
@@ -102,10 +103,10 @@ static struct cupti_cb_block *create(struct cupti_cb_registry *r)
 	atomic_init(&b->free, 0);
 	atomic_init(&b->repeats, 0);
 	atomic_init(&b->unmatched, 0);
+	b->id = atomic_fetch_add(&r->n_blocks, 1) + 1;
 	b->next = atomic_load(&r->head);
 	while (!atomic_compare_exchange_weak(&r->head, &b->next, b))
 		;
-	atomic_fetch_add(&r->n_blocks, 1);
 	return b;
 }
 

@@ -23,6 +23,8 @@ struct cupti_cb_layout {
 	size_t api_time;	/* c[api_time + slot] */
 	size_t dev;		/* c[dev + row * CUPTI_CB_N_DEV_CTRS + ctr] */
 	size_t thr;		/* c[thr + ctr] */
+	size_t act;		/* c[act + row * CUPTI_CB_N_ACT_SLOTS + slot]: GPU activity, written
+				   by the thread that processes activity buffers, never by the owner */
 	size_t total;
 };
 
@@ -41,6 +43,8 @@ struct cupti_cb_pending {
 struct cupti_cb_block {
 	struct cupti_cb_block *next;	/* registry list; set once, before publication */
 	atomic_int free;		/* 1: owner exited, may be adopted */
+	uint32_t id;			/* 1, 2, ...: the block's number for its whole life (set once,
+					   before publication): GPU activity finds its issuer by it */
 	int in_lookup;			/* the engine's own driver calls are not counted */
 	/* The runtime call in progress on this thread (0: none): driver calls
 	 * made meanwhile are nested in it (not all of them carry its

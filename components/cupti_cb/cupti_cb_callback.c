@@ -5,7 +5,12 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "cupti_cb_corr.h"
 #include "cupti_cb_engine.h"
+
+/* The operations whose GPU work an activity record reports. */
+#define ISSUES_WORK (CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_LAUNCH) | CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_GRAPH) | \
+		     CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_MEMCPY) | CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_MEMSET))
 
 /* The counter row of the device of ctx; the last row is "device unknown". */
 static int device_row(struct cupti_cb_engine *e, struct cupti_cb_block *b, CUcontext ctx)
@@ -36,6 +41,12 @@ static void at_enter_site(struct cupti_cb_engine *e, struct cupti_cb_block *b, i
 		return;
 	}
 	const struct cupti_cb_op *op = e->op_of[cbid];
+	/* At ENTER: the work's record can only come after the call began. */
+	if (op && (CUPTI_CB_CLS_BIT(op->cls) & ISSUES_WORK)) {
+		struct cupti_cb_corrmap *corr = atomic_load_explicit(&e->corr, memory_order_acquire);
+		if (corr)
+			cupti_cb_corr_put(corr, cd->correlationId, b->id);
+	}
 	if (op && op->cls == CUPTI_CB_CLS_FREE) {
 		/* Look the size up before the driver can reuse the address. */
 		struct cupti_cb_effect fx = { 0 };

@@ -45,6 +45,8 @@ struct cupti_cb_hold {
 	unsigned epoch;			/* the engine's open epoch it was taken in */
 };
 
+struct cupti_cb_corrmap;
+
 enum cupti_cb_acquire_err {
 	CUPTI_CB_ECONFLICT = -10,	/* another CUPTI subscriber holds the process */
 	CUPTI_CB_ECUPTI = -11,		/* CUPTI refused; why says how */
@@ -83,6 +85,11 @@ struct cupti_cb_engine {
 	int watching;			/* resource callbacks enabled: holds the subscription */
 
 	atomic_int counted;		/* devices, once cuInit succeeded; 0 before */
+
+	/* While a set with GPU activity events holds its CBIDs: the table in
+	 * which the callback notes which thread issued each launch, graph
+	 * launch, copy and memset (cupti_cb_corr.h). NULL otherwise. */
+	_Atomic(struct cupti_cb_corrmap *) corr;
 
 	atomic_int timing;		/* read the clock in callbacks */
 	struct cupti_cb_clock clock;

@@ -1,13 +1,14 @@
 /* cupti_cb_source.h: the one narrow interface every source of counters
  * offers the PAPI adapter (cupti_cb.c). A source is a peer: the callback
- * counters, the hardware metrics, and later the GPU activity. The adapter
+ * counters, the hardware metrics, the GPU activity. The adapter
  * knows nothing else about them: it splits an event set's events by the
  * source in their code, and gathers the values each source reads into
  * PAPI's positions.
  *
  *   PAPI -> cupti_cb.c -> struct cupti_cb_source (catalogue, sets)
  *                              |-> callback source (cupti_cb_source_callback.c)
- *                              '-> metric source   (cupti_cb_source_metric.c)
+ *                              |-> metric source   (cupti_cb_source_metric.c)
+ *                              '-> activity source (cupti_cb_source_activity.c)
  *   shared services (struct cupti_cb_engine): libraries, the CUPTI
  *   subscription and its context callbacks, devices, clock, thread blocks.
  *
@@ -31,6 +32,7 @@
 enum cupti_cb_source_id {
 	CUPTI_CB_SRC_CALLBACK = 0,
 	CUPTI_CB_SRC_METRIC = 1,
+	CUPTI_CB_SRC_ACTIVITY = 2,
 	CUPTI_CB_N_SOURCES
 };
 
@@ -53,6 +55,7 @@ enum cupti_cb_source_err {
 	CUPTI_CB_EPASSES = -20,		/* the set needs more than one pass */
 	CUPTI_CB_EUNAVAIL = -21,	/* the source cannot work here; why says why */
 	CUPTI_CB_EPERM = -22,		/* not permitted (profiling restricted to admins) */
+	CUPTI_CB_EDROPPED = -23,	/* a read whose values miss records CUPTI dropped (a warning) */
 };
 
 /* What a source says about one of its events. */

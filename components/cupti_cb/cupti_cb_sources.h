@@ -9,9 +9,12 @@
 
 extern const struct cupti_cb_source_ops cupti_cb_callback_source;
 extern const struct cupti_cb_source_ops cupti_cb_metric_source;
+extern const struct cupti_cb_source_ops cupti_cb_activity_source;
 
 struct cupti_cb_engine;
 /* The metric source over the shared services; NULL when out of memory. */
 void *cupti_cb_metric_source_new(struct cupti_cb_engine *services);
+/* The GPU activity source over the shared services; NULL when out of memory. */
+void *cupti_cb_activity_source_new(struct cupti_cb_engine *services);
 
 #endif

@@ -1,0 +1,372 @@
+/* cupti_cb_activity.c: see cupti_cb_activity.h. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cupti_cb_activity.h"
+#include "cupti_cb_engine.h"
+#include "cupti_cb_source.h"
+
+/* CUPTI's buffer callbacks carry no user pointer: one activity per
+ * process, as there is one engine. */
+static struct cupti_cb_activity *the_activity;
+
+/* The kinds a gpu.* set needs; the optional one only refines a direction
+ * (peer copies also come as MEMCPY records of kind PtoP), so a CUPTI that
+ * refuses it does not stop the others. */
+static const struct {
+	CUpti_ActivityKind kind;
+	int optional;
+} kinds[] = {
+	{ CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 0 },
+	{ CUPTI_ACTIVITY_KIND_MEMCPY, 0 },
+	{ CUPTI_ACTIVITY_KIND_MEMSET, 0 },
+	{ CUPTI_ACTIVITY_KIND_MEMCPY2, 1 },	/* peer-to-peer copies */
+};
+#define N_KINDS (sizeof kinds / sizeof kinds[0])
+
+uint64_t cupti_cb_busy_merge(uint64_t *start, uint64_t *end, uint64_t s, uint64_t e)
+{
+	uint64_t add = 0;
+	if (e <= s)
+		return 0;
+	if (*end == 0 || s >= *end) {
+		*start = s;
+		*end = e;
+		return e - s;
+	}
+	if (e <= *start)
+		return e - s;
+	if (s < *start) {
+		add += *start - s;
+		*start = s;
+	}
+	if (e > *end) {
+		add += e - *end;
+		*end = e;
+	}
+	return add;
+}
+
+/* ---- set-up --------------------------------------------------------------- */
+
+#define RESOLVE(field, sym) (a->fn.field = (__typeof__(a->fn.field))dlsym(lib, sym))
+
+int cupti_cb_activity_init(struct cupti_cb_activity *a, struct cupti_cb_engine *e)
+{
+	void *lib = e->api.cupti_lib;
+	a->e = e;
+	a->n_devrows = (unsigned)e->n_devices + 1;
+	pthread_mutex_init(&a->lock, NULL);
+	pthread_mutex_init(&a->proc, NULL);
+	pthread_mutex_init(&a->pool_lock, NULL);
+	a->all = calloc((size_t)a->n_devrows * CUPTI_CB_N_ACT_SLOTS, sizeof *a->all);
+	if (!a->all) {
+		snprintf(a->why, sizeof a->why, "cupti_cb could not set up GPU activity: out of memory");
+		return -1;
+	}
+	if (!lib || !RESOLVE(register_callbacks, "cuptiActivityRegisterCallbacks") ||
+	    !RESOLVE(enable, "cuptiActivityEnable") || !RESOLVE(disable, "cuptiActivityDisable") ||
+	    !RESOLVE(flush_all, "cuptiActivityFlushAll") || !RESOLVE(next_record, "cuptiActivityGetNextRecord") ||
+	    !RESOLVE(dropped, "cuptiActivityGetNumDroppedRecords")) {
+		snprintf(a->why, sizeof a->why, "GPU activity is not available: %.300s lacks the CUPTI Activity API",
+			 e->api.cupti_path[0] ? e->api.cupti_path : "libcupti");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- buffers -------------------------------------------------------------- */
+
+/* A free buffer's first word links it to the next. Cold path: a batch at a
+ * time, never per record. */
+static int pool_refill(struct cupti_cb_activity *a)
+{
+	if (a->n_bufs + CUPTI_CB_ACT_BUF_BATCH > CUPTI_CB_ACT_BUF_MAX)
+		return -1;
+	for (unsigned i = 0; i < CUPTI_CB_ACT_BUF_BATCH; i++) {
+		void **b = aligned_alloc(8, CUPTI_CB_ACT_BUF_SIZE);
+		if (!b)
+			return -1;
+		*b = a->free_bufs;
+		a->free_bufs = b;
+		a->n_bufs++;
+	}
+	return 0;
+}
+
+static uint8_t *pool_get(struct cupti_cb_activity *a)
+{
+	pthread_mutex_lock(&a->pool_lock);
+	if (!a->free_bufs)
+		pool_refill(a);
+	void **b = a->free_bufs;
+	if (b)
+		a->free_bufs = *b;
+	pthread_mutex_unlock(&a->pool_lock);
+	return (uint8_t *)b;
+}
+
+static void pool_put(struct cupti_cb_activity *a, uint8_t *buf)
+{
+	void **b = (void **)buf;
+	pthread_mutex_lock(&a->pool_lock);
+	*b = a->free_bufs;
+	a->free_bufs = b;
+	pthread_mutex_unlock(&a->pool_lock);
+}
+
+/* Without a buffer CUPTI drops the records, and counts them. */
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+	struct cupti_cb_activity *a = the_activity;
+	*max_records = 0;
+	*buffer = a ? pool_get(a) : NULL;
+	*size = *buffer ? CUPTI_CB_ACT_BUF_SIZE : 0;
+	if (a && !*buffer)
+		atomic_fetch_add(&a->refused_buffers, 1);
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
+				      size_t valid)
+{
+	struct cupti_cb_activity *a = the_activity;
+	(void)size;
+	if (!a || !buffer)
+		return;
+	cupti_cb_activity_process(a, buffer, valid);
+	size_t dropped = 0;
+	if (a->fn.dropped(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
+		atomic_fetch_add(&a->dropped, dropped);
+	pool_put(a, buffer);
+}
+
+/* ---- records -------------------------------------------------------------- */
+
+/* What one record adds: a count, a duration, bytes in one slot. */
+struct work {
+	uint32_t corr, device;
+	uint64_t start, end, bytes;
+	int count, time, bytes_slot;	/* enum cupti_cb_act_ctr; bytes_slot -1: none */
+};
+
+static int copy_slot(uint8_t kind)
+{
+	switch (kind) {
+	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
+		return CUPTI_CB_A_BYTES_HTOD;
+	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+	case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
+		return CUPTI_CB_A_BYTES_DTOH;
+	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+	case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA:
+	case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD:
+	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA:
+		return CUPTI_CB_A_BYTES_DTOD;
+	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+		return CUPTI_CB_A_BYTES_HTOH;
+	case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+		return CUPTI_CB_A_BYTES_PEER;
+	default:
+		return -1;	/* counted and timed; its bytes have no direction */
+	}
+}
+
+static int decode(const CUpti_Activity *r, struct work *w)
+{
+	switch (r->kind) {
+	case CUPTI_ACTIVITY_KIND_KERNEL:
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+		const CUpti_ActivityKernel10 *k = (const void *)r;
+		*w = (struct work){ k->correlationId, k->deviceId, k->start, k->end, 0,
+				    CUPTI_CB_A_KERNELS, CUPTI_CB_A_KERNEL_TIME, -1 };
+		return 0;
+	}
+	case CUPTI_ACTIVITY_KIND_MEMCPY: {
+		const CUpti_ActivityMemcpy6 *m = (const void *)r;
+		*w = (struct work){ m->correlationId, m->deviceId, m->start, m->end, m->bytes,
+				    CUPTI_CB_A_MEMCPY_COUNT, CUPTI_CB_A_MEMCPY_TIME, copy_slot(m->copyKind) };
+		return 0;
+	}
+	case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+		const CUpti_ActivityMemcpyPtoP4 *m = (const void *)r;
+		*w = (struct work){ m->correlationId, m->deviceId, m->start, m->end, m->bytes,
+				    CUPTI_CB_A_MEMCPY_COUNT, CUPTI_CB_A_MEMCPY_TIME, CUPTI_CB_A_BYTES_PEER };
+		return 0;
+	}
+	case CUPTI_ACTIVITY_KIND_MEMSET: {
+		const CUpti_ActivityMemset4 *m = (const void *)r;
+		*w = (struct work){ m->correlationId, m->deviceId, m->start, m->end, m->bytes,
+				    CUPTI_CB_A_MEMSET_COUNT, CUPTI_CB_A_MEMSET_TIME, CUPTI_CB_A_MEMSET_BYTES };
+		return 0;
+	}
+	default:
+		return -1;
+	}
+}
+
+/* One writer at a time (a->proc), so a plain load and store. */
+static inline void add(_Atomic uint64_t *c, uint64_t v)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v, memory_order_relaxed);
+}
+
+static void add_work(_Atomic uint64_t *row, const struct work *w)
+{
+	uint64_t dt = w->end > w->start ? w->end - w->start : 0;
+	add(&row[w->count], 1);
+	add(&row[w->time], dt);
+	if (w->bytes_slot >= 0)
+		add(&row[w->bytes_slot], w->bytes);
+	uint64_t s = atomic_load_explicit(&row[CUPTI_CB_A_BUSY_START], memory_order_relaxed);
+	uint64_t e = atomic_load_explicit(&row[CUPTI_CB_A_BUSY_END], memory_order_relaxed);
+	add(&row[CUPTI_CB_A_BUSY], cupti_cb_busy_merge(&s, &e, w->start, w->end));
+	atomic_store_explicit(&row[CUPTI_CB_A_BUSY_START], s, memory_order_relaxed);
+	atomic_store_explicit(&row[CUPTI_CB_A_BUSY_END], e, memory_order_relaxed);
+}
+
+/* Blocks are never freed and keep their id: a miss walks the registry
+ * once and remembers every block it sees (a new thread's first record). */
+static struct cupti_cb_block *block_of(struct cupti_cb_activity *a, uint32_t id)
+{
+	if (id < a->n_by_id && a->by_id[id])
+		return a->by_id[id];
+	const struct cupti_cb_registry *r = &a->e->reg;
+	size_t n = atomic_load(&r->n_blocks) + 1u + 16u;
+	if (n > a->n_by_id) {
+		struct cupti_cb_block **p = realloc(a->by_id, n * sizeof *p);
+		if (!p)
+			return NULL;
+		memset(p + a->n_by_id, 0, (n - a->n_by_id) * sizeof *p);
+		a->by_id = p;
+		a->n_by_id = n;
+	}
+	for (struct cupti_cb_block *b = atomic_load(&r->head); b; b = b->next)
+		if (b->id < a->n_by_id)
+			a->by_id[b->id] = b;
+	return id < a->n_by_id ? a->by_id[id] : NULL;
+}
+
+static void account(struct cupti_cb_activity *a, const struct work *w)
+{
+	unsigned row = w->device < a->n_devrows - 1 ? w->device : a->n_devrows - 1;
+	size_t off = (size_t)row * CUPTI_CB_N_ACT_SLOTS;
+	add_work(a->all + off, w);
+	uint32_t id = a->map ? cupti_cb_corr_get(a->map, w->corr) : 0;
+	struct cupti_cb_block *b = id ? block_of(a, id) : NULL;
+	if (b)
+		add_work(b->c + a->e->reg.lay.act + off, w);
+	else
+		atomic_fetch_add(&a->unattributed, 1);
+}
+
+void cupti_cb_activity_process(struct cupti_cb_activity *a, uint8_t *buf, size_t valid)
+{
+	CUpti_Activity *r = NULL;
+	pthread_mutex_lock(&a->proc);
+	while (valid && a->fn.next_record(buf, valid, &r) == CUPTI_SUCCESS) {
+		struct work w;
+		if (decode(r, &w) == 0) {
+			account(a, &w);
+			atomic_fetch_add(&a->records, 1);
+		}
+	}
+	pthread_mutex_unlock(&a->proc);
+}
+
+/* ---- kinds and users ------------------------------------------------------ */
+
+static void kinds_off(struct cupti_cb_activity *a)
+{
+	for (size_t i = 0; i < N_KINDS; i++)
+		a->fn.disable(kinds[i].kind);
+	atomic_store(&a->e->corr, NULL);
+	a->fn.flush_all(0);	/* what finished counts; nothing reads it later */
+}
+
+static int kinds_on(struct cupti_cb_activity *a, char *why, size_t len)
+{
+	for (size_t i = 0; i < N_KINDS; i++) {
+		CUptiResult r = a->fn.enable(kinds[i].kind);
+		if (r != CUPTI_SUCCESS && kinds[i].optional) {
+			if (a->e->trace)
+				fprintf(stderr, "cupti_cb: activity: kind %d not recorded: %s\n", (int)kinds[i].kind,
+					cupti_cb_cupti_error(&a->e->api, r));
+		} else if (r != CUPTI_SUCCESS) {
+			snprintf(why, len, "CUPTI refused to record GPU activity (kind %d): %s", (int)kinds[i].kind,
+				 cupti_cb_cupti_error(&a->e->api, r));
+			for (size_t k = 0; k < i; k++)
+				a->fn.disable(kinds[k].kind);
+			return CUPTI_CB_EUNAVAIL;
+		}
+	}
+	atomic_store(&a->e->corr, a->map);
+	return 0;
+}
+
+static int register_once(struct cupti_cb_activity *a, char *why, size_t len)
+{
+	if (a->registered)
+		return 0;
+	if (!a->map && !(a->map = calloc(1, sizeof *a->map))) {
+		snprintf(why, len, "cupti_cb could not set up GPU activity: out of memory");
+		return CUPTI_CB_ENOMEM;
+	}
+	the_activity = a;
+	CUptiResult r = a->fn.register_callbacks(buffer_requested, buffer_completed);
+	if (r != CUPTI_SUCCESS) {
+		snprintf(why, len,
+			 "Another tool owns CUPTI's activity buffers: cuptiActivityRegisterCallbacks "
+			 "failed (%s); the gpu.* events cannot be counted, the other events can",
+			 cupti_cb_cupti_error(&a->e->api, r));
+		return CUPTI_CB_ECONFLICT;
+	}
+	a->registered = 1;
+	return 0;
+}
+
+int cupti_cb_activity_use(struct cupti_cb_activity *a, char *why, size_t len)
+{
+	int rc = 0;
+	pthread_mutex_lock(&a->lock);
+	if (a->why[0]) {
+		snprintf(why, len, "%s", a->why);
+		rc = CUPTI_CB_EUNAVAIL;
+	} else if (!(rc = register_once(a, why, len)) && a->users == 0) {
+		rc = kinds_on(a, why, len);
+	}
+	if (!rc)
+		a->users++;
+	if (a->e->trace)
+		fprintf(stderr, "cupti_cb: activity: start: %s, %u sets use GPU activity\n", rc ? why : "ok",
+			a->users);
+	pthread_mutex_unlock(&a->lock);
+	return rc;
+}
+
+void cupti_cb_activity_unuse(struct cupti_cb_activity *a)
+{
+	pthread_mutex_lock(&a->lock);
+	if (a->users && --a->users == 0)
+		kinds_off(a);
+	if (a->e->trace)
+		fprintf(stderr, "cupti_cb: activity: released a set: %u sets use GPU activity\n", a->users);
+	pthread_mutex_unlock(&a->lock);
+}
+
+void cupti_cb_activity_flush(struct cupti_cb_activity *a)
+{
+	atomic_fetch_add(&a->flushes, 1);
+	a->fn.flush_all(0);
+}
+
+void cupti_cb_activity_close(struct cupti_cb_activity *a)
+{
+	pthread_mutex_lock(&a->lock);
+	if (a->users)
+		kinds_off(a);
+	a->users = 0;
+	pthread_mutex_unlock(&a->lock);
+}

@@ -1,0 +1,94 @@
+/* cupti_cb_activity.h: GPU work as CUPTI's Activity API reports it. Owns
+ * the activity buffers (a pool, refilled in batches), the registration
+ * with CUPTI, the activity kinds while sets need them, and the totals the
+ * records add up to: per device for the process, and per device in the
+ * block of the thread that issued the work (found through cupti_cb_corr.h).
+ *
+ * Records are processed in CUPTI's buffer-completed callback, on CUPTI's
+ * thread or on the thread that flushes. One mutex serialises that
+ * processing, so each total has one writer at a time; the application's
+ * CUDA calls never take it (they only write the correlation table). */
+#ifndef CUPTI_CB_ACTIVITY_H
+#define CUPTI_CB_ACTIVITY_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cupti.h>
+
+#include "cupti_cb_corr.h"
+#include "cupti_cb_derived.h"
+
+struct cupti_cb_engine;
+struct cupti_cb_block;
+
+/* The Activity API entry points, resolved from the loaded libcupti. */
+struct cupti_cb_activity_fns {
+	CUptiResult (*register_callbacks)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+	CUptiResult (*enable)(CUpti_ActivityKind);
+	CUptiResult (*disable)(CUpti_ActivityKind);
+	CUptiResult (*flush_all)(uint32_t);
+	CUptiResult (*next_record)(uint8_t *, size_t, CUpti_Activity **);
+	CUptiResult (*dropped)(CUcontext, uint32_t, size_t *);
+};
+
+struct cupti_cb_activity {
+	struct cupti_cb_engine *e;
+	struct cupti_cb_activity_fns fn;
+	unsigned n_devrows;		/* devices + 1 row for an unknown device */
+
+	pthread_mutex_t lock;		/* cold path: registration, kinds, users */
+	int registered;
+	unsigned users;			/* sets holding the activity kinds */
+	char why[512];			/* why activity cannot be used here ("" if it can) */
+
+	pthread_mutex_t proc;		/* serialises record processing (see above) */
+	struct cupti_cb_block **by_id;	/* block id -> block, filled on a miss */
+	size_t n_by_id;
+
+	pthread_mutex_t pool_lock;	/* the free buffers: a pointer pop or push only */
+	void *free_bufs;
+	unsigned n_bufs;
+
+	struct cupti_cb_corrmap *map;	/* allocated at the first enable, never freed */
+	_Atomic uint64_t *all;		/* n_devrows * CUPTI_CB_N_ACT_SLOTS: all work of the process */
+
+	atomic_ulong records, dropped, unattributed, flushes, refused_buffers;
+};
+
+#define CUPTI_CB_ACT_BUF_SIZE  (512u * 1024u)
+#define CUPTI_CB_ACT_BUF_BATCH 4u
+#define CUPTI_CB_ACT_BUF_MAX   64u	/* 32 MiB: past it CUPTI drops records (counted) */
+
+/* The union of busy intervals on one device, merged in the order records
+ * arrive: [*start, *end) is the last merged interval (*end == 0: none
+ * yet). Returns the time [s, e) adds to the union: the parts of it outside
+ * the last merged interval. A record entirely before that interval counts
+ * whole (assumed not to overlap still earlier ones). */
+uint64_t cupti_cb_busy_merge(uint64_t *start, uint64_t *end, uint64_t s, uint64_t e);
+
+/* Resolves the entry points from the engine's libcupti; 0, or -1 with why. */
+int cupti_cb_activity_init(struct cupti_cb_activity *a, struct cupti_cb_engine *e);
+/* A set with activity events starts for the first time: register with
+ * CUPTI (once), enable the kinds and the attribution (first user). 0, or
+ * an enum cupti_cb_source_err with the sentence in why. */
+int cupti_cb_activity_use(struct cupti_cb_activity *a, char *why, size_t len);
+/* The set is cleaned up; the last user disables the kinds. */
+void cupti_cb_activity_unuse(struct cupti_cb_activity *a);
+/* Delivers the records of finished work (cuptiActivityFlushAll). */
+void cupti_cb_activity_flush(struct cupti_cb_activity *a);
+/* PAPI_shutdown: disable the kinds whatever the users. */
+void cupti_cb_activity_close(struct cupti_cb_activity *a);
+
+/* Process rows (every record), one row per device. */
+static inline const _Atomic uint64_t *cupti_cb_activity_all(const struct cupti_cb_activity *a)
+{
+	return a->all;
+}
+
+/* Processes one completed buffer (what the CUPTI callback does; the unit
+ * tests call it directly). */
+void cupti_cb_activity_process(struct cupti_cb_activity *a, uint8_t *buf, size_t valid);
+
+#endif

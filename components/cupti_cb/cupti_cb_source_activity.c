@@ -1,0 +1,411 @@
+/* cupti_cb_source_activity.c: GPU work as a source (gpu.* events): what
+ * the GPU ran, from CUPTI's Activity API (cupti_cb_activity.c), by device,
+ * by issuing thread or for the whole process. A read of a set with gpu.*
+ * events flushes CUPTI's activity buffers first; sets without them never
+ * reach this file. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cupti_cb_activity.h"
+#include "cupti_cb_engine.h"
+#include "cupti_cb_source.h"
+#include "cupti_cb_sources.h"
+
+#define MAX_EVENTS CUPTI_CB_SET_MAX
+#define SRC CUPTI_CB_SRC_ACTIVITY
+
+struct act_event {
+	const char *name, *units, *descr;
+	uint8_t first, count;	/* slots summed (enum cupti_cb_act_ctr) */
+};
+
+static const struct act_event events[] = {
+	{ "gpu.kernels", "", "Kernels that ran on the GPU, kernels of graph launches included (one per kernel node "
+	  "per launch)", CUPTI_CB_A_KERNELS, 1 },
+	{ "gpu.kernel_time_ns", "ns", "Sum of the kernels' durations on the GPU", CUPTI_CB_A_KERNEL_TIME, 1 },
+	{ "gpu.memcpy.count", "", "Copies the GPU ran", CUPTI_CB_A_MEMCPY_COUNT, 1 },
+	{ "gpu.memcpy.bytes", "bytes", "Bytes the GPU's copies moved, all directions", CUPTI_CB_A_BYTES_HTOD,
+	  CUPTI_CB_N_DIRS },
+	{ "gpu.memcpy.bytes_htod", "bytes", "Bytes copied host to device (or to a CUDA array)",
+	  CUPTI_CB_A_BYTES_HTOD, 1 },
+	{ "gpu.memcpy.bytes_dtoh", "bytes", "Bytes copied device (or CUDA array) to host", CUPTI_CB_A_BYTES_DTOH,
+	  1 },
+	{ "gpu.memcpy.bytes_dtod", "bytes", "Bytes copied within one device (device memory and CUDA arrays)",
+	  CUPTI_CB_A_BYTES_DTOD, 1 },
+	{ "gpu.memcpy.bytes_htoh", "bytes", "Bytes copied host to host by the GPU", CUPTI_CB_A_BYTES_HTOH, 1 },
+	{ "gpu.memcpy.bytes_peer", "bytes", "Bytes copied between two devices", CUPTI_CB_A_BYTES_PEER, 1 },
+	{ "gpu.memcpy.time_ns", "ns", "Sum of the copies' durations on the GPU", CUPTI_CB_A_MEMCPY_TIME, 1 },
+	{ "gpu.memset.count", "", "Memsets the GPU ran", CUPTI_CB_A_MEMSET_COUNT, 1 },
+	{ "gpu.memset.bytes", "bytes", "Bytes the GPU's memsets set", CUPTI_CB_A_MEMSET_BYTES, 1 },
+	{ "gpu.memset.time_ns", "ns", "Sum of the memsets' durations on the GPU", CUPTI_CB_A_MEMSET_TIME, 1 },
+	{ "gpu.busy_ns", "ns", "Time the device ran at least one kernel, copy or memset: the union of their "
+	  "intervals, not the sum (thread scope: of this thread's work; summed over devices without :device)",
+	  CUPTI_CB_A_BUSY, 1 },
+};
+#define N_EVENTS (sizeof events / sizeof events[0])
+
+/* The callback events whose CBIDs mark the calls that issue GPU work: a
+ * set of gpu.* events holds them to attribute records to threads. */
+static const char *const issuers[] = { "kernel.launches", "graph.launches", "memcpy.calls", "memset.calls" };
+#define N_ISSUERS (sizeof issuers / sizeof issuers[0])
+
+struct actsrc {
+	struct cupti_cb_engine *e;
+	struct cupti_cb_activity act;
+	int opened;			/* cupti_cb_activity_init ran */
+	unsigned epoch;			/* bumped by close: sets use the kinds again */
+	uint32_t issuer_codes[N_ISSUERS];
+};
+
+struct actset {
+	unsigned n;
+	int granul_process;
+	int hold_stale;
+	int using;			/* counted in the activity's users */
+	unsigned epoch;
+	struct cupti_cb_hold hold;
+	struct cupti_cb_block *block;
+	unsigned long lost_seen;	/* dropped records at the last read */
+	uint32_t codes[MAX_EVENTS];
+	uint8_t process[MAX_EVENTS];
+	uint64_t base[MAX_EVENTS];
+	uint64_t now[MAX_EVENTS];
+};
+
+void *cupti_cb_activity_source_new(struct cupti_cb_engine *services)
+{
+	struct actsrc *a = calloc(1, sizeof *a);
+	if (!a)
+		return NULL;
+	a->e = services;
+	unsigned k = 0;
+	for (unsigned i = 0; i < cupti_cb_n_derived && k < N_ISSUERS; i++)
+		for (unsigned j = 0; j < N_ISSUERS; j++)
+			if (!strcmp(cupti_cb_derived_events[i].name, issuers[j]))
+				a->issuer_codes[k++] = CUPTI_CB_CODE(i, -1, 0);
+	return a;
+}
+
+/* ---- catalogue ------------------------------------------------------------ */
+
+static int a_may_be_ours(const char *name)
+{
+	if (!name)
+		return 0;
+	if (!strncmp(name, "cupti_cb:::", 11))
+		name += 11;
+	return !strncmp(name, "gpu.", 4);
+}
+
+static int n_devices(const struct actsrc *a)
+{
+	return a->e->state == CUPTI_CB_READY ? a->e->n_devices : 0;
+}
+
+static void a_opened(void *self, enum cupti_cb_stage stage)
+{
+	struct actsrc *a = self;
+	if (stage == CUPTI_CB_STAGE_DRIVER && !a->opened) {
+		cupti_cb_activity_init(&a->act, a->e);
+		a->opened = 1;
+	}
+}
+
+static int a_valid(void *self, uint32_t code)
+{
+	int dev = CUPTI_CB_CODE_DEV(code);
+	return CUPTI_CB_CODE_SRC(code) == SRC && CUPTI_CB_CODE_VAR(code) == 0 &&
+	       CUPTI_CB_CODE_IDX(code) < N_EVENTS && dev < n_devices(self);
+}
+
+static int a_first(void *self, uint32_t *code)
+{
+	(void)self;
+	*code = CUPTI_CB_SCODE(SRC, 0, 0, -1, 0);
+	return CUPTI_CB_OK;
+}
+
+static int a_next(void *self, uint32_t *code)
+{
+	(void)self;
+	uint32_t idx = CUPTI_CB_CODE_IDX(*code) + 1;
+	if (idx >= N_EVENTS)
+		return CUPTI_CB_ENOEVNT;
+	*code = CUPTI_CB_SCODE(SRC, idx, 0, -1, 0);
+	return CUPTI_CB_OK;
+}
+
+static int a_first_qualifier(void *self, uint32_t *code)
+{
+	(void)self;
+	uint32_t idx = CUPTI_CB_CODE_IDX(*code);
+	if (idx >= N_EVENTS)
+		return CUPTI_CB_ENOEVNT;
+	*code = CUPTI_CB_SCODE(SRC, idx, 0, -1, 1);
+	return CUPTI_CB_OK;
+}
+
+static int a_next_qualifier(void *self, uint32_t *code)
+{
+	uint32_t idx = CUPTI_CB_CODE_IDX(*code);
+	int dev = CUPTI_CB_CODE_DEV(*code) + 1;	/* process -> device 0 -> device 1 .. */
+	if (dev >= n_devices(self))
+		return CUPTI_CB_ENOEVNT;
+	*code = CUPTI_CB_SCODE(SRC, idx, 0, dev, 0);
+	return CUPTI_CB_OK;
+}
+
+static int a_parse(void *self, const char *name, uint32_t *code)
+{
+	char buf[CUPTI_CB_NAME_MAX], *quals;
+	struct cupti_cb_quals q;
+	int rc = cupti_cb_split_name(name, buf, sizeof buf, &quals);
+	if (rc)
+		return rc;
+	unsigned idx = 0;
+	while (idx < N_EVENTS && strcmp(events[idx].name, buf))
+		idx++;
+	if (idx == N_EVENTS)
+		return CUPTI_CB_ENOEVNT;
+	if ((rc = cupti_cb_qualifiers_parse(quals, &q)))
+		return rc;
+	/* The device count is checked by valid() once the driver is open. */
+	(void)self;
+	*code = CUPTI_CB_SCODE(SRC, idx, 0, q.device, q.scope == 1);
+	return CUPTI_CB_OK;
+}
+
+static int a_name(void *self, uint32_t code, char *buf, size_t len)
+{
+	if (!a_valid(self, code))
+		return CUPTI_CB_ENOEVNT;
+	char dev[16] = "";
+	if (CUPTI_CB_CODE_DEV(code) >= 0)
+		snprintf(dev, sizeof dev, ":device=%d", CUPTI_CB_CODE_DEV(code));
+	int n = snprintf(buf, len, "%s%s%s", events[CUPTI_CB_CODE_IDX(code)].name, dev,
+			 CUPTI_CB_CODE_PROC(code) ? ":process" : "");
+	return (n < 0 || (size_t)n >= len) ? CUPTI_CB_EINVAL : CUPTI_CB_OK;
+}
+
+static int a_descr(void *self, uint32_t code, char *buf, size_t len)
+{
+	if (!a_valid(self, code))
+		return CUPTI_CB_ENOEVNT;
+	snprintf(buf, len, "%s (CUPTI activity records; a read flushes them, work still running is not "
+		 "included)", events[CUPTI_CB_CODE_IDX(code)].descr);
+	return CUPTI_CB_OK;
+}
+
+static int a_qualifier_descr(void *self, uint32_t code, char *buf, size_t len)
+{
+	if (!a_valid(self, code))
+		return CUPTI_CB_ENOEVNT;
+	if (CUPTI_CB_CODE_DEV(code) >= 0)
+		snprintf(buf, len, "Only work that ran on CUDA device %d (also spelt :device%d)",
+			 CUPTI_CB_CODE_DEV(code), CUPTI_CB_CODE_DEV(code));
+	else
+		snprintf(buf, len, "All GPU work of the process, whoever issued it (default :thread counts the "
+				   "work the calling thread issued)");
+	return CUPTI_CB_OK;
+}
+
+static int a_facts(void *self, uint32_t code, struct cupti_cb_event_facts *f)
+{
+	if (!a_valid(self, code))
+		return CUPTI_CB_ENOEVNT;
+	snprintf(f->units, sizeof f->units, "%s", events[CUPTI_CB_CODE_IDX(code)].units);
+	f->is_double = 0;
+	f->running_sum = 1;
+	return CUPTI_CB_OK;
+}
+
+static const char *a_why(void *self)
+{
+	return ((struct actsrc *)self)->act.why;
+}
+
+static unsigned a_count(void *self)
+{
+	(void)self;
+	return N_EVENTS;
+}
+
+static void a_close(void *self)
+{
+	struct actsrc *a = self;
+	if (a->opened)
+		cupti_cb_activity_close(&a->act);
+	a->epoch++;
+}
+
+/* ---- event sets ----------------------------------------------------------- */
+
+static void *a_set_new(void *self)
+{
+	(void)self;
+	return calloc(1, sizeof(struct actset));
+}
+
+static void let_go(struct actsrc *a, struct actset *s)
+{
+	if (s->using && s->epoch == a->epoch)
+		cupti_cb_activity_unuse(&a->act);
+	s->using = 0;
+	cupti_cb_engine_unhold(a->e, &s->hold);
+}
+
+static void a_set_free(void *self, void *set)
+{
+	if (!set)
+		return;
+	let_go(self, set);
+	free(set);
+}
+
+static int a_set_update(void *self, void *set, const uint32_t *codes, unsigned n, char *why, size_t len)
+{
+	struct actset *s = set;
+	(void)why, (void)len;
+	if (n > MAX_EVENTS)
+		return CUPTI_CB_EINVAL;
+	if (n == 0)
+		let_go(self, s);
+	for (unsigned i = 0; i < n; i++) {
+		s->codes[i] = codes[i];
+		s->process[i] = (uint8_t)(CUPTI_CB_CODE_PROC(codes[i]) || s->granul_process);
+	}
+	s->n = n;
+	return CUPTI_CB_OK;
+}
+
+static void a_set_granularity(void *self, void *set, int process)
+{
+	struct actset *s = set;
+	(void)self;
+	s->granul_process = process;
+	for (unsigned i = 0; i < s->n; i++)
+		s->process[i] = (uint8_t)(CUPTI_CB_CODE_PROC(s->codes[i]) || process);
+}
+
+/* rows * count slots of one event, from a row array (a block's activity
+ * region, or the process rows). */
+static uint64_t sum_rows(const struct actsrc *a, const _Atomic uint64_t *rows, uint32_t code)
+{
+	const struct act_event *ev = &events[CUPTI_CB_CODE_IDX(code)];
+	int dev = CUPTI_CB_CODE_DEV(code);
+	unsigned r0 = dev >= 0 ? (unsigned)dev : 0, r1 = dev >= 0 ? r0 + 1 : a->act.n_devrows;
+	uint64_t v = 0;
+	for (unsigned r = r0; r < r1; r++)
+		for (unsigned k = 0; k < ev->count; k++)
+			v += atomic_load_explicit(&rows[(size_t)r * CUPTI_CB_N_ACT_SLOTS + ev->first + k],
+						  memory_order_relaxed);
+	return v;
+}
+
+static void sample(struct actsrc *a, struct actset *s)
+{
+	const _Atomic uint64_t *own = s->block ? s->block->c + a->e->reg.lay.act : NULL;
+	for (unsigned i = 0; i < s->n; i++)
+		s->now[i] = s->process[i] ? sum_rows(a, cupti_cb_activity_all(&a->act), s->codes[i])
+			  : own		  ? sum_rows(a, own, s->codes[i])
+					  : 0;
+}
+
+static unsigned long lost(const struct actsrc *a)
+{
+	return atomic_load(&a->act.dropped) + atomic_load(&a->act.refused_buffers);
+}
+
+/* Records CUPTI delivered until now count in this window. */
+static int a_set_reset(void *self, void *set)
+{
+	struct actsrc *a = self;
+	struct actset *s = set;
+	cupti_cb_activity_flush(&a->act);
+	sample(a, s);
+	memcpy(s->base, s->now, s->n * sizeof s->base[0]);
+	s->lost_seen = lost(a);
+	return CUPTI_CB_OK;
+}
+
+static int a_set_start(void *self, void *set, char *why, size_t len)
+{
+	struct actsrc *a = self;
+	struct actset *s = set;
+	if (!a->opened)
+		a_opened(a, CUPTI_CB_STAGE_DRIVER);
+	if (!s->hold.active) {
+		int rc = cupti_cb_engine_hold(a->e, &s->hold, a->issuer_codes, N_ISSUERS, why, len);
+		if (rc)
+			return rc;
+	}
+	if (!s->using || s->epoch != a->epoch) {
+		int rc = cupti_cb_activity_use(&a->act, why, len);
+		if (rc)
+			return rc;	/* the hold stays until cleanup, as a started set's would */
+		s->using = 1;
+		s->epoch = a->epoch;
+	}
+	s->block = cupti_cb_engine_thread_block(a->e);
+	if (!s->block)
+		return CUPTI_CB_ENOMEM;
+	return a_set_reset(self, set);
+}
+
+/* Records lost since the last read make the read say so: the values are
+ * still returned (an undercount), with CUPTI_CB_EDROPPED for a warning. */
+static int a_set_read(void *self, void *set, long long *values)
+{
+	struct actsrc *a = self;
+	struct actset *s = set;
+	cupti_cb_activity_flush(&a->act);
+	sample(a, s);
+	for (unsigned i = 0; i < s->n; i++)
+		values[i] = (long long)(s->now[i] - s->base[i]);
+	unsigned long l = lost(a);
+	if (l == s->lost_seen)
+		return CUPTI_CB_OK;
+	if (a->e->trace)
+		fprintf(stderr, "cupti_cb: activity: %lu records dropped by CUPTI, %lu buffers refused (pool full), "
+			"%lu records without an issuing thread, %lu records in all\n",
+			atomic_load(&a->act.dropped), atomic_load(&a->act.refused_buffers),
+			atomic_load(&a->act.unattributed), atomic_load(&a->act.records));
+	s->lost_seen = l;
+	return CUPTI_CB_EDROPPED;
+}
+
+/* The kinds stay enabled until cleanup (see struct cupti_cb_hold); stop's
+ * values come from the read the adapter makes first. */
+static int a_set_stop(void *self, void *set)
+{
+	(void)self, (void)set;
+	return CUPTI_CB_OK;
+}
+
+const struct cupti_cb_source_ops cupti_cb_activity_source = {
+	.label = "activity",
+	.may_be_ours = a_may_be_ours,
+	.opened = a_opened,
+	.first = a_first,
+	.next = a_next,
+	.first_qualifier = a_first_qualifier,
+	.next_qualifier = a_next_qualifier,
+	.parse = a_parse,
+	.event_name = a_name,
+	.descr = a_descr,
+	.qualifier_descr = a_qualifier_descr,
+	.facts = a_facts,
+	.valid = a_valid,
+	.why = a_why,
+	.count = a_count,
+	.close = a_close,
+	.set_new = a_set_new,
+	.set_free = a_set_free,
+	.set_update = a_set_update,
+	.set_granularity = a_set_granularity,
+	.set_start = a_set_start,
+	.set_read = a_set_read,
+	.set_stop = a_set_stop,
+	.set_reset = a_set_reset,
+};

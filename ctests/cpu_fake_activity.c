@@ -1,0 +1,430 @@
+/*
+ * cpu_fake_activity: the GPU activity source (gpu.* events) through PAPI, with the fake
+ * libcupti's Activity API (fake_activity.c) playing the records CUPTI would deliver.  Each case
+ * is a fresh process.
+ *
+ *   listing  - the 14 gpu.* events are listed with :process and :device=N qualifiers; names
+ *              round-trip, units and data types are right; bad names get PAPI_ENOEVNT.
+ *   threads  - 4 threads each issue a different number of launches (thread 0 also a graph
+ *              launch of 3 kernels): each thread's set counts exactly the kernels of its own
+ *              calls, the process-scope set all of them plus a record no thread issued.
+ *   copies   - copies of distinct sizes in each CUPTI copy kind: exact bytes per direction,
+ *              count and time; memsets; :device=1 sees only device 1's work.
+ *   busy     - overlapping kernels: gpu.busy_ns is their union (less than the sum, at least
+ *              the longest), per thread and per process.
+ *   window   - records delivered before the start are not counted; records are counted by
+ *              the read whose flush delivered them.
+ *   dropped  - dropped records: the read still returns the values, PAPI prints a warning, and
+ *              CUPTI_CB_TRACE=1 prints how many.
+ *   noflush  - a set without gpu.* events never flushes, registers or enables activity.
+ *   mixed    - callback and activity events in one set.
+ *   refused  - another tool owns the activity buffers: the start of a gpu.* set fails with
+ *              PAPI_ECNFLCT and a sentence; callback sets keep counting.
+ */
+#include "ctest_util.h"
+#include "fake_play.h"
+
+#include <cupti_activity.h>
+
+#define NTHREADS 4
+
+/* One driver call of an operation; returns its correlation id, as CUPTI's record carries it. */
+static uint32_t issue(CUpti_CallbackId cbid, const void *params, CUcontext ctx)
+{
+    struct fake_call c;
+    fake_call_init(&c, FAKE_DRV, cbid, params, CUDA_SUCCESS, ctx);
+    fake_enter(&c);
+    fake_exit(&c);
+    return c.correlation_id;
+}
+
+static uint32_t launch(CUcontext ctx)
+{
+    cuLaunchKernel_params p;
+    memset(&p, 0, sizeof p);
+    return issue(DCB(cuLaunchKernel), &p, ctx);
+}
+
+static uint32_t graph_launch(CUcontext ctx)
+{
+    cuGraphLaunch_params p;
+    memset(&p, 0, sizeof p);
+    return issue(DCB(cuGraphLaunch), &p, ctx);
+}
+
+static uint32_t copy_call(CUcontext ctx)
+{
+    static char host[16];
+    cuMemcpyHtoD_v2_params p = {fake_dev_ptr(0, 0), host, 16};
+    return issue(DCB(cuMemcpyHtoD_v2), &p, ctx);
+}
+
+static uint32_t memset_call(CUcontext ctx)
+{
+    cuMemsetD8_v2_params p = {fake_dev_ptr(0, 0), 0, 16};
+    return issue(DCB(cuMemsetD8_v2), &p, ctx);
+}
+
+static void check_name(const char *name, const char *want_back, const char *units)
+{
+    int code = 0;
+    char back[PAPI_MAX_STR_LEN] = "";
+    PAPI_event_info_t info;
+    int rc = PAPI_event_name_to_code(name, &code);
+    if (!ct_result(rc == PAPI_OK, "%s resolves (%s)", name, ct_papi_err(rc)))
+        return;
+    PAPI_event_code_to_name(code, back);
+    ct_result(!strcmp(back, want_back), "%s names back as %s (got %s)", name, want_back, back);
+    memset(&info, 0, sizeof info);
+    PAPI_get_event_info(code, &info);
+    ct_result(!strcmp(info.units, units), "%s: units \"%s\" (got \"%s\")", name, units, info.units);
+    ct_result(info.data_type == PAPI_DATATYPE_UINT64, "%s: UINT64 (got %d)", name, info.data_type);
+}
+
+static void check_bad(const char *name)
+{
+    int code = 0, rc = PAPI_event_name_to_code(name, &code);
+    ct_result(rc == PAPI_ENOEVNT, "%s -> PAPI_ENOEVNT (got %s)", name, ct_papi_err(rc));
+}
+
+static int listing_case(void)
+{
+    static const char *const want[] = { "gpu.kernels", "gpu.kernel_time_ns", "gpu.memcpy.count",
+        "gpu.memcpy.bytes", "gpu.memcpy.bytes_htod", "gpu.memcpy.bytes_dtoh", "gpu.memcpy.bytes_dtod",
+        "gpu.memcpy.bytes_htoh", "gpu.memcpy.bytes_peer", "gpu.memcpy.time_ns", "gpu.memset.count",
+        "gpu.memset.bytes", "gpu.memset.time_ns", "gpu.busy_ns" };
+    fake_device_count(CUDA_SUCCESS, 2);
+    ct_library_init();
+    int cidx = cb_cidx(), code = PAPI_NATIVE_MASK, n_gpu = 0, in_order = 1, quals = 0;
+    /* The driver stage first, so that the walk lists device qualifiers. */
+    int es = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&es));
+    CHECK_PAPI(ct_add(es, "gpu.kernels"));
+    PAPI_MUST(PAPI_enum_cmp_event(&code, PAPI_ENUM_FIRST, cidx));
+    do {
+        PAPI_event_info_t info;
+        if (PAPI_get_event_info(code, &info) != PAPI_OK || !strstr(info.symbol, ":::gpu."))
+            continue;
+        if (n_gpu < 14 && strcmp(strstr(info.symbol, ":::") + 3, want[n_gpu]))
+            in_order = 0;
+        if (n_gpu++ == 0) {
+            int q = code;
+            while (PAPI_enum_cmp_event(&q, PAPI_NTV_ENUM_UMASKS, cidx) == PAPI_OK)
+                quals++;
+        }
+    } while (PAPI_enum_cmp_event(&code, PAPI_ENUM_EVENTS, cidx) == PAPI_OK);
+    CHECK_EQ("14 gpu.* events listed", n_gpu, 14);
+    CHECK_TRUE("in the documented order, with the documented names", in_order);
+    CHECK_EQ("gpu.kernels takes :process, :device=0, :device=1", quals, 3);
+    for (unsigned i = 0; i < 14; i++) {
+        char full[128];
+        snprintf(full, sizeof full, "cupti_cb:::%s", want[i]);
+        const char *u = strstr(want[i], "_ns") ? "ns" : strstr(want[i], "bytes") ? "bytes" : "";
+        check_name(full, full, u);
+    }
+    check_name("cupti_cb:::gpu.kernels:device1", "cupti_cb:::gpu.kernels:device=1", "");
+    check_name("cupti_cb:::gpu.busy_ns:device=0:process", "cupti_cb:::gpu.busy_ns:device=0:process", "ns");
+    check_name("cupti_cb:::gpu.memcpy.bytes:thread", "cupti_cb:::gpu.memcpy.bytes", "bytes");
+    check_bad("cupti_cb:::gpu.kernelz");
+    check_bad("cupti_cb:::gpu.kernels:device=2");
+    check_bad("cupti_cb:::gpu.kernels:nosuch");
+    check_bad("cupti_cb:::gpu.");
+    return ct_done();
+}
+
+/* ---- threads ---- */
+
+static pthread_barrier_t bar;
+static long long thread_seen[NTHREADS];
+static const int per_thread[NTHREADS] = { 2, 5, 7, 11 };
+
+static void *worker(void *arg)
+{
+    int t = (int)(intptr_t)arg, es = PAPI_NULL;
+    long long v[2];
+    PAPI_MUST(PAPI_register_thread());
+    PAPI_MUST(PAPI_create_eventset(&es));
+    PAPI_MUST(ct_add(es, "gpu.kernels"));
+    PAPI_MUST(ct_add(es, "gpu.kernel_time_ns"));
+    PAPI_MUST(PAPI_start(es));
+    pthread_barrier_wait(&bar);
+    for (int i = 0; i < per_thread[t]; i++) {
+        uint32_t corr = launch(FAKE_CTX0);
+        uint64_t t0 = 1000000u * (uint64_t)(t + 1) + 1000u * (uint64_t)i;
+        fake_activity_kernel(corr, t0, t0 + 100, 0);
+    }
+    if (t == 0) {
+        uint32_t corr = graph_launch(FAKE_CTX0);
+        for (int k = 0; k < 3; k++)
+            fake_activity_kernel(corr, 9000000u + 1000u * (uint64_t)k, 9000000u + 1000u * (uint64_t)k + 100, 0);
+    }
+    pthread_barrier_wait(&bar);	/* every record played: each read flushes them all */
+    PAPI_MUST(PAPI_read(es, v));
+    thread_seen[t] = v[0];
+    ct_result(v[1] == 100 * v[0], "thread %d: kernel time %lld ns = 100 ns per kernel", t, v[1]);
+    pthread_barrier_wait(&bar);
+    PAPI_MUST(PAPI_stop(es, v));
+    ct_destroy(&es);
+    PAPI_MUST(PAPI_unregister_thread());
+    return NULL;
+}
+
+static int threads_case(void)
+{
+    long long v[2];
+    ct_library_init();
+    PAPI_MUST(PAPI_thread_init(ct_thread_id));
+    int proc = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&proc));
+    PAPI_MUST(ct_add(proc, "gpu.kernels:process"));
+    PAPI_MUST(ct_add(proc, "gpu.kernels"));
+    PAPI_MUST(PAPI_start(proc));
+    pthread_t th[NTHREADS];
+    pthread_barrier_init(&bar, NULL, NTHREADS + 1);
+    for (intptr_t t = 0; t < NTHREADS; t++)
+        pthread_create(&th[t], NULL, worker, (void *)t);
+    pthread_barrier_wait(&bar);
+    fake_activity_kernel(0x7fffffffu, 50, 60, 0);	/* work no recorded call issued */
+    pthread_barrier_wait(&bar);
+    pthread_barrier_wait(&bar);
+    for (int t = 0; t < NTHREADS; t++)
+        pthread_join(th[t], NULL);
+    long long total = 0;
+    for (int t = 0; t < NTHREADS; t++) {
+        long long want = per_thread[t] + (t == 0 ? 3 : 0);
+        char what[96];
+        snprintf(what, sizeof what, "thread %d's set sees exactly its kernels (graph kernels included)", t);
+        CHECK_EQ(what, thread_seen[t], want);
+        total += want;
+    }
+    PAPI_MUST(PAPI_stop(proc, v));
+    CHECK_EQ("the process-scope event sees every kernel, unattributed ones included", v[0], total + 1);
+    CHECK_EQ("main thread's own thread-scope event sees none", v[1], 0);
+    return ct_done();
+}
+
+/* ---- copies ---- */
+
+static int copies_case(void)
+{
+    static const char *const names[] = { "gpu.memcpy.bytes_htod", "gpu.memcpy.bytes_dtoh",
+        "gpu.memcpy.bytes_dtod", "gpu.memcpy.bytes_htoh", "gpu.memcpy.bytes_peer", "gpu.memcpy.bytes",
+        "gpu.memcpy.count", "gpu.memcpy.time_ns", "gpu.memset.count", "gpu.memset.bytes",
+        "gpu.memset.time_ns", "gpu.memcpy.bytes:device=1", "gpu.memcpy.count:device=0" };
+    enum { N = sizeof names / sizeof names[0] };
+    long long v[N];
+    fake_device_count(CUDA_SUCCESS, 2);
+    ct_library_init();
+    int es = ct_eventset(N, names);
+    PAPI_MUST(PAPI_start(es));
+    fake_activity_memcpy(copy_call(FAKE_CTX0), CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 1000, 0, 10, 0);
+    fake_activity_memcpy(copy_call(FAKE_CTX0), CUPTI_ACTIVITY_MEMCPY_KIND_HTOA, 1, 20, 30, 0);
+    fake_activity_memcpy(copy_call(FAKE_CTX0), CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, 2000, 40, 50, 0);
+    fake_activity_memcpy(copy_call(FAKE_CTX0), CUPTI_ACTIVITY_MEMCPY_KIND_ATOH, 2, 60, 70, 0);
+    fake_activity_memcpy(copy_call(FAKE_CTX0), CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, 30000, 80, 90, 0);
+    fake_activity_memcpy(copy_call(FAKE_CTX0), CUPTI_ACTIVITY_MEMCPY_KIND_ATOA, 3, 100, 110, 0);
+    fake_activity_memcpy(copy_call(FAKE_CTX0), CUPTI_ACTIVITY_MEMCPY_KIND_HTOH, 400000, 120, 130, 0);
+    fake_activity_memcpy(copy_call(FAKE_CTX1), CUPTI_ACTIVITY_MEMCPY_KIND_PTOP, 5000000, 140, 150, 1);
+    fake_activity_peer(copy_call(FAKE_CTX1), 60000000, 160, 170, 1);
+    fake_activity_memset(memset_call(FAKE_CTX0), 777, 200, 233, 0);
+    fake_activity_memset(memset_call(FAKE_CTX0), 223, 300, 301, 0);
+    PAPI_MUST(PAPI_stop(es, v));
+    CHECK_EQ("htod: HtoD and HtoA", v[0], 1001);
+    CHECK_EQ("dtoh: DtoH and AtoH", v[1], 2002);
+    CHECK_EQ("dtod: DtoD and AtoA", v[2], 30003);
+    CHECK_EQ("htoh", v[3], 400000);
+    CHECK_EQ("peer: PtoP in a memcpy record and a peer record", v[4], 65000000);
+    CHECK_EQ("memcpy.bytes: every direction", v[5], 1001 + 2002 + 30003 + 400000 + 65000000);
+    CHECK_EQ("memcpy.count", v[6], 9);
+    CHECK_EQ("memcpy.time_ns", v[7], 90);
+    CHECK_EQ("memset.count", v[8], 2);
+    CHECK_EQ("memset.bytes", v[9], 1000);
+    CHECK_EQ("memset.time_ns", v[10], 34);
+    CHECK_EQ("memcpy.bytes:device=1: the two peer copies", v[11], 65000000);
+    CHECK_EQ("memcpy.count:device=0", v[12], 7);
+    return ct_done();
+}
+
+/* ---- busy ---- */
+
+static int busy_case(void)
+{
+    static const char *const names[] = { "gpu.busy_ns", "gpu.kernel_time_ns", "gpu.busy_ns:process",
+                                         "gpu.busy_ns:device=0" };
+    long long v[4];
+    ct_library_init();
+    int es = ct_eventset(4, names);
+    PAPI_MUST(PAPI_start(es));
+    fake_activity_kernel(launch(FAKE_CTX0), 1000, 6000, 0);	/* 5 us on one stream */
+    fake_activity_kernel(launch(FAKE_CTX0), 2000, 11000, 0);	/* 9 us on another, overlapping */
+    PAPI_MUST(PAPI_read(es, v));
+    CHECK_EQ("kernel time: the sum", v[1], 14000);
+    CHECK_EQ("busy: the union", v[0], 10000);
+    CHECK_TRUE("less than the sum, at least the longest", v[0] < 14000 && v[0] >= 9000);
+    CHECK_EQ("process busy: the union", v[2], 10000);
+    CHECK_EQ("busy:device=0", v[3], 10000);
+    fake_activity_memset(memset_call(FAKE_CTX0), 8, 10000, 12000, 0);	/* overlaps by 1 us */
+    fake_activity_kernel(launch(FAKE_CTX0), 20000, 21000, 0);	/* after an idle gap */
+    PAPI_MUST(PAPI_stop(es, v));
+    CHECK_EQ("busy after a memset overlapping the end and a later kernel", v[0], 10000 + 1000 + 1000);
+    return ct_done();
+}
+
+/* ---- window ---- */
+
+static int window_case(void)
+{
+    long long v[1];
+    ct_library_init();
+    int es = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&es));
+    PAPI_MUST(ct_add(es, "gpu.kernels"));
+    PAPI_MUST(PAPI_start(es));
+    PAPI_MUST(PAPI_stop(es, v));
+    /* Work finished while the set was stopped: delivered by the next start's flush, which
+     * counts it before the window opens. */
+    fake_activity_kernel(launch(FAKE_CTX0), 10, 20, 0);
+    PAPI_MUST(PAPI_start(es));
+    CHECK_EQ("the start's flush delivered the earlier record", fake_activity_queued(), 0);
+    fake_activity_kernel(launch(FAKE_CTX0), 30, 40, 0);
+    fake_activity_kernel(launch(FAKE_CTX0), 50, 60, 0);
+    PAPI_MUST(PAPI_read(es, v));
+    CHECK_EQ("a read counts what its flush delivered", v[0], 2);
+    fake_activity_kernel(launch(FAKE_CTX0), 70, 80, 0);
+    PAPI_MUST(PAPI_reset(es));
+    PAPI_MUST(PAPI_read(es, v));
+    CHECK_EQ("a reset's flush closes the window before it", v[0], 0);
+    fake_activity_kernel(launch(FAKE_CTX0), 90, 100, 0);
+    PAPI_MUST(PAPI_stop(es, v));
+    CHECK_EQ("stop counts what its flush delivered", v[0], 1);
+    return ct_done();
+}
+
+/* ---- dropped ---- */
+
+static int dropped_case(void)
+{
+    char err[8192] = "";
+    long long v[1];
+    setenv("PAPI_VERBOSE", "1", 1);
+    setenv("CUPTI_CB_TRACE", "1", 1);
+    ct_library_init();
+    int es = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&es));
+    PAPI_MUST(ct_add(es, "gpu.kernels"));
+    PAPI_MUST(PAPI_start(es));
+    fake_activity_kernel(launch(FAKE_CTX0), 10, 20, 0);
+    fake_activity_drop(5);
+    capture_stderr_begin();
+    int rc = PAPI_read(es, v);
+    capture_stderr_end(err, sizeof err);
+    CHECK_EQ("the read still succeeds", rc, PAPI_OK);
+    CHECK_EQ("with the records that were delivered", v[0], 1);
+    CHECK_TRUE("PAPI warns that gpu.* values undercount", strstr(err, "dropped GPU activity records") != NULL);
+    CHECK_TRUE("the trace says how many", strstr(err, "5 records dropped") != NULL);
+    capture_stderr_begin();
+    rc = PAPI_read(es, v);
+    capture_stderr_end(err, sizeof err);
+    CHECK_TRUE("no new drop, no new warning", rc == PAPI_OK && !strstr(err, "dropped GPU activity"));
+    PAPI_MUST(PAPI_stop(es, v));
+    return ct_done();
+}
+
+/* ---- noflush ---- */
+
+static int noflush_case(void)
+{
+    long long v[2];
+    ct_library_init();
+    int es = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&es));
+    PAPI_MUST(ct_add(es, "kernel.launches"));
+    PAPI_MUST(ct_add(es, "memcpy.bytes"));
+    PAPI_MUST(PAPI_start(es));
+    play_launches(3, FAKE_CTX0);
+    PAPI_MUST(PAPI_read(es, v));
+    PAPI_MUST(PAPI_reset(es));
+    PAPI_MUST(PAPI_stop(es, v));
+    ct_destroy(&es);
+    CHECK_EQ("a set without gpu.* events never flushes", fake_activity_flushes(), 0);
+    CHECK_EQ("nor registers activity buffers", fake_activity_register_calls(), 0);
+    CHECK_EQ("nor enables kernel records", fake_activity_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 0);
+    PAPI_MUST(PAPI_create_eventset(&es));
+    PAPI_MUST(ct_add(es, "gpu.kernels"));
+    PAPI_MUST(PAPI_start(es));
+    CHECK_EQ("a gpu.* set enables kernel records", fake_activity_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 1);
+    PAPI_MUST(PAPI_stop(es, v));
+    CHECK_EQ("and keeps them after stop", fake_activity_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 1);
+    CHECK_REL("its start and stop flush", fake_activity_flushes(), ">=", 2);
+    ct_destroy(&es);
+    CHECK_EQ("cleanup disables them", fake_activity_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 0);
+    return ct_done();
+}
+
+/* ---- mixed ---- */
+
+static int mixed_case(void)
+{
+    static const char *const names[] = { "kernel.launches", "gpu.kernels", "memcpy.calls", "gpu.memcpy.bytes",
+                                         "api.calls" };
+    long long v[5];
+    ct_library_init();
+    int es = ct_eventset(5, names);
+    PAPI_MUST(PAPI_start(es));
+    for (int i = 0; i < 4; i++)
+        fake_activity_kernel(launch(FAKE_CTX0), 100u * (uint64_t)i, 100u * (uint64_t)i + 50, 0);
+    fake_activity_memcpy(copy_call(FAKE_CTX0), CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 16, 1000, 1010, 0);
+    PAPI_MUST(PAPI_stop(es, v));
+    CHECK_EQ("kernel.launches (callback)", v[0], 4);
+    CHECK_EQ("gpu.kernels (activity)", v[1], 4);
+    CHECK_EQ("memcpy.calls (callback)", v[2], 1);
+    CHECK_EQ("gpu.memcpy.bytes (activity)", v[3], 16);
+    CHECK_EQ("api.calls (callback)", v[4], 5);
+    return ct_done();
+}
+
+/* ---- refused ---- */
+
+static int refused_case(void)
+{
+    char err[8192] = "";
+    long long v[1];
+    setenv("PAPI_VERBOSE", "1", 1);
+    fake_activity_register_error(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
+    ct_library_init();
+    int es = PAPI_NULL, cb = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&es));
+    CHECK_PAPI(ct_add(es, "gpu.kernels"));
+    capture_stderr_begin();
+    int rc = PAPI_start(es);
+    capture_stderr_end(err, sizeof err);
+    CHECK_EQ("start of a gpu.* set -> PAPI_ECNFLCT", rc, PAPI_ECNFLCT);
+    CHECK_TRUE("with its sentence", strstr(err, "Another tool owns CUPTI's activity buffers") != NULL);
+    PAPI_MUST(PAPI_create_eventset(&cb));
+    CHECK_PAPI(ct_add(cb, "kernel.launches"));
+    CHECK_PAPI(PAPI_start(cb));
+    play_launches(3, FAKE_CTX0);
+    CHECK_PAPI(PAPI_stop(cb, v));
+    CHECK_EQ("callback events keep counting", v[0], 3);
+    return ct_done();
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const cases[] = { "listing", "threads", "copies", "busy", "window",
+                                         "dropped", "noflush", "mixed", "refused" };
+    static int (*const run[])(void) = { listing_case, threads_case, copies_case, busy_case, window_case,
+                                        dropped_case, noflush_case, mixed_case, refused_case };
+    if (argc > 1) {
+        fake_setup();
+        for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++)
+            if (!strcmp(argv[1], cases[i]))
+                return run[i]();
+        ct_fatal("no case %s", argv[1]);
+    }
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int st = ct_run_self(argv[0], cases[i], NULL, NULL);
+        ct_result(st == 0, "case %s (exit %d)", cases[i], st);
+    }
+    return ct_done();
+}

@@ -1,0 +1,277 @@
+/*
+ * fake_activity.c: the Activity API half of the test-only fake libcupti (linked into
+ * fake/libcupti.so with fake_cupti.c; control API in fake_cuda.h).
+ *
+ * A test plays records (fake_activity_kernel, _memcpy, _memset) of the kinds that are enabled;
+ * they wait in a queue until cuptiActivityFlushAll, which does what CUPTI does: asks the
+ * registered bufferRequested for a buffer, writes the records into it as the structures of
+ * cupti_activity.h, each at an 8-byte aligned offset, and hands it to bufferCompleted with the
+ * number of valid bytes.  cuptiActivityGetNextRecord walks that layout.  Records for which no
+ * buffer is given are dropped and counted, as are those fake_activity_drop() adds; both come back
+ * from cuptiActivityGetNumDroppedRecords, which resets the count.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include <cupti_activity.h>
+
+#include "fake_cuda.h"
+
+#define QUEUE_MAX 65536
+
+union fake_record {
+    CUpti_Activity any;
+    CUpti_ActivityKernel10 kernel;
+    CUpti_ActivityMemcpy6 memcpy;
+    CUpti_ActivityMemset4 memset;
+    CUpti_ActivityMemcpyPtoP4 peer;
+};
+
+static pthread_mutex_t alock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t flush_lock = PTHREAD_MUTEX_INITIALIZER;
+static CUpti_BuffersCallbackRequestFunc requested;
+static CUpti_BuffersCallbackCompleteFunc completed;
+static CUptiResult register_err = CUPTI_SUCCESS;
+static int enabled[64];
+static union fake_record queue[QUEUE_MAX];
+static size_t queued;
+static size_t dropped;
+static atomic_int n_flushes, n_register;
+
+static size_t record_size(CUpti_ActivityKind kind)
+{
+    switch (kind) {
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+        return sizeof(CUpti_ActivityKernel10);
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+        return sizeof(CUpti_ActivityMemcpy6);
+    case CUPTI_ACTIVITY_KIND_MEMCPY2:
+        return sizeof(CUpti_ActivityMemcpyPtoP4);
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+        return sizeof(CUpti_ActivityMemset4);
+    default:
+        return sizeof(CUpti_Activity);
+    }
+}
+
+static size_t aligned_size(CUpti_ActivityKind kind)
+{
+    return (record_size(kind) + 7) & ~(size_t)7;
+}
+
+/* Queues r if its kind is enabled, as CUPTI records only enabled kinds. */
+static void play(const union fake_record *r)
+{
+    pthread_mutex_lock(&alock);
+    if ((unsigned)r->any.kind < 64 && enabled[r->any.kind]) {
+        if (queued < QUEUE_MAX)
+            queue[queued++] = *r;
+        else
+            dropped++;
+    }
+    pthread_mutex_unlock(&alock);
+}
+
+void fake_activity_kernel(uint32_t corr, uint64_t start, uint64_t end, uint32_t device)
+{
+    union fake_record r;
+    memset(&r, 0, sizeof r);
+    r.kernel.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    r.kernel.correlationId = corr;
+    r.kernel.start = start;
+    r.kernel.end = end;
+    r.kernel.deviceId = device;
+    play(&r);
+}
+
+void fake_activity_memcpy(uint32_t corr, int copy_kind, uint64_t bytes, uint64_t start, uint64_t end,
+                          uint32_t device)
+{
+    union fake_record r;
+    memset(&r, 0, sizeof r);
+    r.memcpy.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+    r.memcpy.copyKind = (uint8_t)copy_kind;
+    r.memcpy.bytes = bytes;
+    r.memcpy.correlationId = corr;
+    r.memcpy.start = start;
+    r.memcpy.end = end;
+    r.memcpy.deviceId = device;
+    play(&r);
+}
+
+void fake_activity_peer(uint32_t corr, uint64_t bytes, uint64_t start, uint64_t end, uint32_t device)
+{
+    union fake_record r;
+    memset(&r, 0, sizeof r);
+    r.peer.kind = CUPTI_ACTIVITY_KIND_MEMCPY2;
+    r.peer.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
+    r.peer.bytes = bytes;
+    r.peer.correlationId = corr;
+    r.peer.start = start;
+    r.peer.end = end;
+    r.peer.deviceId = device;
+    play(&r);
+}
+
+void fake_activity_memset(uint32_t corr, uint64_t bytes, uint64_t start, uint64_t end, uint32_t device)
+{
+    union fake_record r;
+    memset(&r, 0, sizeof r);
+    r.memset.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+    r.memset.bytes = bytes;
+    r.memset.correlationId = corr;
+    r.memset.start = start;
+    r.memset.end = end;
+    r.memset.deviceId = device;
+    play(&r);
+}
+
+void fake_activity_drop(size_t n)
+{
+    pthread_mutex_lock(&alock);
+    dropped += n;
+    pthread_mutex_unlock(&alock);
+}
+
+void fake_activity_register_error(CUptiResult err)
+{
+    pthread_mutex_lock(&alock);
+    register_err = err;
+    pthread_mutex_unlock(&alock);
+}
+
+int fake_activity_flushes(void)
+{
+    return atomic_load(&n_flushes);
+}
+
+int fake_activity_register_calls(void)
+{
+    return atomic_load(&n_register);
+}
+
+int fake_activity_enabled(CUpti_ActivityKind kind)
+{
+    pthread_mutex_lock(&alock);
+    int on = (unsigned)kind < 64 && enabled[kind];
+    pthread_mutex_unlock(&alock);
+    return on;
+}
+
+size_t fake_activity_queued(void)
+{
+    pthread_mutex_lock(&alock);
+    size_t n = queued;
+    pthread_mutex_unlock(&alock);
+    return n;
+}
+
+CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
+                                           CUpti_BuffersCallbackCompleteFunc done)
+{
+    atomic_fetch_add(&n_register, 1);
+    pthread_mutex_lock(&alock);
+    CUptiResult r = register_err;
+    if (r == CUPTI_SUCCESS) {
+        requested = req;
+        completed = done;
+    }
+    pthread_mutex_unlock(&alock);
+    return r;
+}
+
+static CUptiResult set_kind(CUpti_ActivityKind kind, int on)
+{
+    if ((unsigned)kind >= 64)
+        return CUPTI_ERROR_INVALID_KIND;
+    pthread_mutex_lock(&alock);
+    enabled[kind] = on;
+    pthread_mutex_unlock(&alock);
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
+{
+    return set_kind(kind, 1);
+}
+
+CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)
+{
+    return set_kind(kind, 0);
+}
+
+/* Fills one buffer from the queue's head; returns the valid bytes, and how many records went. */
+static size_t fill(uint8_t *buf, size_t size, size_t *taken)
+{
+    size_t off = 0, i = 0;
+    while (i < queued && off + aligned_size(queue[i].any.kind) <= size) {
+        memcpy(buf + off, &queue[i], record_size(queue[i].any.kind));
+        off += aligned_size(queue[i].any.kind);
+        i++;
+    }
+    memmove(queue, queue + i, (queued - i) * sizeof queue[0]);
+    queued -= i;
+    *taken = i;
+    return off;
+}
+
+/* Like CUPTI, the callbacks run outside the fake's own lock: bufferCompleted may call back. */
+CUptiResult cuptiActivityFlushAll(uint32_t flag)
+{
+    (void)flag;
+    atomic_fetch_add(&n_flushes, 1);
+    pthread_mutex_lock(&flush_lock);
+    for (;;) {
+        pthread_mutex_lock(&alock);
+        size_t pending = queued;
+        CUpti_BuffersCallbackRequestFunc req = requested;
+        CUpti_BuffersCallbackCompleteFunc done = completed;
+        pthread_mutex_unlock(&alock);
+        if (!pending || !req || !done)
+            break;
+        uint8_t *buf = NULL;
+        size_t size = 0, max = 0, taken = 0;
+        req(&buf, &size, &max);
+        pthread_mutex_lock(&alock);
+        size_t valid = buf ? fill(buf, size, &taken) : 0;
+        if (!buf || !taken) {
+            dropped += queued;
+            queued = 0;
+        }
+        pthread_mutex_unlock(&alock);
+        if (buf)
+            done(NULL, 0, buf, size, valid);
+    }
+    pthread_mutex_unlock(&flush_lock);
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid, CUpti_Activity **record)
+{
+    size_t off = 0;
+    if (!buffer || !record)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    if (*record)
+        off = (size_t)((uint8_t *)*record - buffer) + aligned_size((*record)->kind);
+    if (off >= valid)
+        return CUPTI_ERROR_MAX_LIMIT_REACHED;
+    *record = (CUpti_Activity *)(buffer + off);
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext ctx, uint32_t stream, size_t *n)
+{
+    (void)ctx, (void)stream;
+    if (!n)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    pthread_mutex_lock(&alock);
+    *n = dropped;
+    dropped = 0;
+    pthread_mutex_unlock(&alock);
+    return CUPTI_SUCCESS;
+}

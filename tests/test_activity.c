@@ -1,0 +1,197 @@
+/* test_activity.c: the pieces of the GPU activity source that need no
+ * CUPTI: the correlation table (issuing thread by correlation id), the
+ * union of busy intervals, and the processing of one buffer of records
+ * into process and thread totals, with exact values. */
+#include <pthread.h>
+
+#include <cupti_activity.h>
+
+#include "check.h"
+#include "cupti_cb_activity.h"
+#include "cupti_cb_corr.h"
+#include "cupti_cb_engine.h"
+
+static struct cupti_cb_corrmap map;
+
+#define THREADS 4
+#define PER_THREAD 10000
+
+/* Each thread writes its own correlation ids (interleaved, as CUPTI hands
+ * them out across threads) and reads them back. */
+static void *writer(void *arg)
+{
+	uint32_t t = (uint32_t)(uintptr_t)arg, wrong = 0;
+	for (uint32_t i = 0; i < PER_THREAD; i++) {
+		uint32_t corr = 1000 + i * THREADS + t;
+		cupti_cb_corr_put(&map, corr, t + 1);
+		if (cupti_cb_corr_get(&map, corr) != t + 1)
+			wrong++;
+	}
+	return (void *)(uintptr_t)wrong;
+}
+
+static void corr_table(void)
+{
+	CHECK_EQ(cupti_cb_corr_get(&map, 7), 0, "an empty table knows nothing");
+	cupti_cb_corr_put(&map, 7, 3);
+	CHECK_EQ(cupti_cb_corr_get(&map, 7), 3, "a recorded call's block");
+	CHECK_EQ(cupti_cb_corr_get(&map, 8), 0, "another id is not found");
+	CHECK_EQ(cupti_cb_corr_get(&map, 7 + CUPTI_CB_CORR_SLOTS), 0, "an id of the same slot is not found");
+	cupti_cb_corr_put(&map, 7 + CUPTI_CB_CORR_SLOTS, 5);
+	CHECK_EQ(cupti_cb_corr_get(&map, 7 + CUPTI_CB_CORR_SLOTS), 5, "the newer call takes the slot");
+	CHECK_EQ(cupti_cb_corr_get(&map, 7), 0, "the oldest is overwritten: a miss, never a wrong block");
+	CHECK_EQ(cupti_cb_corr_get(&map, 0), 0, "id 0 of an empty slot is a miss");
+
+	pthread_t th[THREADS];
+	for (uintptr_t t = 0; t < THREADS; t++)
+		pthread_create(&th[t], NULL, writer, (void *)t);
+	uintptr_t wrong = 0;
+	for (int t = 0; t < THREADS; t++) {
+		void *r;
+		pthread_join(th[t], &r);
+		wrong += (uintptr_t)r;
+	}
+	CHECK_EQ(wrong, 0, "4 threads: each finds its own calls while the others write");
+	unsigned found = 0;
+	for (uint32_t c = 1000; c < 1000 + THREADS * PER_THREAD; c++)
+		found += cupti_cb_corr_get(&map, c) == (c - 1000) % THREADS + 1;
+	CHECK_EQ(found, THREADS * PER_THREAD, "every call maps to the thread that issued it");
+}
+
+/* Merges [s, e) pairs in order; returns the union's length. */
+static uint64_t busy(const uint64_t *iv, unsigned n)
+{
+	uint64_t start = 0, end = 0, total = 0;
+	for (unsigned i = 0; i < n; i++)
+		total += cupti_cb_busy_merge(&start, &end, iv[2 * i], iv[2 * i + 1]);
+	return total;
+}
+
+static void busy_union(void)
+{
+	static const uint64_t disjoint[] = { 100, 110, 200, 230 };
+	static const uint64_t overlap[] = { 100, 200, 150, 260 };
+	static const uint64_t inside[] = { 100, 200, 120, 130, 190, 200 };
+	static const uint64_t touching[] = { 100, 200, 200, 300 };
+	static const uint64_t late_long[] = { 110, 120, 100, 200 };	/* completion order: short first */
+	static const uint64_t before[] = { 500, 600, 100, 200 };	/* out of order, disjoint */
+	static const uint64_t empty[] = { 100, 100, 300, 200, 400, 450 };
+	static const uint64_t two_streams[] = { 1000, 6000, 2000, 11000 };	/* 5 us and 9 us */
+	CHECK_EQ(busy(disjoint, 2), 40, "disjoint intervals: their sum");
+	CHECK_EQ(busy(overlap, 2), 160, "overlapping intervals: the union");
+	CHECK_EQ(busy(inside, 3), 100, "intervals inside another add nothing");
+	CHECK_EQ(busy(touching, 2), 200, "touching intervals");
+	CHECK_EQ(busy(late_long, 2), 100, "a longer interval delivered after one inside it: the union");
+	CHECK_EQ(busy(before, 2), 200, "an earlier disjoint interval delivered late counts whole");
+	CHECK_EQ(busy(empty, 3), 50, "empty and reversed intervals add nothing");
+	uint64_t u = busy(two_streams, 2);
+	CHECK_EQ(u, 10000, "two overlapping kernels: 10 us");
+	CHECK(u < 5000 + 9000 && u >= 9000, "less than the sum, at least the longest");
+}
+
+/* CUPTI's layout as this test writes it: records 8-byte aligned, one
+ * after the other. */
+static size_t rec_size(CUpti_ActivityKind k)
+{
+	size_t n = k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ? sizeof(CUpti_ActivityKernel10)
+		 : k == CUPTI_ACTIVITY_KIND_MEMCPY	      ? sizeof(CUpti_ActivityMemcpy6)
+							      : sizeof(CUpti_ActivityMemset4);
+	return (n + 7) & ~(size_t)7;
+}
+
+static CUptiResult walk(uint8_t *buf, size_t valid, CUpti_Activity **r)
+{
+	size_t off = *r ? (size_t)((uint8_t *)*r - buf) + rec_size((*r)->kind) : 0;
+	if (off >= valid)
+		return CUPTI_ERROR_MAX_LIMIT_REACHED;
+	*r = (CUpti_Activity *)(buf + off);
+	return CUPTI_SUCCESS;
+}
+
+static _Alignas(8) uint8_t buffer[4096];
+
+static size_t put_kernel(size_t off, uint32_t corr, uint32_t dev, uint64_t s, uint64_t e)
+{
+	CUpti_ActivityKernel10 k;
+	memset(&k, 0, sizeof k);
+	k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+	k.correlationId = corr, k.deviceId = dev, k.start = s, k.end = e;
+	memcpy(buffer + off, &k, sizeof k);
+	return off + rec_size(k.kind);
+}
+
+static size_t put_copy(size_t off, uint32_t corr, uint32_t dev, uint8_t kind, uint64_t bytes)
+{
+	CUpti_ActivityMemcpy6 m;
+	memset(&m, 0, sizeof m);
+	m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+	m.copyKind = kind, m.bytes = bytes, m.correlationId = corr, m.deviceId = dev, m.start = 10, m.end = 15;
+	memcpy(buffer + off, &m, sizeof m);
+	return off + rec_size(m.kind);
+}
+
+static size_t put_memset(size_t off, uint32_t corr, uint32_t dev, uint64_t bytes)
+{
+	CUpti_ActivityMemset4 m;
+	memset(&m, 0, sizeof m);
+	m.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+	m.bytes = bytes, m.correlationId = corr, m.deviceId = dev, m.start = 20, m.end = 27;
+	memcpy(buffer + off, &m, sizeof m);
+	return off + rec_size(m.kind);
+}
+
+static uint64_t at(const _Atomic uint64_t *rows, unsigned row, unsigned slot)
+{
+	return atomic_load(&rows[(size_t)row * CUPTI_CB_N_ACT_SLOTS + slot]);
+}
+
+static void processing(void)
+{
+	static struct cupti_cb_engine eng;
+	static struct cupti_cb_activity a;
+	struct cupti_cb_layout lay;
+	cupti_cb_layout_init(&lay, 4, 2);
+	CHECK_EQ(cupti_cb_registry_init(&eng.reg, &lay), 0, "registry");
+	eng.n_devices = 2;
+	CHECK_EQ(cupti_cb_activity_init(&a, &eng), -1, "no libcupti: activity says it cannot work");
+	CHECK(a.why[0] != 0, "why: %s", a.why);
+	a.fn.next_record = walk;
+	a.map = calloc(1, sizeof *a.map);
+	struct cupti_cb_block *b = cupti_cb_block_slow(&eng.reg);
+	CHECK(b && b->id == 1, "the first block has id 1");
+	cupti_cb_corr_put(a.map, 10, b->id);
+	cupti_cb_corr_put(a.map, 12, b->id);
+
+	size_t off = put_kernel(0, 10, 1, 100, 200);
+	off = put_kernel(off, 10, 1, 150, 260);			/* a graph's second kernel */
+	off = put_copy(off, 12, 0, CUPTI_ACTIVITY_MEMCPY_KIND_ATOH, 64);
+	off = put_copy(off, 12, 0, CUPTI_ACTIVITY_MEMCPY_KIND_PTOP, 32);
+	off = put_memset(off, 11, 7, 4096);			/* no recorded call, unknown device */
+	cupti_cb_activity_process(&a, buffer, off);
+
+	const _Atomic uint64_t *own = b->c + lay.act;
+	CHECK_EQ(atomic_load(&a.records), 5, "five records processed");
+	CHECK_EQ(at(own, 1, CUPTI_CB_A_KERNELS), 2, "thread: two kernels on device 1");
+	CHECK_EQ(at(own, 1, CUPTI_CB_A_KERNEL_TIME), 210, "thread: their time");
+	CHECK_EQ(at(own, 1, CUPTI_CB_A_BUSY), 160, "thread: their union on device 1");
+	CHECK_EQ(at(own, 0, CUPTI_CB_A_BYTES_DTOH), 64, "thread: AtoH is dtoh");
+	CHECK_EQ(at(own, 0, CUPTI_CB_A_BYTES_PEER), 32, "thread: PtoP is peer");
+	CHECK_EQ(at(own, 0, CUPTI_CB_A_MEMCPY_COUNT), 2, "thread: two copies on device 0");
+	CHECK_EQ(at(own, 0, CUPTI_CB_A_MEMCPY_TIME), 10, "thread: their time");
+	CHECK_EQ(at(own, 2, CUPTI_CB_A_MEMSET_COUNT), 0, "thread: the unattributed memset is not the thread's");
+	CHECK_EQ(at(a.all, 2, CUPTI_CB_A_MEMSET_COUNT), 1, "process: a device beyond the count lands in the last row");
+	CHECK_EQ(at(a.all, 2, CUPTI_CB_A_MEMSET_BYTES), 4096, "process: its bytes");
+	CHECK_EQ(at(a.all, 1, CUPTI_CB_A_KERNELS), 2, "process: the kernels");
+	CHECK_EQ(at(a.all, 0, CUPTI_CB_A_BYTES_DTOH) + at(a.all, 0, CUPTI_CB_A_BYTES_PEER), 96, "process: the bytes");
+	CHECK_EQ(atomic_load(&a.unattributed), 1, "one record without an issuing thread");
+	cupti_cb_activity_process(&a, buffer, 0);
+	CHECK_EQ(atomic_load(&a.records), 5, "an empty buffer adds nothing");
+}
+
+int main(void)
+{
+	corr_table();
+	busy_union();
+	processing();
+	return checks_done();
+}
