@@ -18,8 +18,9 @@
  *                        thread, before any gpu.* set exists;
  *         cb_beside_gpu  the same set, read the same way while another thread
  *                        runs a {gpu.kernels} set with records pending (the
- *                        other thread launched kernels that completed and were
- *                        not delivered yet): it must cost the same;
+ *                        other thread launched 1000 kernels that completed; no
+ *                        read has flushed their records, unless CUPTI delivered
+ *                        a buffer on its own): it must cost the same;
  *         gpu_idle       the {gpu.kernels} set read with nothing pending (each
  *                        read still flushes CUPTI's buffers);
  *         gpu_pending    the same set, P (default 100) empty kernels launched
