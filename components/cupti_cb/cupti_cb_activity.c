@@ -60,7 +60,7 @@ int cupti_cb_activity_init(struct cupti_cb_activity *a, struct cupti_cb_engine *
 	a->n_devrows = (unsigned)e->n_devices + 1;
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_mutex_init(&a->proc, NULL);
-	pthread_mutex_init(&a->pool_lock, NULL);
+	pthread_mutex_init(&a->grow_lock, NULL);
 	a->all = calloc((size_t)a->n_devrows * CUPTI_CB_N_ACT_SLOTS, sizeof *a->all);
 	if (!a->all) {
 		snprintf(a->why, sizeof a->why, "cupti_cb could not set up GPU activity: out of memory");
@@ -79,42 +79,56 @@ int cupti_cb_activity_init(struct cupti_cb_activity *a, struct cupti_cb_engine *
 
 /* ---- buffers -------------------------------------------------------------- */
 
-/* A free buffer's first word links it to the next. Cold path: a batch at a
- * time, never per record. */
-static int pool_refill(struct cupti_cb_activity *a)
+_Static_assert(CUPTI_CB_ACT_BUF_MAX == sizeof(((struct cupti_cb_activity *)0)->free_slot) / sizeof(uint8_t *),
+	       "one free slot per buffer");
+
+/* Returns a buffer to a free slot. There are as many slots as buffers can
+ * exist, so an empty one is always found. */
+static void pool_put(struct cupti_cb_activity *a, uint8_t *buf)
 {
-	if (a->n_bufs + CUPTI_CB_ACT_BUF_BATCH > CUPTI_CB_ACT_BUF_MAX)
-		return -1;
-	for (unsigned i = 0; i < CUPTI_CB_ACT_BUF_BATCH; i++) {
-		void **b = aligned_alloc(8, CUPTI_CB_ACT_BUF_SIZE);
-		if (!b)
-			return -1;
-		*b = a->free_bufs;
-		a->free_bufs = b;
-		a->n_bufs++;
+	for (unsigned i = 0;; i = (i + 1) % CUPTI_CB_ACT_BUF_MAX) {
+		uint8_t *none = NULL;
+		if (atomic_compare_exchange_strong(&a->free_slot[i], &none, buf))
+			return;
 	}
-	return 0;
+}
+
+static uint8_t *pool_take(struct cupti_cb_activity *a)
+{
+	for (unsigned i = 0; i < CUPTI_CB_ACT_BUF_MAX; i++) {
+		uint8_t *b = atomic_exchange(&a->free_slot[i], NULL);
+		if (b)
+			return b;
+	}
+	return NULL;
+}
+
+/* Every buffer is out: allocate a batch (cold path, never per record),
+ * keep one, free-slot the others. */
+static uint8_t *pool_grow(struct cupti_cb_activity *a)
+{
+	uint8_t *mine = NULL;
+	pthread_mutex_lock(&a->grow_lock);
+	if (atomic_load(&a->n_bufs) + CUPTI_CB_ACT_BUF_BATCH <= CUPTI_CB_ACT_BUF_MAX) {
+		for (unsigned i = 0; i < CUPTI_CB_ACT_BUF_BATCH; i++) {
+			uint8_t *b = aligned_alloc(8, CUPTI_CB_ACT_BUF_SIZE);
+			if (!b)
+				break;
+			atomic_fetch_add(&a->n_bufs, 1);
+			if (!mine)
+				mine = b;
+			else
+				pool_put(a, b);
+		}
+	}
+	pthread_mutex_unlock(&a->grow_lock);
+	return mine ? mine : pool_take(a);	/* another thread may have grown it */
 }
 
 static uint8_t *pool_get(struct cupti_cb_activity *a)
 {
-	pthread_mutex_lock(&a->pool_lock);
-	if (!a->free_bufs)
-		pool_refill(a);
-	void **b = a->free_bufs;
-	if (b)
-		a->free_bufs = *b;
-	pthread_mutex_unlock(&a->pool_lock);
-	return (uint8_t *)b;
-}
-
-static void pool_put(struct cupti_cb_activity *a, uint8_t *buf)
-{
-	void **b = (void **)buf;
-	pthread_mutex_lock(&a->pool_lock);
-	*b = a->free_bufs;
-	a->free_bufs = b;
-	pthread_mutex_unlock(&a->pool_lock);
+	uint8_t *b = pool_take(a);
+	return b ? b : pool_grow(a);
 }
 
 /* Without a buffer CUPTI drops the records, and counts them. */

@@ -47,9 +47,15 @@ struct cupti_cb_activity {
 	struct cupti_cb_block **by_id;	/* block id -> block, filled on a miss */
 	size_t n_by_id;
 
-	pthread_mutex_t pool_lock;	/* the free buffers: a pointer pop or push only */
-	void *free_bufs;
-	unsigned n_bufs;
+	/* The free buffers, one slot each (NULL: empty). Taking and returning a
+	 * buffer is one atomic exchange or compare-and-swap: CUPTI asks for
+	 * buffers on application threads, and the processing thread returns
+	 * them, so neither may wait for the other. Only a refill (a batch of
+	 * allocations, when every buffer is out) takes grow_lock, which the
+	 * processing thread never takes. */
+	_Atomic(uint8_t *) free_slot[64];
+	pthread_mutex_t grow_lock;
+	atomic_uint n_bufs;
 
 	struct cupti_cb_corrmap *map;	/* allocated at the first enable, never freed */
 	_Atomic uint64_t *all;		/* n_devrows * CUPTI_CB_N_ACT_SLOTS: all work of the process */
@@ -59,7 +65,7 @@ struct cupti_cb_activity {
 
 #define CUPTI_CB_ACT_BUF_SIZE  (512u * 1024u)
 #define CUPTI_CB_ACT_BUF_BATCH 4u
-#define CUPTI_CB_ACT_BUF_MAX   64u	/* 32 MiB: past it CUPTI drops records (counted) */
+#define CUPTI_CB_ACT_BUF_MAX   64u	/* 32 MiB: past it CUPTI drops records (counted); = free_slot's size */
 
 /* The union of busy intervals on one device, merged in the order records
  * arrive: [*start, *end) is the last merged interval (*end == 0: none
