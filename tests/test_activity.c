@@ -1,8 +1,12 @@
 /* test_activity.c: the pieces of the GPU activity source that need no
  * CUPTI: the correlation table (issuing thread by correlation id), the
- * union of busy intervals, and the processing of one buffer of records
- * into process and thread totals, with exact values. */
+ * union of busy intervals, the processing of one buffer of records into
+ * process and thread totals, with exact values, and the buffer pool
+ * (bounded, and never one buffer to two takers, under threads). */
 #include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <cupti_activity.h>
 
@@ -188,10 +192,77 @@ static void processing(void)
 	CHECK_EQ(atomic_load(&a.records), 5, "an empty buffer adds nothing");
 }
 
+static struct cupti_cb_activity pool;
+
+/* Every buffer is owned by one taker at a time: a taker stamps it with its
+ * id and checks the stamp before it gives it back. */
+static void *pool_user(void *arg)
+{
+	uintptr_t me = (uintptr_t)arg, wrong = 0;
+	for (unsigned i = 0; i < 20000; i++) {
+		uint8_t *b = cupti_cb_activity_buffer_get(&pool);
+		if (!b) {
+			wrong++;	/* 8 takers never exhaust 64 buffers */
+			continue;
+		}
+		memcpy(b, &me, sizeof me);
+		if (i % 64 == 0)
+			sched_yield();
+		uintptr_t seen;
+		memcpy(&seen, b, sizeof seen);
+		wrong += seen != me;
+		cupti_cb_activity_buffer_put(&pool, b);
+	}
+	return (void *)wrong;
+}
+
+static void buffer_pool(void)
+{
+	uint8_t *got[CUPTI_CB_ACT_BUF_MAX + 1];
+	unsigned n = 0, distinct = 1;
+	pthread_mutex_init(&pool.grow_lock, NULL);
+	while (n <= CUPTI_CB_ACT_BUF_MAX && (got[n] = cupti_cb_activity_buffer_get(&pool)))
+		n++;
+	CHECK_EQ(n, CUPTI_CB_ACT_BUF_MAX, "the pool hands out at most its bound, then NULL");
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = i + 1; j < n; j++)
+			distinct &= got[i] != got[j];
+	CHECK(distinct, "every buffer handed out is a different one");
+	for (unsigned i = 0; i < n; i++)
+		cupti_cb_activity_buffer_put(&pool, got[i]);
+	uint8_t *again = cupti_cb_activity_buffer_get(&pool);
+	CHECK(again != NULL, "a returned buffer is handed out again");
+	if (again)
+		cupti_cb_activity_buffer_put(&pool, again);
+	CHECK_EQ(atomic_load(&pool.n_bufs), CUPTI_CB_ACT_BUF_MAX, "without allocating more");
+
+	/* A fresh pool under 8 threads: the buffers above go back to libc. */
+	for (unsigned i = 0; i < CUPTI_CB_ACT_BUF_MAX; i++)
+		free(atomic_exchange(&pool.free_slot[i], NULL));
+	atomic_store(&pool.n_bufs, 0);
+	pthread_t t[8];
+	uintptr_t wrong = 0;
+	for (uintptr_t i = 0; i < 8; i++)
+		pthread_create(&t[i], NULL, pool_user, (void *)(i + 1));
+	for (unsigned i = 0; i < 8; i++) {
+		void *w;
+		pthread_join(t[i], &w);
+		wrong += (uintptr_t)w;
+	}
+	CHECK_EQ(wrong, 0, "8 threads x 20000 takes: never a buffer owned twice, never refused");
+	/* A taker that scans past a slot just before a buffer lands in it grows
+	 * the pool: the promise is the bound, not the fewest buffers. */
+	CHECK(atomic_load(&pool.n_bufs) <= CUPTI_CB_ACT_BUF_MAX, "within the bound (%u buffers)",
+	      atomic_load(&pool.n_bufs));
+	for (unsigned i = 0; i < CUPTI_CB_ACT_BUF_MAX; i++)
+		free(atomic_exchange(&pool.free_slot[i], NULL));
+}
+
 int main(void)
 {
 	corr_table();
 	busy_union();
 	processing();
+	buffer_pool();
 	return checks_done();
 }

@@ -84,7 +84,7 @@ _Static_assert(CUPTI_CB_ACT_BUF_MAX == sizeof(((struct cupti_cb_activity *)0)->f
 
 /* Returns a buffer to a free slot. There are as many slots as buffers can
  * exist, so an empty one is always found. */
-static void pool_put(struct cupti_cb_activity *a, uint8_t *buf)
+void cupti_cb_activity_buffer_put(struct cupti_cb_activity *a, uint8_t *buf)
 {
 	for (unsigned i = 0;; i = (i + 1) % CUPTI_CB_ACT_BUF_MAX) {
 		uint8_t *none = NULL;
@@ -118,14 +118,14 @@ static uint8_t *pool_grow(struct cupti_cb_activity *a)
 			if (!mine)
 				mine = b;
 			else
-				pool_put(a, b);
+				cupti_cb_activity_buffer_put(a, b);
 		}
 	}
 	pthread_mutex_unlock(&a->grow_lock);
 	return mine ? mine : pool_take(a);	/* another thread may have grown it */
 }
 
-static uint8_t *pool_get(struct cupti_cb_activity *a)
+uint8_t *cupti_cb_activity_buffer_get(struct cupti_cb_activity *a)
 {
 	uint8_t *b = pool_take(a);
 	return b ? b : pool_grow(a);
@@ -136,7 +136,7 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
 {
 	struct cupti_cb_activity *a = the_activity;
 	*max_records = 0;
-	*buffer = a ? pool_get(a) : NULL;
+	*buffer = a ? cupti_cb_activity_buffer_get(a) : NULL;
 	*size = *buffer ? CUPTI_CB_ACT_BUF_SIZE : 0;
 	if (a && !*buffer)
 		atomic_fetch_add(&a->refused_buffers, 1);
@@ -153,7 +153,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	size_t dropped = 0;
 	if (a->fn.dropped(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
 		atomic_fetch_add(&a->dropped, dropped);
-	pool_put(a, buffer);
+	cupti_cb_activity_buffer_put(a, buffer);
 }
 
 /* ---- records -------------------------------------------------------------- */

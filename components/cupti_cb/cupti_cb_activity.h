@@ -97,4 +97,10 @@ static inline const _Atomic uint64_t *cupti_cb_activity_all(const struct cupti_c
  * tests call it directly). */
 void cupti_cb_activity_process(struct cupti_cb_activity *a, uint8_t *buf, size_t valid);
 
+/* The buffer pool behind CUPTI's buffer callbacks: a free buffer, or NULL
+ * when CUPTI_CB_ACT_BUF_MAX are out; and its return. Lock-free but for a
+ * refill (see free_slot). */
+uint8_t *cupti_cb_activity_buffer_get(struct cupti_cb_activity *a);
+void cupti_cb_activity_buffer_put(struct cupti_cb_activity *a, uint8_t *buf);
+
 #endif
