@@ -349,6 +349,22 @@ static inline void ct_launch(int n, cudaStream_t s)
         CUDA_MUST(cudaLaunchKernel((const void *)ct_noop, dim3(1), dim3(1), args, 0, s));
 }
 
+/* A new event set of the named events, started; any failure is fatal. The caller stops it. */
+static inline int ct_started(std::initializer_list<const char *> names)
+{
+    int es = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&es));
+    for (const char *n : names) {
+        int rc = ct_add(es, n);
+        if (rc != PAPI_OK)
+            ct_fatal("PAPI_add_named_event(%s): %s", n, ct_papi_err(rc));
+    }
+    int rc = PAPI_start(es);
+    if (rc != PAPI_OK)
+        ct_fatal("PAPI_start: %s (run with PAPI_VERBOSE=1 for the sentence)", ct_papi_err(rc));
+    return es;
+}
+
 struct ct_values {
     long long v[CT_MAX_EVENTS];
     long long wall_ns; /* from just before PAPI_start to just after PAPI_stop */

@@ -66,21 +66,6 @@ __global__ void work(int *out, int v)
         out[threadIdx.x] = v;
 }
 
-/* A set of the named events, started; the caller stops it. */
-static int started(std::initializer_list<const char *> names)
-{
-    int es = PAPI_NULL;
-    PAPI_MUST(PAPI_create_eventset(&es));
-    for (const char *n : names) {
-        int rc = ct_add(es, n);
-        if (rc != PAPI_OK)
-            ct_fatal("PAPI_add_named_event(%s): %s", n, ct_papi_err(rc));
-    }
-    int rc = PAPI_start(es);
-    if (rc != PAPI_OK)
-        ct_fatal("PAPI_start: %s (run with PAPI_VERBOSE=1 for the sentence)", ct_papi_err(rc));
-    return es;
-}
 
 static void stop(int *es, long long *v)
 {
@@ -191,7 +176,7 @@ static void time_case(void)
     for (int ms : spins_ms) {
         long long v[2];
         float ev_ms = 0;
-        int es = started({"gpu.kernel_time_ns", "gpu.kernels"});
+        int es = ct_started({"gpu.kernel_time_ns", "gpu.kernels"});
         CUDA_MUST(cudaEventRecord(e0));
         spin<<<1, 1>>>(ms * MS);
         CUDA_MUST(cudaEventRecord(e1));
@@ -209,7 +194,7 @@ static void time_case(void)
     }
     long long v[2];
     float ev_ms = 0;
-    int es = started({"gpu.kernel_time_ns", "gpu.kernels"});
+    int es = ct_started({"gpu.kernel_time_ns", "gpu.kernels"});
     CUDA_MUST(cudaEventRecord(e0));
     for (int ms : spins_ms)
         spin<<<1, 1>>>(ms * MS);
@@ -263,7 +248,7 @@ static void copies_case(void)
 
     /* All four directions in one region. */
     long long v[12];
-    int es = started({"gpu.memcpy.count", "gpu.memcpy.bytes", "gpu.memcpy.bytes_htod", "gpu.memcpy.bytes_dtoh",
+    int es = ct_started({"gpu.memcpy.count", "gpu.memcpy.bytes", "gpu.memcpy.bytes_htod", "gpu.memcpy.bytes_dtoh",
                       "gpu.memcpy.bytes_dtod", "gpu.memcpy.bytes_htoh", "gpu.memcpy.bytes_peer",
                       "gpu.memcpy.time_ns", "memcpy.bytes", "gpu.kernels", "gpu.memset.count"});
     long long total = 0;
@@ -298,7 +283,7 @@ static void copies_case(void)
 
     /* Memsets: two of distinct sizes. */
     const size_t m1 = 70001, m2 = 3333;
-    es = started({"gpu.memset.count", "gpu.memset.bytes", "gpu.memset.time_ns", "gpu.memcpy.count", "gpu.kernels",
+    es = ct_started({"gpu.memset.count", "gpu.memset.bytes", "gpu.memset.time_ns", "gpu.memcpy.count", "gpu.kernels",
                   "memset.bytes"});
     CUDA_MUST(cudaMemset(b.d_a, 0, m1));
     CUDA_MUST(cudaMemsetAsync(b.d_b, 1, m2, 0));
@@ -327,7 +312,7 @@ static void busy_case(void)
         CUDA_MUST(cudaStreamCreateWithFlags(&s[i], cudaStreamNonBlocking));
 
     /* Overlapping: 10 ms on one stream, 5 ms on the other, launched together. */
-    int es = started({"gpu.busy_ns", "gpu.kernel_time_ns", "gpu.kernels"});
+    int es = ct_started({"gpu.busy_ns", "gpu.kernel_time_ns", "gpu.kernels"});
     spin<<<1, 1, 0, s[0]>>>(10 * MS);
     spin<<<1, 1, 0, s[1]>>>(5 * MS);
     CUDA_MUST(cudaGetLastError());
@@ -341,7 +326,7 @@ static void busy_case(void)
     CHECK_REL("busy, overlapping: gpu.busy_ns >= 10 ms (the longer kernel)", v[0], ">=", 10 * MS);
 
     /* One after the other on one stream: disjoint intervals, the union is the sum. */
-    es = started({"gpu.busy_ns", "gpu.kernel_time_ns", "gpu.kernels"});
+    es = ct_started({"gpu.busy_ns", "gpu.kernel_time_ns", "gpu.kernels"});
     spin<<<1, 1, 0, s[0]>>>(3 * MS);
     spin<<<1, 1, 0, s[0]>>>(2 * MS);
     CUDA_MUST(cudaGetLastError());
@@ -369,7 +354,7 @@ static void *worker(void *arg)
     PAPI_MUST(PAPI_register_thread());
     CUDA_MUST(cudaSetDevice(0));
     CUDA_MUST(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    int es = started({"gpu.kernels", "kernel.launches"});
+    int es = ct_started({"gpu.kernels", "kernel.launches"});
     pthread_barrier_wait(&g_started); /* every thread's set runs while any thread launches */
     ct_launch(n, s);
     CUDA_MUST(cudaStreamSynchronize(s));
@@ -389,7 +374,7 @@ static void threads_case(void)
 {
     const long long total = THREADS * (THREADS + 1) / 2;
     long long v[3];
-    int es = started({"gpu.kernels:process", "gpu.kernels", "kernel.launches:process"});
+    int es = ct_started({"gpu.kernels:process", "gpu.kernels", "kernel.launches:process"});
     pthread_t t[THREADS];
     pthread_barrier_init(&g_started, nullptr, THREADS);
     for (long i = 0; i < THREADS; i++)
@@ -412,7 +397,7 @@ static void flush_case(void)
 {
     const int K = 4;
     long long v[2];
-    int es = started({"gpu.kernels", "kernel.launches"});
+    int es = ct_started({"gpu.kernels", "kernel.launches"});
     for (int i = 0; i < K; i++)
         spin<<<1, 1>>>(50 * MS);
     CUDA_MUST(cudaGetLastError());
@@ -447,7 +432,7 @@ static void devices_case(int n_devices)
         CUDA_MUST(cudaDeviceSynchronize());
     }
     long long v[8];
-    int es = started({"gpu.kernels:device=0", "gpu.kernels:device1", "gpu.kernels", "gpu.memcpy.bytes_htod:device=0",
+    int es = ct_started({"gpu.kernels:device=0", "gpu.kernels:device1", "gpu.kernels", "gpu.memcpy.bytes_htod:device=0",
                       "gpu.memcpy.bytes_htod:device=1", "gpu.memcpy.bytes", "gpu.busy_ns:device=1",
                       "gpu.memcpy.count:device1"});
     for (int dev = 0; dev < 2; dev++) {

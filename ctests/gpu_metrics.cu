@@ -33,24 +33,7 @@
 
 #define B_BYTES (256ull << 20)
 
-__global__ void stream_read(const float4 *p, size_t n, float *out)
-{
-    float s = 0;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        float4 v = p[i];
-        s += v.x + v.y + v.z + v.w;
-    }
-    if (s == 12345.0f) /* never: the buffer holds zeros; keeps every load */
-        out[0] = s;
-}
-
-__global__ void fixed_work(unsigned *out, int iters)
-{
-    unsigned x = threadIdx.x;
-    for (int i = 0; i < iters; i++)
-        x = x * 1664525u + 1013904223u;
-    out[blockIdx.x * blockDim.x + threadIdx.x] = x;
-}
+#include "gpu_kernels.h"
 
 struct gpu_bufs {
     float4 *src;
@@ -100,27 +83,12 @@ static int within(const char *what, double got, double want, double rel)
                      off * 100);
 }
 
-/* A set of the named events, started; the caller stops it. */
-static int started(std::initializer_list<const char *> names)
-{
-    int es = PAPI_NULL;
-    PAPI_MUST(PAPI_create_eventset(&es));
-    for (const char *n : names) {
-        int rc = ct_add(es, n);
-        if (rc != PAPI_OK)
-            ct_fatal("PAPI_add_named_event(%s): %s", n, ct_papi_err(rc));
-    }
-    int rc = PAPI_start(es);
-    if (rc != PAPI_OK)
-        ct_fatal("PAPI_start: %s (run with PAPI_VERBOSE=1 for the sentence)", ct_papi_err(rc));
-    return es;
-}
 
 static void bytes_case(const gpu_bufs &b)
 {
     for (int k = 1; k <= 3; k++) {
         long long v[1];
-        int es = started({"dram__bytes_read.sum"});
+        int es = ct_started({"dram__bytes_read.sum"});
         stream(b, k);
         CUDA_MUST(cudaDeviceSynchronize());
         PAPI_MUST(PAPI_stop(es, v));
@@ -134,7 +102,7 @@ static void bytes_case(const gpu_bufs &b)
 static long long inst_of(const gpu_bufs &b, int n)
 {
     long long v[1];
-    int es = started({"smsp__inst_executed.sum"});
+    int es = ct_started({"smsp__inst_executed.sum"});
     fixed(b, n);
     CUDA_MUST(cudaDeviceSynchronize());
     PAPI_MUST(PAPI_stop(es, v));
@@ -163,7 +131,7 @@ static void time_case(const gpu_bufs &b)
     float ms = 0;
     CUDA_MUST(cudaEventCreate(&e0));
     CUDA_MUST(cudaEventCreate(&e1));
-    int es = started({"gpu__time_duration.sum"});
+    int es = ct_started({"gpu__time_duration.sum"});
     CUDA_MUST(cudaEventRecord(e0));
     stream(b, 3);
     CUDA_MUST(cudaEventRecord(e1));
@@ -185,7 +153,7 @@ static void time_case(const gpu_bufs &b)
 static void reads_case(const gpu_bufs &b)
 {
     long long v[2], prev = 0, acc[2] = {0, 0};
-    int es = started({"dram__bytes_read.sum", "dram__bytes_read.sum.per_second"});
+    int es = ct_started({"dram__bytes_read.sum", "dram__bytes_read.sum.per_second"});
     for (int k = 1; k <= 3; k++) {
         stream(b, 1);
         CUDA_MUST(cudaDeviceSynchronize());
@@ -214,7 +182,7 @@ static void reads_case(const gpu_bufs &b)
     PAPI_MUST(PAPI_stop(es, v));
     ct_note("rate over the 4 reads: %.4g B/s", as_double(v[1]));
     long long pieces = v[0] - (long long)B_BYTES; /* the 4th kernel, after the idle read */
-    es = (ct_destroy(&es), started({"dram__bytes_read.sum"}));
+    es = (ct_destroy(&es), ct_started({"dram__bytes_read.sum"}));
     stream(b, 3);
     CUDA_MUST(cudaDeviceSynchronize());
     PAPI_MUST(PAPI_stop(es, v));
@@ -222,7 +190,7 @@ static void reads_case(const gpu_bufs &b)
     within("3 kernels read in 3 pieces = one unbroken range", (double)pieces, (double)v[0], 0.005);
 
     /* PAPI_reset: counting starts again from the reset. */
-    es = started({"dram__bytes_read.sum"});
+    es = ct_started({"dram__bytes_read.sum"});
     stream(b, 2);
     CUDA_MUST(cudaDeviceSynchronize());
     PAPI_MUST(PAPI_reset(es));
@@ -245,7 +213,7 @@ static long long inst_of_stream(const gpu_bufs &b)
 {
     if (!stream_inst) {
         long long v[1];
-        int es = started({"smsp__inst_executed.sum"});
+        int es = ct_started({"smsp__inst_executed.sum"});
         stream(b, 2);
         CUDA_MUST(cudaDeviceSynchronize());
         PAPI_MUST(PAPI_stop(es, v));
@@ -258,7 +226,7 @@ static long long inst_of_stream(const gpu_bufs &b)
 static void mixed_case(const gpu_bufs &b)
 {
     long long v[3];
-    int es = started({"kernel.launches", "dram__bytes_read.sum", "smsp__inst_executed.sum"});
+    int es = ct_started({"kernel.launches", "dram__bytes_read.sum", "smsp__inst_executed.sum"});
     stream(b, 2);
     fixed(b, 3);
     CUDA_MUST(cudaDeviceSynchronize());
@@ -286,7 +254,7 @@ static void *thread_main(void *p)
     thread_arg *a = (thread_arg *)p;
     long long v[1];
     CUDA_MUST(cudaSetDevice(0));
-    int es = started({a->metric});
+    int es = ct_started({a->metric});
     pthread_barrier_wait(&bar);
     if (a->runs_work) {
         stream(*a->b, 2);
@@ -389,7 +357,7 @@ static int late_case(void)
     require_gpu(1);
     ct_library_init();
     long long v[1];
-    int es = started({"dram__bytes_read.sum:device=0"});
+    int es = ct_started({"dram__bytes_read.sum:device=0"});
     gpu_bufs b = alloc_bufs(); /* creates the primary context, after the start; reads B once */
     stream(b, 1);
     CUDA_MUST(cudaDeviceSynchronize());
@@ -411,7 +379,7 @@ static void device1_case(int n_devices)
     gpu_bufs b1 = alloc_bufs();
     ct_use_device(0);
     gpu_bufs b0 = alloc_bufs();
-    int es = started({"dram__bytes_read.sum:device=1", "dram__bytes_read.sum:device0"});
+    int es = ct_started({"dram__bytes_read.sum:device=1", "dram__bytes_read.sum:device0"});
     CUDA_MUST(cudaSetDevice(1));
     stream(b1, 2);
     CUDA_MUST(cudaDeviceSynchronize());
@@ -433,7 +401,7 @@ static int values_case(void)
     gpu_bufs b = alloc_bufs();
     for (int kernel = 0; kernel < 2; kernel++) {
         long long v[3];
-        int es = started({metrics[0], metrics[1], metrics[2]});
+        int es = ct_started({metrics[0], metrics[1], metrics[2]});
         if (kernel == 0)
             stream(b, 1);
         else

@@ -41,24 +41,7 @@ extern "C" {
 
 static const size_t B = 256u << 20; /* bytes read by one stream_read */
 
-__global__ void stream_read(const float4 *p, size_t n, float *out)
-{
-    float s = 0;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        float4 v = p[i];
-        s += v.x + v.y + v.z + v.w;
-    }
-    if (s == 12345.0f) /* never: the buffer holds zeros; keeps every load */
-        out[0] = s;
-}
-
-__global__ void fixed_work(unsigned *out, int iters)
-{
-    unsigned x = threadIdx.x;
-    for (int i = 0; i < iters; i++)
-        x = x * 1664525u + 1013904223u;
-    out[blockIdx.x * blockDim.x + threadIdx.x] = x;
-}
+#include "gpu_kernels.h"
 
 static struct cupti_cb_api api;
 static struct cupti_cb_profapi prof;

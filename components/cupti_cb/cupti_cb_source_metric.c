@@ -40,7 +40,6 @@
 struct msrc {
 	struct cupti_cb_engine *e;	/* shared services */
 	pthread_mutex_t lock;
-	enum cupti_cb_stage stage;	/* how far the services are open */
 	atomic_int n_devices;		/* -1 until counted (cupti_cb_engine_count_devices) */
 	int tried_catalog;
 	int have_catalog;
@@ -52,7 +51,6 @@ struct msrc {
 	char why[CUPTI_CB_WHY_LEN];
 	char dev_chip[CUPTI_CB_MAX_DEVICES][64];	/* "" until asked */
 	struct cupti_cb_msession *sess[CUPTI_CB_MAX_DEVICES];
-	unsigned running_sets;		/* sets between start and stop */
 	unsigned epoch;			/* bumped when the sessions go (PAPI_shutdown) */
 	/* Idle reads. All GPU work is issued through driver calls, and a sample
 	 * collects everything issued before it: when no thread made a driver
@@ -223,13 +221,11 @@ static int m_may_be_ours(const char *name)
 	return dd && (size_t)(dd - name) < n;
 }
 
+/* The catalogue is built when first asked for (ensure_catalog): the chip
+ * CUPTI_CB_CHIP names needs nothing, device 0's chip only cuInit. */
 static void m_opened(void *self, enum cupti_cb_stage stage)
 {
-	struct msrc *m = self;
-	pthread_mutex_lock(&m->lock);
-	if (stage > m->stage)
-		m->stage = stage;
-	pthread_mutex_unlock(&m->lock);
+	(void)self, (void)stage;
 }
 
 static int decode(struct msrc *m, uint32_t code, uint32_t *metric, uint32_t *variant)
@@ -781,7 +777,6 @@ static int start_locked(struct msrc *m, struct mset *s, char *why, size_t len)
 	      (t1 - t0) / 1e6, (cupti_cb_mono_ns() - t1) / 1e6);
 	rebase(m, s);
 	s->running = 1;
-	m->running_sets++;
 	return CUPTI_CB_OK;
 }
 
@@ -831,8 +826,6 @@ static int m_set_stop(void *self, void *set)
 	pthread_mutex_lock(&m->lock);
 	if (s->running) {
 		s->running = 0;
-		if (m->running_sets > 0)
-			m->running_sets--;
 	}
 	pthread_mutex_unlock(&m->lock);
 	return CUPTI_CB_OK;
@@ -880,7 +873,6 @@ static void m_close(void *self)
 			m->sess[d] = NULL;
 		}
 	}
-	m->running_sets = 0;
 	m->epoch++;	/* every set's hold is void */
 	pthread_mutex_unlock(&m->lock);
 }
