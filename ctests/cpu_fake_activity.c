@@ -411,20 +411,10 @@ static int refused_case(void)
 
 int main(int argc, char **argv)
 {
-    static const char *const cases[] = { "listing", "threads", "copies", "busy", "window",
-                                         "dropped", "noflush", "mixed", "refused" };
-    static int (*const run[])(void) = { listing_case, threads_case, copies_case, busy_case, window_case,
-                                        dropped_case, noflush_case, mixed_case, refused_case };
-    if (argc > 1) {
-        fake_setup();
-        for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++)
-            if (!strcmp(argv[1], cases[i]))
-                return run[i]();
-        ct_fatal("no case %s", argv[1]);
-    }
-    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        int st = ct_run_self(argv[0], cases[i], NULL, NULL);
-        ct_result(st == 0, "case %s (exit %d)", cases[i], st);
-    }
-    return ct_done();
+    static const struct fake_case cases[] = {
+        { "listing", listing_case }, { "threads", threads_case }, { "copies", copies_case },
+        { "busy", busy_case },       { "window", window_case },   { "dropped", dropped_case },
+        { "noflush", noflush_case }, { "mixed", mixed_case },     { "refused", refused_case },
+    };
+    return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

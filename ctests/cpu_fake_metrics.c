@@ -258,28 +258,9 @@ static int nodevice_case(void)
 
 int main(int argc, char **argv)
 {
-    static const char *const cases[] = { "listing", "groups", "passes", "noperm", "otherchip", "nodevice" };
-    if (argc > 1) {
-        fake_setup();
-        if (!strcmp(argv[1], "listing"))
-            return listing_case();
-        if (!strcmp(argv[1], "groups"))
-            return groups_case();
-        if (!strcmp(argv[1], "passes"))
-            return passes_case();
-        if (!strcmp(argv[1], "noperm"))
-            return noperm_case();
-        if (!strcmp(argv[1], "otherchip"))
-            return otherchip_case();
-        if (!strcmp(argv[1], "nodevice"))
-            return nodevice_case();
-        ct_fatal("no case %s", argv[1]);
-    }
-    int failed = 0;
-    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        int st = ct_run_self(argv[0], cases[i], NULL, NULL);
-        ct_result(st == 0, "case %s (exit %d)", cases[i], st);
-        failed |= st != 0;
-    }
-    return ct_done();
+    static const struct fake_case cases[] = {
+        { "listing", listing_case },     { "groups", groups_case },     { "passes", passes_case },
+        { "noperm", noperm_case },       { "otherchip", otherchip_case }, { "nodevice", nodevice_case },
+    };
+    return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

@@ -184,4 +184,27 @@ static inline int cb_cidx(void)
     return cidx;
 }
 
+/* One test case per process. Without an argument, runs this program again once per case and
+ * checks that each exits 0; with a case's name, points the component at the fakes and runs it. */
+struct fake_case {
+    const char *name;
+    int (*run)(void);
+};
+
+static inline int fake_run_cases(int argc, char **argv, const struct fake_case *cases, unsigned n)
+{
+    if (argc > 1) {
+        fake_setup();
+        for (unsigned i = 0; i < n; i++)
+            if (!strcmp(argv[1], cases[i].name))
+                return cases[i].run();
+        ct_fatal("no case %s", argv[1]);
+    }
+    for (unsigned i = 0; i < n; i++) {
+        int st = ct_run_self(argv[0], cases[i].name, NULL, NULL);
+        ct_result(st == 0, "case %s (exit %d)", cases[i].name, st);
+    }
+    return ct_done();
+}
+
 #endif /* FAKE_PLAY_H */
