@@ -34,21 +34,31 @@ typedef struct {
  * positions it knew for the remaining events (it does not remap them), so
  * an event keeps its ni_position for as long as it stays in the set. Each
  * position says which source counts it and where in that source's list. */
+/* What sits at one position. */
+struct cupti_cb_pos {
+	uint32_t code;
+	int papi_code;			/* the PAPI code it was added with */
+	uint8_t used;
+	uint8_t src;			/* the source that counts it */
+	uint16_t ix;			/* its index in that source's list */
+};
+
 typedef struct {
 	unsigned n;			/* events */
 	unsigned width;			/* positions in use: 0 .. width-1 */
+	unsigned cap;			/* positions the arrays below have room for */
 	int running;
 	int granul_process;		/* PAPI_GRN_PROC */
 	void *set[CUPTI_CB_N_SOURCES];	/* each source's own state, made at its first event */
 	unsigned n_src[CUPTI_CB_N_SOURCES];
-	uint32_t src_codes[CUPTI_CB_N_SOURCES][MAX_SET];
-	uint32_t code_at[MAX_SET];	/* by position */
-	int papi_code_at[MAX_SET];	/* by position: the PAPI code it was added with */
-	uint8_t used[MAX_SET];		/* by position */
-	uint8_t src_at[MAX_SET];	/* by position: the source */
-	uint16_t ix_at[MAX_SET];	/* by position: index in the source's list */
-	long long src_values[CUPTI_CB_N_SOURCES][MAX_SET];
-	long long values[MAX_SET];
+	/* Sized by cap, grown by update_control_state: a set of 3 events costs
+	 * a few hundred bytes, one of every per-API event (cupti_cb_run's)
+	 * what it needs, and PAPI's own allocation stays small. */
+	struct cupti_cb_pos *at;	/* by position */
+	uint8_t *taken;			/* scratch of update_control_state */
+	uint32_t *src_codes[CUPTI_CB_N_SOURCES];
+	long long *src_values[CUPTI_CB_N_SOURCES];
+	long long *values;		/* by position, handed to PAPI */
 } cupti_cb_control_t;
 
 /* One engine per process: CUPTI allows one subscriber per process. It is
@@ -293,16 +303,63 @@ static int cupti_cb_init_control_state(hwd_control_state_t *ctl)
 	return PAPI_OK;
 }
 
-/* Keeps the position PAPI already knows for an event; gives new events the
- * lowest free position. There is always one: count <= MAX_SET. */
-static unsigned place(const uint8_t *taken, int known)
+static void *grow_array(void *p, size_t elem, unsigned old, unsigned cap)
 {
-	unsigned p = 0;
-	if (known >= 0 && known < MAX_SET && !taken[known])
+	unsigned char *q = realloc(p, elem * cap);
+	if (q)
+		memset(q + elem * old, 0, elem * (cap - old));
+	return q;
+}
+
+/* Room for positions 0 .. need-1 in every array (need <= MAX_SET). */
+static int grow(cupti_cb_control_t *c, unsigned need)
+{
+	if (need <= c->cap)
+		return PAPI_OK;
+	unsigned cap = c->cap ? c->cap : 16;
+	while (cap < need)
+		cap *= 2;
+	if (cap > MAX_SET)
+		cap = MAX_SET;
+#define GROW(field) do { \
+		void *q_ = grow_array(c->field, sizeof *c->field, c->cap, cap); \
+		if (!q_) \
+			return PAPI_ENOMEM; \
+		c->field = q_; \
+	} while (0)
+	GROW(at);
+	GROW(taken);
+	GROW(values);
+	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++) {
+		GROW(src_codes[i]);
+		GROW(src_values[i]);
+	}
+#undef GROW
+	c->cap = cap;
+	return PAPI_OK;
+}
+
+static void free_arrays(cupti_cb_control_t *c)
+{
+	free(c->at);
+	free(c->taken);
+	free(c->values);
+	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++) {
+		free(c->src_codes[i]);
+		free(c->src_values[i]);
+	}
+}
+
+/* Keeps the position PAPI already knows for an event; gives new events the
+ * lowest free position from *next on (positions below it are taken). There
+ * is always one: count <= cap. */
+static unsigned place(const cupti_cb_control_t *c, int known, unsigned *next)
+{
+	if (known >= 0 && (unsigned)known < c->cap && !c->taken[known])
 		return (unsigned)known;
-	while (p < MAX_SET - 1 && taken[p])
-		p++;
-	return p;
+	while (*next < c->cap - 1 && c->taken[*next])
+		(*next)++;
+	return *next;
 }
 
 /* PAPI's remove_native_events (7.0 to HEAD) compacts NativeInfoArray by
@@ -314,9 +371,9 @@ static unsigned place(const uint8_t *taken, int known)
 static void repair_papi_code(cupti_cb_control_t *c, NativeInfo_t *ni)
 {
 	int pos = ni->ni_position;
-	if (pos < 0 || pos >= MAX_SET || !c->used[pos] || c->code_at[pos] != (uint32_t)ni->ni_event)
+	if (pos < 0 || (unsigned)pos >= c->width || !c->at[pos].used || c->at[pos].code != (uint32_t)ni->ni_event)
 		return;	/* a new event: PAPI's code is the one it was added with */
-	ni->ni_papi_code = c->papi_code_at[pos];
+	ni->ni_papi_code = c->at[pos].papi_code;
 }
 
 static int check_codes(const NativeInfo_t *native, int count)
@@ -351,11 +408,20 @@ static int update_sources(cupti_cb_control_t *c)
 	return PAPI_OK;
 }
 
+/* The highest position PAPI knows of, plus one, or count. */
+static unsigned room_needed(const NativeInfo_t *native, int count)
+{
+	unsigned need = (unsigned)count;
+	for (int i = 0; i < count; i++)
+		if (native[i].ni_position >= 0 && (unsigned)native[i].ni_position + 1 > need)
+			need = (unsigned)native[i].ni_position + 1;
+	return need < MAX_SET ? need : MAX_SET;
+}
+
 static int cupti_cb_update_control_state(hwd_control_state_t *ctl, NativeInfo_t *native, int count,
 					 hwd_context_t *ctx)
 {
 	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
-	uint8_t taken[MAX_SET] = { 0 };
 	(void)ctx;
 	if (count > MAX_SET)
 		return PAPI_ECOUNT;
@@ -364,32 +430,41 @@ static int cupti_cb_update_control_state(hwd_control_state_t *ctl, NativeInfo_t 
 	int rc = check_codes(native, count);
 	if (rc)
 		return rc;
+	if (count > 0 && (rc = grow(c, room_needed(native, count))) != PAPI_OK)
+		return rc;
 	for (int i = 0; i < count; i++)
 		repair_papi_code(c, &native[i]);
-	memset(c->used, 0, sizeof c->used);
+	/* Work in proportion to the set (PAPI calls this at every add). */
+	if (c->width)
+		memset(c->taken, 0, c->width);
+	for (unsigned p = 0; p < c->width; p++)
+		c->at[p].used = 0;
 	memset(c->n_src, 0, sizeof c->n_src);
+	unsigned old_width = c->width, next = 0;
 	c->width = 0;
 	for (int i = 0; i < count; i++) {
-		unsigned pos = place(taken, native[i].ni_position);
-		taken[pos] = 1;
+		unsigned pos = place(c, native[i].ni_position, &next);
+		c->taken[pos] = 1;
 		native[i].ni_position = (int)pos;
-		c->code_at[pos] = (uint32_t)native[i].ni_event;
-		c->papi_code_at[pos] = native[i].ni_papi_code;
-		c->used[pos] = 1;
+		c->at[pos].code = (uint32_t)native[i].ni_event;
+		c->at[pos].papi_code = native[i].ni_papi_code;
+		c->at[pos].used = 1;
 		if (pos + 1 > c->width)
 			c->width = pos + 1;
 	}
 	/* Each source's list follows position order. */
 	for (unsigned p = 0; p < c->width; p++) {
-		if (!c->used[p])
+		if (!c->at[p].used)
 			continue;
-		unsigned src = CUPTI_CB_CODE_SRC(c->code_at[p]);
-		c->src_at[p] = (uint8_t)src;
-		c->ix_at[p] = (uint16_t)c->n_src[src];
-		c->src_codes[src][c->n_src[src]++] = c->code_at[p];
+		unsigned src = CUPTI_CB_CODE_SRC(c->at[p].code);
+		c->at[p].src = (uint8_t)src;
+		c->at[p].ix = (uint16_t)c->n_src[src];
+		c->src_codes[src][c->n_src[src]++] = c->at[p].code;
 	}
 	c->n = (unsigned)count;
-	memset(c->values, 0, sizeof c->values);
+	unsigned clear = c->width > old_width ? c->width : old_width;
+	if (clear)
+		memset(c->values, 0, clear * sizeof c->values[0]);
 	return update_sources(c);
 }
 
@@ -433,7 +508,7 @@ static int cupti_cb_read(hwd_context_t *ctx, hwd_control_state_t *ctl, long long
 			PAPIERROR("cupti_cb: CUPTI dropped GPU activity records since the last read: the gpu.* "
 				  "values undercount (CUPTI_CB_TRACE=1 shows how many)");
 	for (unsigned p = 0; p < c->width; p++)
-		c->values[p] = c->used[p] ? c->src_values[c->src_at[p]][c->ix_at[p]] : 0;
+		c->values[p] = c->at[p].used ? c->src_values[c->at[p].src][c->at[p].ix] : 0;
 	*events = c->values;
 	return PAPI_OK;
 }
@@ -466,6 +541,7 @@ static int cupti_cb_cleanup_eventset(hwd_control_state_t *ctl)
 	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++)
 		if (c->set[i])
 			sources[i].ops->set_free(sources[i].self, c->set[i]);
+	free_arrays(c);
 	memset(c, 0, sizeof *c);
 	return PAPI_OK;
 }

@@ -27,7 +27,9 @@
 #include "cupti_cb_sources.h"
 
 #define ENV_CHIP CUPTI_CB_ENV_CHIP
-#define MAX_EVENTS CUPTI_CB_SET_MAX
+/* Hardware metrics in one set: a set that fits one pass holds far fewer;
+ * the per-set state and the scratch arrays on the stack are sized by it. */
+#define MAX_EVENTS 128
 
 #define TRACE(m, ...)                                                   \
 	do {                                                            \
@@ -483,8 +485,11 @@ static int m_set_update(void *self, void *set, const uint32_t *codes, unsigned n
 	struct msrc *m = self;
 	struct mset *s = set;
 	uint32_t metric, variant;
-	if (n > MAX_EVENTS)
+	if (n > MAX_EVENTS) {
+		snprintf(why, len, "one event set holds at most %d hardware metrics (this one would hold %u)",
+			 MAX_EVENTS, n);
 		return CUPTI_CB_EINVAL;
+	}
 	if (s->running)
 		return CUPTI_CB_EINVAL;
 	pthread_mutex_lock(&m->lock);

@@ -5,7 +5,10 @@
 
 #include "cupti_cb_source.h"
 
-#define CUPTI_CB_SET_MAX 128	/* events in one event set, all sources together */
+#define CUPTI_CB_SET_MAX 1024	/* events in one event set, all sources together: room for every
+				   counter of one kind per API function (PAPI 7 adds an event in time
+				   proportional to the square of the set size: larger sets belong
+				   to several threads) */
 
 extern const struct cupti_cb_source_ops cupti_cb_callback_source;
 extern const struct cupti_cb_source_ops cupti_cb_metric_source;
