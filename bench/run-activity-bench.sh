@@ -30,7 +30,6 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-.}
-mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 1
 prefix=$(cd "$here/../../.." && pwd)
 threads=${BENCH_THREADS:-1,4,16}
 iters=${BENCH_ITERS:-2000}
@@ -41,67 +40,11 @@ budget=${BENCH_BUDGET:-300}
 modes="bare floor floor_cb callback counted"
 reversed=$(echo $modes | tr ' ' '\n' | tac | tr '\n' ' ')
 
-res=$out/results.txt
-log=$out/bench.log
-: > "$res"
-: > "$log"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cupti_cb-activity-bench.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-start=$SECONDS
-skipped=
-
-nsys=${NSYS:-}
-if [ -z "$nsys" ]; then
-    for f in /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys; do
-        [ -x "$f" ] && nsys=$f
-    done
-    [ -z "$nsys" ] && nsys=$(command -v nsys 2>/dev/null)
-fi
-
-say() { echo "run-activity-bench: $*" | tee -a "$log" >&2; }
-
-commit=unknown
-for f in "$prefix/share/cupti_cb/commit" "@pkgdatadir@/commit"; do
-    if [ -r "$f" ]; then commit=$(head -n 1 "$f"); break; fi
-done
-commit=${BENCH_COMMIT:-$commit}
-
-if ! { nvidia-smi -L 2>/dev/null | grep -q '^GPU '; } && ! ls /proc/driver/nvidia/gpus/* >/dev/null 2>&1 &&
-   [ ! -e /dev/nvidiactl ]; then
-    say "no NVIDIA GPU on this machine (nvidia-smi lists none, no /proc/driver/nvidia/gpus entry, no /dev/nvidiactl): nothing to measure"
-    exit 77
-fi
-
-# step LABEL CMD...: runs CMD with what is left of the budget; stdout to $tmp/out,
-# stderr to bench.log.  Returns CMD's exit status (124: timed out), 125 when the budget is spent.
-step() {
-    local label=$1 left=$((budget - (SECONDS - start))) t0 rc
-    shift
-    if [ "$left" -lt 5 ]; then
-        skipped="$skipped $label"
-        say "$label: skipped (budget spent)"
-        return 125
-    fi
-    echo "---- $label: $*" >> "$log"
-    t0=$SECONDS
-    timeout "$left" "$@" > "$tmp/out" 2>> "$log"
-    rc=$?
-    say "$label: exit $rc, $((SECONDS - t0)) s"
-    return $rc
-}
-
-# keep LABEL RC PATTERN [SED]: appends the result lines of the last step to results.txt.
-keep() {
-    local label=$1 rc=$2 n
-    n=$(grep -E "$3" "$tmp/out" | sed -e "${4:-}" | tee -a "$res" | wc -l)
-    if [ "$rc" -eq 125 ]; then
-        return
-    elif [ "$n" -eq 0 ]; then
-        echo "error step=$label exit=$rc: no result (bench.log has its messages)" >> "$res"
-    elif [ "$rc" -ne 0 ]; then
-        echo "note step=$label exit=$rc: $n result lines kept" >> "$res"
-    fi
-}
+. "$here/bench-lib.sh"
+bench_begin run-activity-bench "$out"
+nsys=$(bench_find_nsys)
+commit=$(bench_commit "@pkgdatadir@")
+bench_require_gpu
 
 launches() { # launches ROUND MODE...
     local round=$1 m

@@ -30,7 +30,6 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-.}
-mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 1
 prefix=$(cd "$here/../../.." && pwd)
 papi_bin=${PAPI_BIN:-$prefix/bin}
 threads=${BENCH_THREADS:-1,4,16,64}
@@ -40,76 +39,11 @@ declare -A iters=([getdevice]=${BENCH_ITERS_GETDEVICE:-20000} [launch]=${BENCH_I
 modes="bare floor floor_domains counted counted_time other stopped mutex_map"
 reversed=$(echo $modes | tr ' ' '\n' | tac | tr '\n' ' ')
 
-res=$out/results.txt
-log=$out/bench.log
-: > "$res"
-: > "$log"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cupti_cb-bench.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-start=$SECONDS
-skipped=
-step_s=
-
-nsys=${NSYS:-}
-if [ -z "$nsys" ]; then
-    for f in /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys; do
-        [ -x "$f" ] && nsys=$f
-    done
-    [ -z "$nsys" ] && nsys=$(command -v nsys 2>/dev/null)
-fi
-
-say() { echo "run-bench: $*" | tee -a "$log" >&2; }
-
-# The commit the installed build was made from (written by make install); never
-# the git repository of the current directory, which may be any other one.
-commit=unknown
-for f in "$prefix/share/cupti_cb/commit" "@pkgdatadir@/commit"; do
-    if [ -r "$f" ]; then commit=$(head -n 1 "$f"); break; fi
-done
-commit=${BENCH_COMMIT:-$commit}
-
-# No GPU: nothing to measure (exit 77, as the tests do).  A GPU that CUDA
-# cannot use is not caught here: the programs fail and say why.
-if ! { nvidia-smi -L 2>/dev/null | grep -q '^GPU '; } && ! ls /proc/driver/nvidia/gpus/* >/dev/null 2>&1 &&
-   [ ! -e /dev/nvidiactl ]; then
-    say "no NVIDIA GPU on this machine (nvidia-smi lists none, no /proc/driver/nvidia/gpus entry, no /dev/nvidiactl): nothing to measure"
-    exit 77
-fi
-
-# step LABEL CMD...: runs CMD with what is left of the budget; its stdout
-# goes to $tmp/out, its stderr to bench.log, its wall time (s) to $step_s.
-# Returns CMD's exit status (124: timed out), or 125 when the budget is spent.
-step() {
-    local label=$1 left=$((budget - (SECONDS - start))) t0 t1 rc
-    shift
-    if [ "$left" -lt 5 ]; then
-        skipped="$skipped $label"
-        say "$label: skipped (budget spent)"
-        return 125
-    fi
-    echo "---- $label: $*" >> "$log"
-    t0=$(date +%s%N)
-    timeout "$left" "$@" > "$tmp/out" 2>> "$log"
-    rc=$?
-    t1=$(date +%s%N)
-    step_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
-    say "$label: exit $rc, $step_s s"
-    return $rc
-}
-
-# keep LABEL RC PATTERN [SED]: appends the result lines of the last step
-# (lines matching PATTERN, edited by SED) to results.txt; notes a failure.
-keep() {
-    local label=$1 rc=$2 n
-    n=$(grep -E "$3" "$tmp/out" | sed -e "${4:-}" | tee -a "$res" | wc -l)
-    if [ "$rc" -eq 125 ]; then
-        return
-    elif [ "$n" -eq 0 ]; then
-        echo "error step=$label exit=$rc: no result (bench.log has its messages)" >> "$res"
-    elif [ "$rc" -ne 0 ]; then
-        echo "note step=$label exit=$rc: $n result lines kept" >> "$res"
-    fi
-}
+. "$here/bench-lib.sh"
+bench_begin run-bench "$out"
+nsys=$(bench_find_nsys)
+commit=$(bench_commit "@pkgdatadir@")
+bench_require_gpu
 
 calls() { # calls ROUND API MODE...
     local round=$1 api=$2 m n

@@ -46,7 +46,6 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-.}
-mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 1
 prefix=$(cd "$here/../../.." && pwd)
 
 upstream_papi=${UPSTREAM_PAPI:-@UPSTREAM_PAPI@}
@@ -67,16 +66,8 @@ step_limit=${BENCH_STEP_LIMIT:-120}
 budget=${BENCH_BUDGET:-1800}
 export PAPI_CUDA_ROOT=${PAPI_CUDA_ROOT:-/usr/local/cuda}
 
-res=$out/results.txt
-log=$out/bench.log
-: > "$res"
-: > "$log"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cupti_cb-mbench.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-start=$SECONDS
-skipped=
-
-say() { echo "run-metrics-bench: $*" | tee -a "$log" >&2; }
+. "$here/bench-lib.sh"
+bench_begin run-metrics-bench "$out"
 
 # libnvidia-ml for the upstream cuda component, which looks only where dlopen does.
 if [ -z "${PAPI_NVML_MAIN:-}" ]; then
@@ -90,23 +81,14 @@ fi
 
 # The commits: the one the installed cupti_cb was built from (never the git
 # repository of the current directory), and the upstream one.
-commit=unknown
-for f in "$prefix/share/cupti_cb/commit" "@pkgdatadir@/commit"; do
-    if [ -r "$f" ]; then commit=$(head -n 1 "$f"); break; fi
-done
-commit=${BENCH_COMMIT:-$commit}
+commit=$(bench_commit "@pkgdatadir@")
 upstream_commit=unknown
 [ -n "$upstream_papi" ] && [ -r "$upstream_papi/commit" ] && upstream_commit=$(head -n 1 "$upstream_papi/commit")
 upstream_commit=${BENCH_UPSTREAM_COMMIT:-$upstream_commit}
 upstream_version=$(sed -n 's/^#define[ \t]*PAPI_VERSION[ \t]*PAPI_VERSION_NUMBER(\([0-9]*\),[ ]*\([0-9]*\),[ ]*\([0-9]*\),[ ]*\([0-9]*\)).*/\1.\2.\3.\4/p' \
     "$upstream_papi/include/papi.h" 2>/dev/null)
 
-# No GPU: nothing to measure (exit 77, as the tests do).
-if ! { nvidia-smi -L 2>/dev/null | grep -q '^GPU '; } && ! ls /proc/driver/nvidia/gpus/* >/dev/null 2>&1 &&
-   [ ! -e /dev/nvidiactl ]; then
-    say "no NVIDIA GPU on this machine (nvidia-smi lists none, no /proc/driver/nvidia/gpus entry, no /dev/nvidiactl): nothing to measure"
-    exit 77
-fi
+bench_require_gpu
 
 # side_prog SIDE / side_lib SIDE / side_events SIDE
 side_prog() { if [ "$1" = cuda ]; then echo "$theirs"; else echo "$ours"; fi; }

@@ -28,7 +28,6 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-.}
-mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 1
 prefix=$(cd "$here/../../.." && pwd)
 runner=$prefix/bin/cupti_cb_run
 rounds=${BENCH_ROUNDS:-3}
@@ -36,33 +35,11 @@ iters=${BENCH_ITERS:-20000}
 steps=${BENCH_STEPS:-200}
 budget=${BENCH_BUDGET:-300}
 python=${PYTHON:-python3}
-res=$out/results.txt
-log=$out/bench.log
-: > "$res"
-: > "$log"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cupti_cb-runner-bench.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-start=$SECONDS
-
-say() { echo "run-runner-bench: $*" | tee -a "$log" >&2; }
-
-nsys=${NSYS:-}
-if [ -z "$nsys" ]; then
-    for f in /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys /opt/nvidia/nsight-systems/*/bin/nsys; do
-        [ -x "$f" ] && nsys=$f
-    done
-    [ -z "$nsys" ] && nsys=$(command -v nsys 2>/dev/null)
-fi
-commit=unknown
-for f in "$prefix/share/cupti_cb/commit" "@pkgdatadir@/commit"; do
-    if [ -r "$f" ]; then commit=$(head -n 1 "$f"); break; fi
-done
-commit=${BENCH_COMMIT:-$commit}
-
-if ! { nvidia-smi -L 2>/dev/null | grep -q '^GPU '; } && [ ! -e /dev/nvidiactl ]; then
-    say "no NVIDIA GPU on this machine (nvidia-smi lists none, no /dev/nvidiactl): nothing to measure"
-    exit 77
-fi
+. "$here/bench-lib.sh"
+bench_begin run-runner-bench "$out"
+nsys=$(bench_find_nsys)
+commit=$(bench_commit "@pkgdatadir@")
+bench_require_gpu
 [ -x "$runner" ] || { say "no $runner: install cupti_cb first"; exit 1; }
 
 workloads="app1 app4"
