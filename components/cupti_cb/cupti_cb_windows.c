@@ -172,11 +172,13 @@ void cupti_cb_windows_note(struct cupti_cb_windows *t, _Atomic uint64_t *bw, uns
 		_Atomic uint64_t *e = bw + (size_t)w * CUPTI_CB_WIN_STRIDE;
 		if (atomic_load_explicit(&e[0], memory_order_relaxed) != ep)
 			afresh(e, ep);
-		/* Only this thread writes its block: plain loads and stores. */
-		if (ticks < atomic_load_explicit(&e[1 + 2 * k], memory_order_relaxed))
-			atomic_store_explicit(&e[1 + 2 * k], ticks, memory_order_relaxed);
+		/* Only this thread writes its block: plain loads and stores. The
+		 * max goes first and the min is published after it, so that a
+		 * reader that sees a min sees a max at least as large. */
 		if (ticks > atomic_load_explicit(&e[2 + 2 * k], memory_order_relaxed))
 			atomic_store_explicit(&e[2 + 2 * k], ticks, memory_order_relaxed);
+		if (ticks < atomic_load_explicit(&e[1 + 2 * k], memory_order_relaxed))
+			atomic_store_explicit(&e[1 + 2 * k], ticks, memory_order_release);
 	}
 }
 
@@ -207,7 +209,7 @@ int cupti_cb_windows_entry(const struct cupti_cb_windows *t, int w, const _Atomi
 	const _Atomic uint64_t *e = bw + (size_t)w * CUPTI_CB_WIN_STRIDE;
 	if (k >= CUPTI_CB_WIN_SLOTS || atomic_load_explicit(&e[0], memory_order_acquire) != ep)
 		return 0;
-	*min = atomic_load_explicit(&e[1 + 2 * k], memory_order_relaxed);
+	*min = atomic_load_explicit(&e[1 + 2 * k], memory_order_acquire);
 	*max = atomic_load_explicit(&e[2 + 2 * k], memory_order_relaxed);
 	/* The read side of the sequence lock: a block restarted meanwhile is skipped. */
 	atomic_thread_fence(memory_order_acquire);
