@@ -3,8 +3,10 @@
 #include "cupti_cb_derived.h"
 
 #define BIT CUPTI_CB_CLS_BIT
-#define DEV(n, u, d, first, count, timed, needs) { n, u, d, 1, first, count, timed, needs, CUPTI_CB_READ_COUNT }
-#define THR(n, u, d, first, timed) { n, u, d, 0, first, 1, timed, CUPTI_CB_ALL_CBIDS, CUPTI_CB_READ_COUNT }
+#define DEV(n, u, d, first, count, timed, needs) \
+	{ n, u, d, 1, first, count, timed, needs, CUPTI_CB_READ_COUNT }
+#define THR(n, u, d, first, timed) \
+	{ n, u, d, 0, first, 1, timed, CUPTI_CB_ALL_CBIDS, CUPTI_CB_READ_COUNT }
 /* Read from the allocation gauges, not from counters (cupti_cb_windows.h). */
 #define GAUGE(n, d, read) \
 	{ n, "bytes", d, 1, 0, 0, 0, BIT(CUPTI_CB_CLS_ALLOC) | BIT(CUPTI_CB_CLS_FREE), read }

@@ -309,6 +309,7 @@ void cupti_cb_engine_after_fork_child(struct cupti_cb_engine *e)
 	pthread_mutex_init(&e->lock, NULL);
 	if (e->state != CUPTI_CB_READY)
 		return;
+	pthread_mutex_init(&e->win.lock, NULL);	/* the same holds for the windows' lock */
 	e->subscribed = 0;
 	e->holders = 0;
 	e->watching = 0;
