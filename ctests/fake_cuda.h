@@ -84,6 +84,17 @@ static inline void fake_runtime(CUpti_CallbackId cbid, const void *params, int r
     fake_call(FAKE_RT, cbid, params, ret, ctx);
 }
 
+/* ------------------------------------------------------------------ time (libcupti) */
+
+/* Freezes CLOCK_MONOTONIC at ns (not 0) for the whole process; 0 thaws it.  The component reads
+ * it when CUPTI_CB_CLOCK=monotonic was set before PAPI_library_init: then a call's host time is
+ * exactly what the program advanced the clock by between its ENTER and its EXIT. */
+void fake_time_freeze(uint64_t ns);
+void fake_time_advance(uint64_t ns);
+/* A whole call that takes ns on the frozen clock: init, ENTER, advance, EXIT. */
+void fake_call_timed(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *params, int ret,
+                     CUcontext ctx, uint64_t ns);
+
 /* ------------------------------------------------------------------ faults (libcupti) */
 
 /* The n-th cuptiEnableCallback(enable=1) from now (1: the next one) returns err and changes

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fake_cuda.h"
 
@@ -307,6 +308,53 @@ void fake_call(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *p
 	struct fake_call c;
 	fake_call_init(&c, domain, cbid, params, ret, ctx);
 	fake_enter(&c);
+	fake_exit(&c);
+}
+
+/* ---- time -------------------------------------------------------------------------------- */
+
+/* While frozen_ns is not 0, CLOCK_MONOTONIC reads frozen_ns, for every caller in the process: this
+ * library comes before libc in the search order of the programs that link it, so the
+ * component's clock (CUPTI_CB_CLOCK=monotonic) reads it here.  Other clocks, and every clock
+ * while not frozen, are the real ones. */
+static _Atomic uint64_t frozen_ns;
+static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
+static int (*real_clock_gettime)(clockid_t, struct timespec *);
+
+static void find_real_clock(void)
+{
+	*(void **)&real_clock_gettime = dlsym(RTLD_NEXT, "clock_gettime");
+}
+
+int clock_gettime(clockid_t id, struct timespec *ts)
+{
+	uint64_t t = atomic_load(&frozen_ns);
+	if (t && id == CLOCK_MONOTONIC) {
+		ts->tv_sec = (time_t)(t / 1000000000u);
+		ts->tv_nsec = (long)(t % 1000000000u);
+		return 0;
+	}
+	pthread_once(&clock_once, find_real_clock);
+	return real_clock_gettime ? real_clock_gettime(id, ts) : -1;
+}
+
+void fake_time_freeze(uint64_t ns)
+{
+	atomic_store(&frozen_ns, ns);
+}
+
+void fake_time_advance(uint64_t ns)
+{
+	atomic_fetch_add(&frozen_ns, ns);
+}
+
+void fake_call_timed(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *params, int ret,
+		     CUcontext ctx, uint64_t ns)
+{
+	struct fake_call c;
+	fake_call_init(&c, domain, cbid, params, ret, ctx);
+	fake_enter(&c);
+	fake_time_advance(ns);
 	fake_exit(&c);
 }
 

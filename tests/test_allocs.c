@@ -35,6 +35,12 @@ int main(void)
 	CHECK_EQ(cupti_cb_allocs_insert(&t, 0xa000, 20), 0, "the address comes back");
 	CHECK_EQ(cupti_cb_allocs_take(&t, 0xa000), 20, "a reused address reports its new size");
 	CHECK_EQ(cupti_cb_allocs_take(&t, 0xa000), 0, "and only once");
+	uint64_t replaced = 99;
+	CHECK_EQ(cupti_cb_allocs_put(&t, 0xb000, 30, &replaced), 0, "put");
+	CHECK_EQ(replaced, 0, "put over nothing replaces nothing");
+	CHECK_EQ(cupti_cb_allocs_put(&t, 0xb000, 40, &replaced), 0, "put at an address whose free was not seen");
+	CHECK_EQ(replaced, 30, "put reports the size it overwrote");
+	CHECK_EQ(cupti_cb_allocs_take(&t, 0xb000), 40, "the new size is kept");
 
 	/* Fill until the bounded probe gives up: inserts fail, nothing breaks. */
 	unsigned ok = 0;

@@ -101,11 +101,47 @@ static void names_round_trip(void)
 							      : cupti_cb_catalog_next_qualifier(&cat, &code);
 		} while (rc == 0);
 	}
-	CHECK_EQ(cat.n_events, cupti_cb_n_derived + 2 * cat.n_funcs, "event count");
+	CHECK_EQ(cat.n_events, cupti_cb_n_derived + 5 * cat.n_funcs, "event count: five per function");
 	CHECK_EQ(dups, 0, "duplicate names");
 	CHECK_EQ(dirty, 0, "names with ',', '|', '^', '=', ':' or spaces");
 	CHECK_EQ(broken, 0, "codes that do not round-trip through their names");
 	CHECK(trips > 2 * cat.n_events, "%u qualified and plain codes checked", trips);
+}
+
+/* The five events of a function, in enum cupti_cb_kind order, and the
+ * process-wide gauges that refuse :thread. */
+static void function_kinds(void)
+{
+	static const struct {
+		const char *suffix;
+		enum cupti_cb_kind kind;
+		const char *units;
+	} k[] = { { ".calls", CUPTI_CB_API_CALLS, "" },
+		  { ".time_ns", CUPTI_CB_API_TIME, "ns" },
+		  { ".time_ns_min", CUPTI_CB_API_TIME_MIN, "ns" },
+		  { ".time_ns_max", CUPTI_CB_API_TIME_MAX, "ns" },
+		  { ".errors", CUPTI_CB_API_ERRORS, "" } };
+	unsigned slot = cat.slot_of[1][CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel] - 1u;
+	for (unsigned i = 0; i < sizeof k / sizeof k[0]; i++) {
+		char name[64];
+		uint32_t code = 0;
+		snprintf(name, sizeof name, "cuLaunchKernel%s", k[i].suffix);
+		int rc = cupti_cb_catalog_parse(&cat, name, &code);
+		uint32_t idx = CUPTI_CB_CODE_IDX(code);
+		CHECK(rc == 0 && cupti_cb_kind_of(&cat, idx) == k[i].kind && cupti_cb_slot_of_index(idx) == slot &&
+			      idx == cupti_cb_index_of(slot, k[i].kind) &&
+			      !strcmp(cupti_cb_catalog_units(&cat, code), k[i].units),
+		      "%s: kind %d, slot %u, units '%s'", name, (int)k[i].kind, slot, k[i].units);
+		CHECK(cupti_cb_catalog_may_be_ours(name), "%s may be ours", name);
+	}
+	uint32_t code;
+	CHECK_EQ(cupti_cb_catalog_parse(&cat, "alloc.live_bytes:thread", &code), CUPTI_CB_ENOEVNT,
+		 "alloc.live_bytes:thread is refused");
+	CHECK_EQ(cupti_cb_catalog_parse(&cat, "alloc.peak_bytes:device=0:scope=thread", &code), CUPTI_CB_ENOEVNT,
+		 "alloc.peak_bytes:...:scope=thread is refused");
+	CHECK_EQ(cupti_cb_catalog_parse(&cat, "alloc.live_bytes:process", &code), 0, "alloc.live_bytes:process");
+	CHECK_EQ(cupti_cb_catalog_parse(&cat, "api.errors:thread", &code), 0, "api.errors:thread");
+	CHECK_EQ(cupti_cb_catalog_parse(&cat, "kernel.threads:device0", &code), 0, "kernel.threads:device0");
 }
 
 static void descriptions(void)
@@ -135,6 +171,7 @@ int main(void)
 	every_cbid_maps_once();
 	merged_variants();
 	names_round_trip();
+	function_kinds();
 	descriptions();
 	cupti_cb_catalog_free(&cat);
 	return checks_done();

@@ -200,6 +200,7 @@ static int papi_error(int rc)
 	case CUPTI_CB_ECUPTI:
 		return PAPI_ECMP;
 	case CUPTI_CB_EPASSES:
+	case CUPTI_CB_ELIMIT:
 		return PAPI_ECNFLCT;
 	case CUPTI_CB_EUNAVAIL:
 		return PAPI_ENOSUPP;

@@ -36,6 +36,13 @@ void cupti_cb_allocs_fini(struct cupti_cb_allocs *t)
 
 int cupti_cb_allocs_insert(struct cupti_cb_allocs *t, uint64_t ptr, uint64_t size)
 {
+	uint64_t replaced;
+	return cupti_cb_allocs_put(t, ptr, size, &replaced);
+}
+
+int cupti_cb_allocs_put(struct cupti_cb_allocs *t, uint64_t ptr, uint64_t size, uint64_t *replaced)
+{
+	*replaced = 0;
 	if (ptr <= BUSY)
 		return -1;
 	size_t s = slot_of(t, ptr);
@@ -47,6 +54,7 @@ int cupti_cb_allocs_insert(struct cupti_cb_allocs *t, uint64_t ptr, uint64_t siz
 		if (k == EMPTY)
 			break;
 		if (k == ptr) {
+			*replaced = t->sizes[s];
 			t->sizes[s] = size;
 			return 0;
 		}

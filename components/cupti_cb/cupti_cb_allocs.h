@@ -25,6 +25,9 @@ int cupti_cb_allocs_init(struct cupti_cb_allocs *t, unsigned log2_slots);
 void cupti_cb_allocs_fini(struct cupti_cb_allocs *t);
 /* 0 on success, -1 when the neighbourhood is full or ptr is 0. */
 int cupti_cb_allocs_insert(struct cupti_cb_allocs *t, uint64_t ptr, uint64_t size);
+/* The same; *replaced is the size of an entry of ptr it overwrote (one
+ * whose free was not seen), else 0. */
+int cupti_cb_allocs_put(struct cupti_cb_allocs *t, uint64_t ptr, uint64_t size, uint64_t *replaced);
 /* Removes ptr; returns its size, or 0 when it was not recorded. */
 uint64_t cupti_cb_allocs_take(struct cupti_cb_allocs *t, uint64_t ptr);
 

@@ -1,6 +1,7 @@
 /* cupti_cb_blocks.c: see cupti_cb_blocks.h. */
 #include "cupti_cb_blocks.h"
 #include "cupti_cb_derived.h"
+#include "cupti_cb_windows.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,10 @@ void cupti_cb_layout_init(struct cupti_cb_layout *lay, unsigned n_funcs, int n_d
 	lay->dev = CUPTI_CB_N_THR_CTRS;
 	lay->api_calls = lay->dev + (size_t)lay->n_devrows * CUPTI_CB_N_DEV_CTRS;
 	lay->api_time = lay->api_calls + n_funcs;
-	lay->act = lay->api_time + n_funcs;
-	lay->total = lay->act + (size_t)lay->n_devrows * CUPTI_CB_N_ACT_SLOTS;
+	lay->api_errors = lay->api_time + n_funcs;
+	lay->act = lay->api_errors + n_funcs;
+	lay->win = lay->act + (size_t)lay->n_devrows * CUPTI_CB_N_ACT_SLOTS;
+	lay->total = lay->win + (size_t)CUPTI_CB_N_WINDOWS * CUPTI_CB_WIN_STRIDE;
 }
 
 static void thread_exit(void *arg)

@@ -21,10 +21,13 @@ struct cupti_cb_layout {
 	unsigned n_devrows;	/* devices + 1 row for operations of unknown device */
 	size_t api_calls;	/* c[api_calls + slot] */
 	size_t api_time;	/* c[api_time + slot] */
+	size_t api_errors;	/* c[api_errors + slot] */
 	size_t dev;		/* c[dev + row * CUPTI_CB_N_DEV_CTRS + ctr] */
 	size_t thr;		/* c[thr + ctr] */
 	size_t act;		/* c[act + row * CUPTI_CB_N_ACT_SLOTS + slot]: GPU activity, written
 				   by the thread that processes activity buffers, never by the owner */
+	size_t win;		/* c[win + w * CUPTI_CB_WIN_STRIDE ...]: the owner's entries in the
+				   min/max windows (cupti_cb_windows.h) */
 	size_t total;
 };
 
@@ -55,7 +58,8 @@ struct cupti_cb_block {
 	uint32_t rt_corr;
 	int last_dev;			/* context -> device cache of the owner thread */
 	CUcontext last_ctx;
-	uint64_t pending_free;		/* size taken from the allocation table by the free in progress */
+	uint64_t pending_free;		/* what the free in progress took from the allocation table
+					   (size and device row, packed: see cupti_cb_callback.c) */
 	uint64_t last_site;		/* the previous callback's site key */
 	unsigned n_pending;		/* pushes so far; the top is pending[(n - 1) % N] */
 	struct cupti_cb_pending pending[CUPTI_CB_PENDING];

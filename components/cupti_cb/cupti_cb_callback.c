@@ -12,6 +12,13 @@
 #define ISSUES_WORK (CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_LAUNCH) | CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_GRAPH) | \
 		     CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_MEMCPY) | CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_MEMSET))
 
+/* The allocation table keeps, for each allocation, its size and the device
+ * row it counts on (alloc.live_bytes must go down on the row that went up,
+ * whichever context the free runs in). No allocation is 2^56 bytes. */
+#define ROW_SHIFT 56
+#define SIZE_OF(v) ((v) & ((1ull << ROW_SHIFT) - 1))
+#define ROW_OF(v)  ((unsigned)((v) >> ROW_SHIFT))
+
 /* The counter row of the device of ctx; the last row is "device unknown". */
 static int device_row(struct cupti_cb_engine *e, struct cupti_cb_block *b, CUcontext ctx)
 {
@@ -72,12 +79,24 @@ static uint64_t take_enter_time(struct cupti_cb_block *b, uint64_t key, int *fou
 	return 0;
 }
 
+/* An allocation enters the table and the live bytes of its row; one whose
+ * free was never seen, at the same address, leaves them. */
+static void record_alloc(struct cupti_cb_engine *e, unsigned row, CUdeviceptr ptr, uint64_t bytes)
+{
+	uint64_t replaced;
+	if (cupti_cb_allocs_put(&e->allocs, ptr, SIZE_OF(bytes) | (uint64_t)row << ROW_SHIFT, &replaced))
+		return;	/* not recorded: its free will not be either */
+	if (replaced)
+		cupti_cb_windows_free(&e->win, ROW_OF(replaced), SIZE_OF(replaced));
+	cupti_cb_windows_alloc(&e->win, row, SIZE_OF(bytes));
+}
+
 static void count_op(struct cupti_cb_engine *e, struct cupti_cb_block *b, const struct cupti_cb_op *op,
 		     const CUpti_CallbackData *cd, uint64_t dt)
 {
 	struct cupti_cb_effect fx = { 0 };
-	_Atomic uint64_t *c = b->c + e->reg.lay.dev +
-			      (size_t)device_row(e, b, cd->context) * CUPTI_CB_N_DEV_CTRS;
+	int row = device_row(e, b, cd->context);
+	_Atomic uint64_t *c = b->c + e->reg.lay.dev + (size_t)row * CUPTI_CB_N_DEV_CTRS;
 	if (op->effect)
 		op->effect(cd->functionParams, &e->resolver, &fx);
 	else
@@ -85,7 +104,15 @@ static void count_op(struct cupti_cb_engine *e, struct cupti_cb_block *b, const 
 
 	switch (op->cls) {
 	case CUPTI_CB_CLS_LAUNCH:
-		cupti_cb_bump(&c[CUPTI_CB_C_LAUNCHES], fx.count);
+		/* kernel.launches is legacy + other: one bump each at most. */
+		if (fx.legacy)
+			cupti_cb_bump(&c[CUPTI_CB_C_LAUNCHES_LEGACY], fx.legacy);
+		if (fx.count > fx.legacy)
+			cupti_cb_bump(&c[CUPTI_CB_C_LAUNCHES_OTHER], fx.count - fx.legacy);
+		if (fx.threads)
+			cupti_cb_bump(&c[CUPTI_CB_C_THREADS], fx.threads);
+		if (fx.bytes)
+			cupti_cb_bump(&c[CUPTI_CB_C_DYN_SMEM], fx.bytes);
 		break;
 	case CUPTI_CB_CLS_GRAPH:
 		cupti_cb_bump(&c[CUPTI_CB_C_GRAPH_LAUNCHES], fx.count);
@@ -103,11 +130,13 @@ static void count_op(struct cupti_cb_engine *e, struct cupti_cb_block *b, const 
 	case CUPTI_CB_CLS_ALLOC:
 		cupti_cb_bump(&c[CUPTI_CB_C_ALLOC_CALLS], fx.count);
 		cupti_cb_bump(&c[CUPTI_CB_C_ALLOC_BYTES], fx.bytes);
-		cupti_cb_allocs_insert(&e->allocs, fx.ptr, fx.bytes);
+		record_alloc(e, (unsigned)row, fx.ptr, fx.bytes);
 		break;
 	case CUPTI_CB_CLS_FREE:
 		cupti_cb_bump(&c[CUPTI_CB_C_FREE_CALLS], fx.count);
-		cupti_cb_bump(&c[CUPTI_CB_C_FREE_BYTES], b->pending_free);
+		cupti_cb_bump(&c[CUPTI_CB_C_FREE_BYTES], SIZE_OF(b->pending_free));
+		if (b->pending_free)
+			cupti_cb_windows_free(&e->win, ROW_OF(b->pending_free), SIZE_OF(b->pending_free));
 		break;
 	case CUPTI_CB_CLS_SYNC:
 		cupti_cb_bump(&c[CUPTI_CB_C_SYNC_CALLS], fx.count);
@@ -121,7 +150,7 @@ static void count_op(struct cupti_cb_engine *e, struct cupti_cb_block *b, const 
 static void at_exit_site(struct cupti_cb_engine *e, struct cupti_cb_block *b, int d,
 			 CUpti_CallbackId cbid, const CUpti_CallbackData *cd)
 {
-	int found;
+	int found, timed = 0;
 	uint64_t t0 = take_enter_time(b, site_key(cd, d, cbid), &found), dt = 0;
 	if (!found)
 		atomic_store_explicit(&b->unmatched,
@@ -130,7 +159,10 @@ static void at_exit_site(struct cupti_cb_engine *e, struct cupti_cb_block *b, in
 	if (t0 && atomic_load_explicit(&e->timing, memory_order_relaxed)) {
 		uint64_t now = cupti_cb_clock_now(&e->clock);
 		dt = now > t0 ? now - t0 : 0;	/* a time never wraps */
+		timed = 1;
 	}
+	/* cudaError_t and CUresult alike: 0 is success. */
+	int failed = cd->functionReturnValue && *(const int *)cd->functionReturnValue != 0;
 
 	if (d == 1)
 		cupti_cb_bump(&b->c[e->reg.lay.thr + CUPTI_CB_C_DRIVER_CALLS], 1);
@@ -140,6 +172,12 @@ static void at_exit_site(struct cupti_cb_engine *e, struct cupti_cb_block *b, in
 		cupti_cb_bump(&b->c[lay->api_calls + slot - 1], 1);
 		if (dt)
 			cupti_cb_bump(&b->c[lay->api_time + slot - 1], dt);
+		if (failed)
+			cupti_cb_bump(&b->c[lay->api_errors + slot - 1], 1);
+		/* One byte load when no set times single calls of this function. */
+		unsigned windows = cupti_cb_windows_mask(&e->win, slot - 1);
+		if (windows && timed)
+			cupti_cb_windows_note(&e->win, b->c + lay->win, slot - 1, windows, dt);
 	}
 	/* A call of the application: a runtime call (but the runtime's own
 	 * __cuda* entry points that nvcc's launch stubs and registration
@@ -151,10 +189,12 @@ static void at_exit_site(struct cupti_cb_engine *e, struct cupti_cb_block *b, in
 		cupti_cb_bump(&b->c[e->reg.lay.thr + CUPTI_CB_C_API_CALLS], 1);
 		if (dt)
 			cupti_cb_bump(&b->c[e->reg.lay.thr + CUPTI_CB_C_API_TIME], dt);
+		if (failed)
+			cupti_cb_bump(&b->c[e->reg.lay.thr + CUPTI_CB_C_API_ERRORS], 1);
 	}
 	if (d == 1) {
 		const struct cupti_cb_op *op = e->op_of[cbid];
-		int ok = cd->functionReturnValue && *(const CUresult *)cd->functionReturnValue == CUDA_SUCCESS;
+		int ok = cd->functionReturnValue && !failed;
 		if (op && ok) {
 			count_op(e, b, op, cd, dt);
 		} else if (op && op->cls == CUPTI_CB_CLS_FREE && b->pending_free) {

@@ -15,6 +15,14 @@ static const uint32_t cbid_table_size[2] = { CUPTI_RUNTIME_TRACE_CBID_SIZE,
 
 /* ---- names --------------------------------------------------------------- */
 
+static const char *const suffixes[CUPTI_CB_PER_FUNC] = { ".calls", ".time_ns", ".time_ns_min", ".time_ns_max",
+							 ".errors" };
+
+const char *cupti_cb_kind_suffix(enum cupti_cb_kind k)
+{
+	return k >= CUPTI_CB_API_CALLS && k <= CUPTI_CB_API_ERRORS ? suffixes[k - CUPTI_CB_API_CALLS] : "";
+}
+
 static int ends_with(const char *s, size_t n, const char *suf)
 {
 	size_t k = strlen(suf);
@@ -170,14 +178,17 @@ int cupti_cb_catalog_build(struct cupti_cb_catalog *cat, cupti_cb_name_fn name_o
 		cupti_cb_catalog_free(cat);
 		return rc;
 	}
-	cat->n_events = cupti_cb_n_derived + 2 * cat->n_funcs;
+	cat->n_events = cupti_cb_n_derived + CUPTI_CB_PER_FUNC * cat->n_funcs;
 	if (cat->n_events >= (1u << CUPTI_CB_IDX_BITS)) {
 		free(names);
 		cupti_cb_catalog_free(cat);
 		return CUPTI_CB_EINVAL;
 	}
-	/* Full names "<func>.calls" and "<func>.time_ns" in one block. */
-	size_t full_len = 2 * used + cat->n_funcs * (sizeof ".time_ns" + sizeof ".calls");
+	/* Full names "<func>.calls", "<func>.time_ns", ... in one block. */
+	size_t suffix_len = 0;
+	for (int t = 0; t < CUPTI_CB_PER_FUNC; t++)
+		suffix_len += strlen(suffixes[t]) + 1;
+	size_t full_len = CUPTI_CB_PER_FUNC * used + cat->n_funcs * suffix_len;
 	cat->strings = malloc(full_len + used);
 	cat->by_name = calloc(cat->n_events, sizeof *cat->by_name);
 	if (!cat->strings || !cat->by_name) {
@@ -192,9 +203,9 @@ int cupti_cb_catalog_build(struct cupti_cb_catalog *cat, cupti_cb_name_fn name_o
 		cat->by_name[i] = (struct cupti_cb_named){ cupti_cb_derived_events[i].name, i };
 	for (unsigned s = 0; s < cat->n_funcs; s++) {
 		cat->funcs[s].name = cat->strings + (uintptr_t)cat->funcs[s].name;
-		for (int t = 0; t < 2; t++) {
-			uint32_t idx = cupti_cb_n_derived + 2 * s + t;
-			int n = sprintf(p, "%s%s", cat->funcs[s].name, t ? ".time_ns" : ".calls");
+		for (int t = 0; t < CUPTI_CB_PER_FUNC; t++) {
+			uint32_t idx = cupti_cb_n_derived + CUPTI_CB_PER_FUNC * s + (uint32_t)t;
+			int n = sprintf(p, "%s%s", cat->funcs[s].name, suffixes[t]);
 			cat->by_name[idx] = (struct cupti_cb_named){ p, idx };
 			p += n + 1;
 		}
@@ -283,7 +294,10 @@ int cupti_cb_catalog_may_be_ours(const char *name)
 			return 1;
 	if (strncmp(name, "cu", 2) && strncmp(name, "__cu", 4))
 		return 0;
-	return ends_with(name, n, ".calls") || ends_with(name, n, ".time_ns");
+	for (int t = 0; t < CUPTI_CB_PER_FUNC; t++)
+		if (ends_with(name, n, suffixes[t]))
+			return 1;
+	return 0;
 }
 
 int cupti_cb_qualifier_token(const char *q, struct cupti_cb_quals *out)
@@ -353,6 +367,8 @@ int cupti_cb_catalog_parse(const struct cupti_cb_catalog *cat, const char *name,
 		return rc;
 	if (q.device >= 0 && (!per_device(idx) || q.device >= cat->n_devices))
 		return CUPTI_CB_ENOEVNT;
+	if (q.scope == 0 && cupti_cb_process_only(idx))
+		return CUPTI_CB_ENOEVNT;	/* a process-wide gauge has no thread's share */
 	*code = CUPTI_CB_CODE(idx, q.device, q.scope == 1);
 	return CUPTI_CB_OK;
 }
@@ -367,7 +383,7 @@ int cupti_cb_catalog_name(const struct cupti_cb_catalog *cat, uint32_t code, cha
 		snprintf(dev, sizeof dev, ":device=%d", CUPTI_CB_CODE_DEV(code));
 	const char *base = idx < cupti_cb_n_derived ? cupti_cb_derived_events[idx].name : NULL;
 	const char *func = base ? "" : cat->funcs[cupti_cb_slot_of_index(idx)].name;
-	const char *suffix = base ? "" : cupti_cb_kind_of(cat, idx) == CUPTI_CB_API_CALLS ? ".calls" : ".time_ns";
+	const char *suffix = base ? "" : cupti_cb_kind_suffix(cupti_cb_kind_of(cat, idx));
 	int n = snprintf(buf, len, "%s%s%s%s", base ? base : func, suffix, dev,
 			 CUPTI_CB_CODE_PROC(code) ? ":process" : "");
 	return (n < 0 || (size_t)n >= len) ? CUPTI_CB_EINVAL : CUPTI_CB_OK;
@@ -382,11 +398,16 @@ int cupti_cb_catalog_descr(const struct cupti_cb_catalog *cat, uint32_t code, ch
 	if (idx < cupti_cb_n_derived) {
 		n = snprintf(buf, len, "%s", cupti_cb_derived_events[idx].descr);
 	} else {
+		static const char *const what[CUPTI_CB_PER_FUNC] = {
+			"Calls of", "Host time (ns) in",
+			"Host time (ns) of the shortest single call, since PAPI_start or PAPI_reset (0: none), of",
+			"Host time (ns) of the longest single call, since PAPI_start or PAPI_reset (0: none), of",
+			"Calls that returned an error (any value but success; cudaErrorNotReady too) of",
+		};
 		const struct cupti_cb_func *f = &cat->funcs[cupti_cb_slot_of_index(idx)];
-		const char *what = cupti_cb_kind_of(cat, idx) == CUPTI_CB_API_CALLS ? "Calls of" :
-										      "Host time (ns) in";
-		n = snprintf(buf, len, "%s %s (%s, all versions and per-thread-stream variants)", what,
-			     f->name, domain_word[cupti_cb_domain_ix(f->domain)]);
+		n = snprintf(buf, len, "%s %s (%s, all versions and per-thread-stream variants)",
+			     what[cupti_cb_kind_of(cat, idx) - CUPTI_CB_API_CALLS], f->name,
+			     domain_word[cupti_cb_domain_ix(f->domain)]);
 	}
 	if (n >= 0 && (size_t)n < len && CUPTI_CB_CODE_DEV(code) >= 0)
 		n += snprintf(buf + n, len - (size_t)n, "; device %d only", CUPTI_CB_CODE_DEV(code));
@@ -400,7 +421,7 @@ const char *cupti_cb_catalog_units(const struct cupti_cb_catalog *cat, uint32_t 
 	uint32_t idx = CUPTI_CB_CODE_IDX(code);
 	if (idx < cupti_cb_n_derived)
 		return cupti_cb_derived_events[idx].units;
-	return cupti_cb_kind_of(cat, idx) == CUPTI_CB_API_TIME ? "ns" : "";
+	return cupti_cb_kind_timed(cupti_cb_kind_of(cat, idx)) ? "ns" : "";
 }
 
 /* ---- enumeration --------------------------------------------------------- */

@@ -1,8 +1,9 @@
 /* cupti_cb_catalog.h: the event catalogue. Names <-> codes, qualifiers,
  * descriptions, and the map from each CBID to its per-API counter slot.
  *
- * Event indices: [0, n_derived) are the derived events, then two per CUDA
- * API function: 2*slot = <func>.calls, 2*slot+1 = <func>.time_ns.
+ * Event indices: [0, n_derived) are the derived events, then
+ * CUPTI_CB_PER_FUNC per CUDA API function, in enum cupti_cb_kind order:
+ * <func>.calls, .time_ns, .time_ns_min, .time_ns_max, .errors.
  * A code packs an index and its qualifiers (see CUPTI_CB_CODE). */
 #ifndef CUPTI_CB_CATALOG_H
 #define CUPTI_CB_CATALOG_H
@@ -59,7 +60,24 @@ struct cupti_cb_catalog {
 	int n_devices;
 };
 
-enum cupti_cb_kind { CUPTI_CB_DERIVED, CUPTI_CB_API_CALLS, CUPTI_CB_API_TIME };
+enum cupti_cb_kind {
+	CUPTI_CB_DERIVED,
+	CUPTI_CB_API_CALLS,	/* the first of a function's events */
+	CUPTI_CB_API_TIME,
+	CUPTI_CB_API_TIME_MIN,
+	CUPTI_CB_API_TIME_MAX,
+	CUPTI_CB_API_ERRORS,
+};
+#define CUPTI_CB_PER_FUNC 5
+
+/* The suffix of a function's event of this kind: ".calls", ... */
+const char *cupti_cb_kind_suffix(enum cupti_cb_kind k);
+
+/* Whether an event of this kind counts time (needs the clock). */
+static inline int cupti_cb_kind_timed(enum cupti_cb_kind k)
+{
+	return k == CUPTI_CB_API_TIME || k == CUPTI_CB_API_TIME_MIN || k == CUPTI_CB_API_TIME_MAX;
+}
 
 static inline int cupti_cb_domain_ix(CUpti_CallbackDomain d)
 {
@@ -71,8 +89,8 @@ void cupti_cb_catalog_free(struct cupti_cb_catalog *cat);
 
 /* Whether name could be a cupti_cb event at all, judged from its form
  * alone (no catalogue needed): a derived event's name, or
- * "<identifier>.calls"/"<identifier>.time_ns" of a CUDA function (cu*,
- * __cu*), each with optional qualifiers. */
+ * "<identifier>.calls" (or another suffix of enum cupti_cb_kind) of a CUDA
+ * function (cu*, __cu*), each with optional qualifiers. */
 int cupti_cb_catalog_may_be_ours(const char *name);
 
 /* Qualifiers, shared by every source: ":device=N" (":deviceN"), ":process",
@@ -111,12 +129,23 @@ static inline enum cupti_cb_kind cupti_cb_kind_of(const struct cupti_cb_catalog 
 	(void)cat;
 	if (idx < cupti_cb_n_derived)
 		return CUPTI_CB_DERIVED;
-	return ((idx - cupti_cb_n_derived) & 1) ? CUPTI_CB_API_TIME : CUPTI_CB_API_CALLS;
+	return (enum cupti_cb_kind)(CUPTI_CB_API_CALLS + (idx - cupti_cb_n_derived) % CUPTI_CB_PER_FUNC);
 }
 
 static inline unsigned cupti_cb_slot_of_index(uint32_t idx)
 {
-	return (idx - cupti_cb_n_derived) / 2;
+	return (idx - cupti_cb_n_derived) / CUPTI_CB_PER_FUNC;
+}
+
+static inline uint32_t cupti_cb_index_of(unsigned slot, enum cupti_cb_kind k)
+{
+	return cupti_cb_n_derived + slot * CUPTI_CB_PER_FUNC + (uint32_t)(k - CUPTI_CB_API_CALLS);
+}
+
+/* A derived event that exists only for the whole process (:thread refused). */
+static inline int cupti_cb_process_only(uint32_t idx)
+{
+	return idx < cupti_cb_n_derived && cupti_cb_derived_events[idx].read != CUPTI_CB_READ_COUNT;
 }
 
 /* Strips _vNNNN, _v2, _ptds and _ptsz suffixes in place. */

@@ -3,14 +3,35 @@
 #include "cupti_cb_derived.h"
 
 #define BIT CUPTI_CB_CLS_BIT
-#define DEV(n, u, d, first, count, timed, needs) { n, u, d, 1, first, count, timed, needs }
-#define THR(n, u, d, first, timed) { n, u, d, 0, first, 1, timed, CUPTI_CB_ALL_CBIDS }
+#define DEV(n, u, d, first, count, timed, needs) \
+	{ n, u, d, 1, first, count, timed, needs, CUPTI_CB_READ_COUNT }
+#define THR(n, u, d, first, timed) \
+	{ n, u, d, 0, first, 1, timed, CUPTI_CB_ALL_CBIDS, CUPTI_CB_READ_COUNT }
+/* Read from the allocation gauges, not from counters (cupti_cb_windows.h). */
+#define GAUGE(n, d, read) \
+	{ n, "bytes", d, 1, 0, 0, 0, BIT(CUPTI_CB_CLS_ALLOC) | BIT(CUPTI_CB_CLS_FREE), read }
 
 const struct cupti_cb_derived cupti_cb_derived_events[] = {
 	DEV("kernel.launches", "",
 	    "Kernels launched, by any launch path (<<<>>>, cudaLaunchKernel[ExC], cuLaunchKernel[Ex], "
 	    "cooperative launches); kernels run by a graph launch are not included",
-	    CUPTI_CB_C_LAUNCHES, 1, 0, BIT(CUPTI_CB_CLS_LAUNCH)),
+	    CUPTI_CB_C_LAUNCHES_LEGACY, 2, 0, BIT(CUPTI_CB_CLS_LAUNCH)),
+	DEV("kernel.threads", "",
+	    "Threads launched: grid size times block size (x*y*z each), summed over the launches "
+	    "kernel.launches counts (cuLaunch and cuLaunchGrid[Async] add none: their block shape is not "
+	    "in their parameters)",
+	    CUPTI_CB_C_THREADS, 1, 0, BIT(CUPTI_CB_CLS_LAUNCH)),
+	DEV("kernel.dyn_smem_bytes", "bytes",
+	    "Dynamic shared memory requested by the launches kernel.launches counts, summed",
+	    CUPTI_CB_C_DYN_SMEM, 1, 0, BIT(CUPTI_CB_CLS_LAUNCH)),
+	DEV("kernel.launches_legacy_stream", "",
+	    "Launches onto the legacy default stream: a NULL stream in a call without the _ptsz suffix, "
+	    "or CU_STREAM_LEGACY (cudaStreamLegacy)",
+	    CUPTI_CB_C_LAUNCHES_LEGACY, 1, 0, BIT(CUPTI_CB_CLS_LAUNCH)),
+	DEV("kernel.launches_other_stream", "",
+	    "Launches onto any other stream: created streams and the per-thread default stream; "
+	    "with kernel.launches_legacy_stream it makes kernel.launches",
+	    CUPTI_CB_C_LAUNCHES_OTHER, 1, 0, BIT(CUPTI_CB_CLS_LAUNCH)),
 	DEV("graph.launches", "", "Graph launches (cudaGraphLaunch, cuGraphLaunch), one per launch call",
 	    CUPTI_CB_C_GRAPH_LAUNCHES, 1, 0, BIT(CUPTI_CB_CLS_GRAPH)),
 	DEV("memcpy.calls", "", "Memory copies (sync, async, 2D, 3D, peer, symbol; each copy of a batch)",
@@ -37,6 +58,14 @@ const struct cupti_cb_derived cupti_cb_derived_events[] = {
 	DEV("alloc.bytes", "bytes", "Bytes allocated (as requested; pitched: pitch times height; arrays: elements times "
 	    "element size, every mipmap level)",
 	    CUPTI_CB_C_ALLOC_BYTES, 1, 0, BIT(CUPTI_CB_CLS_ALLOC) | BIT(CUPTI_CB_CLS_FREE)),
+	GAUGE("alloc.live_bytes",
+	      "Bytes allocated and not freed yet, now, of the allocations cupti_cb saw while it counted "
+	      "allocations; the process's, never a difference: PAPI_reset does not change it",
+	      CUPTI_CB_READ_LIVE),
+	GAUGE("alloc.peak_bytes",
+	      "Highest alloc.live_bytes since PAPI_start or PAPI_reset (which start it from the live value "
+	      "of that moment); the process's",
+	      CUPTI_CB_READ_PEAK),
 	DEV("free.calls", "", "Frees of device, pinned host, managed and stream-ordered memory, CUDA arrays, "
 	    "mipmapped arrays and physical memory (cuMemRelease)",
 	    CUPTI_CB_C_FREE_CALLS, 1, 0, BIT(CUPTI_CB_CLS_FREE)),
@@ -53,6 +82,10 @@ const struct cupti_cb_derived cupti_cb_derived_events[] = {
 	    CUPTI_CB_C_API_CALLS, 0),
 	THR("api.time_ns", "ns", "Host time in the CUDA API calls counted by api.calls",
 	    CUPTI_CB_C_API_TIME, 1),
+	THR("api.errors", "",
+	    "CUDA API calls counted by api.calls that returned an error (not cudaSuccess or CUDA_SUCCESS; "
+	    "cudaErrorNotReady from a query counts)",
+	    CUPTI_CB_C_API_ERRORS, 0),
 };
 
 const unsigned cupti_cb_n_derived = sizeof cupti_cb_derived_events / sizeof cupti_cb_derived_events[0];

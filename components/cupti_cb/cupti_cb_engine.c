@@ -137,7 +137,9 @@ static int probe_subscriber(struct cupti_cb_engine *e)
 static void read_environment(struct cupti_cb_engine *e)
 {
 	const char *trace = getenv(CUPTI_CB_ENV_TRACE);
+	const char *clock = getenv(CUPTI_CB_ENV_CLOCK);
 	e->trace = trace && trace[0] == '1';
+	e->monotonic = clock && !strcmp(clock, "monotonic");
 }
 
 int cupti_cb_engine_open_catalog(struct cupti_cb_engine *e)
@@ -215,13 +217,13 @@ int cupti_cb_engine_setup_driver(struct cupti_cb_engine *e, int n_devices)
 	e->on[0] = calloc(e->cat.n_cbids[0], sizeof *e->on[0]);
 	e->on[1] = calloc(e->cat.n_cbids[1], sizeof *e->on[1]);
 	if (!e->op_of || !e->refs[0] || !e->refs[1] || !e->on[0] || !e->on[1] || cupti_cb_registry_init(&e->reg, &lay) ||
-	    cupti_cb_allocs_init(&e->allocs, 16))
+	    cupti_cb_allocs_init(&e->allocs, 16) || cupti_cb_windows_init(&e->win, lay.n_funcs, lay.n_devrows))
 		return -1;
 	for (size_t i = 0; i < cupti_cb_n_driver_ops; i++)
 		if (cupti_cb_driver_ops[i].cbid < e->cat.n_cbids[1])
 			e->op_of[cupti_cb_driver_ops[i].cbid] = &cupti_cb_driver_ops[i];
 	e->resolver = (struct cupti_cb_resolver){ real_locate, real_context_device, e };
-	cupti_cb_clock_init(&e->clock, -1);
+	cupti_cb_clock_init(&e->clock, e->monotonic ? 0 : -1);
 	pthread_mutex_init(&e->lock, NULL);
 	atomic_init(&e->timing, 0);
 	e->epoch++;
@@ -307,6 +309,7 @@ void cupti_cb_engine_after_fork_child(struct cupti_cb_engine *e)
 	pthread_mutex_init(&e->lock, NULL);
 	if (e->state != CUPTI_CB_READY)
 		return;
+	pthread_mutex_init(&e->win.lock, NULL);	/* the same holds for the windows' lock */
 	e->subscribed = 0;
 	e->holders = 0;
 	e->watching = 0;
@@ -326,6 +329,7 @@ void cupti_cb_engine_destroy(struct cupti_cb_engine *e)
 	cupti_cb_engine_close(e);
 	if (ready) {
 		cupti_cb_registry_fini(&e->reg);
+		cupti_cb_windows_fini(&e->win);
 		pthread_mutex_destroy(&e->lock);
 	}
 	cupti_cb_allocs_fini(&e->allocs);
@@ -349,7 +353,7 @@ static int code_timed(uint32_t code)
 	uint32_t idx = CUPTI_CB_CODE_IDX(code);
 	if (idx < cupti_cb_n_derived)
 		return cupti_cb_derived_events[idx].timed;
-	return (idx - cupti_cb_n_derived) & 1;
+	return cupti_cb_kind_timed(cupti_cb_kind_of(NULL, idx));
 }
 
 static int needs_cbid(const struct cupti_cb_engine *e, uint32_t idx, int d, uint32_t cbid)
@@ -611,7 +615,20 @@ struct cupti_cb_probe cupti_cb_engine_probe(const struct cupti_cb_engine *e, uin
 
 	if (idx >= cupti_cb_n_derived) {
 		unsigned slot = cupti_cb_slot_of_index(idx);
-		p.off = (uint32_t)((((idx - cupti_cb_n_derived) & 1) ? lay->api_time : lay->api_calls) + slot);
+		switch (cupti_cb_kind_of(&e->cat, idx)) {
+		case CUPTI_CB_API_CALLS:
+			p.off = (uint32_t)(lay->api_calls + slot);
+			break;
+		case CUPTI_CB_API_TIME:
+			p.off = (uint32_t)(lay->api_time + slot);
+			break;
+		case CUPTI_CB_API_ERRORS:
+			p.off = (uint32_t)(lay->api_errors + slot);
+			break;
+		default:
+			p.n = 0;	/* min and max: read from a window, not a counter */
+			break;
+		}
 		return p;
 	}
 	const struct cupti_cb_derived *d = &cupti_cb_derived_events[idx];

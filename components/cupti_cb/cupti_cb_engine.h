@@ -16,10 +16,12 @@
 #include "cupti_cb_clock.h"
 #include "cupti_cb_loader.h"
 #include "cupti_cb_ops.h"
+#include "cupti_cb_windows.h"
 
 #define CUPTI_CB_WHY_LEN 512
 #define CUPTI_CB_ENV_TRACE "CUPTI_CB_TRACE"
 #define CUPTI_CB_ENV_CHIP  "CUPTI_CB_CHIP"	/* list the metrics of this chip, GPU or not */
+#define CUPTI_CB_ENV_CLOCK "CUPTI_CB_CLOCK"	/* "monotonic": CLOCK_MONOTONIC, never the TSC */
 
 /* Opening is lazy and in two stages: the catalogue needs only libcupti's
  * name table (no driver); the driver stage (cuInit, the device count, the
@@ -64,6 +66,7 @@ struct cupti_cb_engine {
 	struct cupti_cb_catalog cat;
 	struct cupti_cb_registry reg;
 	struct cupti_cb_allocs allocs;
+	struct cupti_cb_windows win;	/* min/max/peak windows and the live bytes */
 	struct cupti_cb_resolver resolver;
 	const struct cupti_cb_op **op_of;	/* driver CBID -> operation, or NULL */
 
@@ -94,6 +97,7 @@ struct cupti_cb_engine {
 	atomic_int timing;		/* read the clock in callbacks */
 	struct cupti_cb_clock clock;
 	int trace;			/* CUPTI_CB_TRACE=1: log the cold path to stderr */
+	int monotonic;			/* CUPTI_CB_CLOCK=monotonic */
 };
 
 /* Stage one: loads libcupti and builds the catalogue. No driver, no GPU.

@@ -393,11 +393,70 @@ EFFECT(phys_free, cuMemRelease_params, e->count++; e->ptr = phys_key(c->handle))
 
 /* ---- launches ------------------------------------------------------------ */
 
+/* The legacy default stream: NULL in a call without the _ptsz suffix, or
+ * CU_STREAM_LEGACY in any. NULL in a _ptsz call is the per-thread default
+ * stream, which is not the legacy one; so is CU_STREAM_PER_THREAD. */
+static int legacy_stream(CUstream s, int ptsz)
+{
+	return s == CU_STREAM_LEGACY || (!s && !ptsz);
+}
+
+static void add_launch(struct cupti_cb_effect *e, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+		       unsigned by, unsigned bz, unsigned smem, CUstream s, int ptsz)
+{
+	e->count++;
+	e->threads += (uint64_t)gx * gy * gz * ((uint64_t)bx * by * bz);
+	e->bytes += smem;
+	e->legacy += (uint64_t)legacy_stream(s, ptsz);
+}
+
+#define LAUNCH(fn, type, ptsz)                                                                   \
+	EFFECT(fn, type, add_launch(e, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY, \
+				    c->blockDimZ, c->sharedMemBytes, c->hStream, ptsz))
+
+LAUNCH(launch, cuLaunchKernel_params, 0)
+LAUNCH(launch_ptsz, cuLaunchKernel_ptsz_params, 1)
+LAUNCH(launch_coop, cuLaunchCooperativeKernel_params, 0)
+LAUNCH(launch_coop_ptsz, cuLaunchCooperativeKernel_ptsz_params, 1)
+
+/* cuLaunchKernelEx: the grid is in blocks whatever the cluster shape, so
+ * the cluster attribute changes nothing here. */
+static void launch_config(const CUlaunchConfig *c, int ptsz, struct cupti_cb_effect *e)
+{
+	if (!c) {
+		e->count++;
+		return;
+	}
+	add_launch(e, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY, c->blockDimZ,
+		   c->sharedMemBytes, c->hStream, ptsz);
+}
+
+EFFECT(launch_ex, cuLaunchKernelEx_params, launch_config(c->config, 0, e))
+
+EFFECT(launch_ex_ptsz, cuLaunchKernelEx_ptsz_params, launch_config(c->config, 1, e))
+
 static void launch_multi(const void *p, const struct cupti_cb_resolver *r, struct cupti_cb_effect *e)
 {
+	const cuLaunchCooperativeKernelMultiDevice_params *m = p;
 	(void)r;
-	e->count += ((const cuLaunchCooperativeKernelMultiDevice_params *)p)->numDevices;
+	for (unsigned i = 0; i < m->numDevices; i++) {
+		const CUDA_LAUNCH_PARAMS *l = m->launchParamsList ? &m->launchParamsList[i] : NULL;
+		if (l)
+			add_launch(e, l->gridDimX, l->gridDimY, l->gridDimZ, l->blockDimX, l->blockDimY,
+				   l->blockDimZ, l->sharedMemBytes, l->hStream, 0);
+		else
+			e->count++;
+	}
 }
+
+/* The pre-4.0 launches take their block shape and shared memory from
+ * cuFuncSetBlockShape and cuFuncSetSharedSize, not from their parameters:
+ * they add to the stream counts only (cupti_cb(7)). */
+EFFECT(launch_old, cuLaunch_params, (void)c; e->count++; e->legacy++)
+
+EFFECT(launch_grid, cuLaunchGrid_params, (void)c; e->count++; e->legacy++)
+
+EFFECT(launch_grid_async, cuLaunchGridAsync_params, e->count++; e->legacy += (uint64_t)legacy_stream(c->hStream, 0))
 
 /* ---- the table ----------------------------------------------------------- */
 
@@ -415,16 +474,16 @@ static void launch_multi(const void *p, const struct cupti_cb_resolver *r, struc
  * the parameters do not give; cuLaunchHostFunc runs a host function, not a
  * kernel. */
 const struct cupti_cb_op cupti_cb_driver_ops[] = {
-	{ CBID(cuLaunchKernel), CUPTI_CB_CLS_LAUNCH, NULL },
-	{ CBID(cuLaunchKernel_ptsz), CUPTI_CB_CLS_LAUNCH, NULL },
-	{ CBID(cuLaunchKernelEx), CUPTI_CB_CLS_LAUNCH, NULL },
-	{ CBID(cuLaunchKernelEx_ptsz), CUPTI_CB_CLS_LAUNCH, NULL },
-	{ CBID(cuLaunchCooperativeKernel), CUPTI_CB_CLS_LAUNCH, NULL },
-	{ CBID(cuLaunchCooperativeKernel_ptsz), CUPTI_CB_CLS_LAUNCH, NULL },
+	{ CBID(cuLaunchKernel), CUPTI_CB_CLS_LAUNCH, launch },
+	{ CBID(cuLaunchKernel_ptsz), CUPTI_CB_CLS_LAUNCH, launch_ptsz },
+	{ CBID(cuLaunchKernelEx), CUPTI_CB_CLS_LAUNCH, launch_ex },
+	{ CBID(cuLaunchKernelEx_ptsz), CUPTI_CB_CLS_LAUNCH, launch_ex_ptsz },
+	{ CBID(cuLaunchCooperativeKernel), CUPTI_CB_CLS_LAUNCH, launch_coop },
+	{ CBID(cuLaunchCooperativeKernel_ptsz), CUPTI_CB_CLS_LAUNCH, launch_coop_ptsz },
 	{ CBID(cuLaunchCooperativeKernelMultiDevice), CUPTI_CB_CLS_LAUNCH, launch_multi },
-	{ CBID(cuLaunch), CUPTI_CB_CLS_LAUNCH, NULL },
-	{ CBID(cuLaunchGrid), CUPTI_CB_CLS_LAUNCH, NULL },
-	{ CBID(cuLaunchGridAsync), CUPTI_CB_CLS_LAUNCH, NULL },
+	{ CBID(cuLaunch), CUPTI_CB_CLS_LAUNCH, launch_old },
+	{ CBID(cuLaunchGrid), CUPTI_CB_CLS_LAUNCH, launch_grid },
+	{ CBID(cuLaunchGridAsync), CUPTI_CB_CLS_LAUNCH, launch_grid_async },
 
 	{ CBID(cuGraphLaunch), CUPTI_CB_CLS_GRAPH, NULL },
 	{ CBID(cuGraphLaunch_ptsz), CUPTI_CB_CLS_GRAPH, NULL },

@@ -53,7 +53,9 @@ struct cupti_cb_resolver {
 
 struct cupti_cb_effect {
 	uint64_t count;			/* launches, copies, memsets, allocations, ... */
-	uint64_t bytes;			/* memset and allocation bytes */
+	uint64_t bytes;			/* memset and allocation bytes; a launch's dynamic shared memory */
+	uint64_t threads;		/* a launch's grid size times block size, all dimensions */
+	uint64_t legacy;		/* launches onto the legacy default stream (of count) */
 	uint64_t dir_bytes[CUPTI_CB_N_DIRS];
 	CUdeviceptr ptr;		/* allocation result, or pointer freed: the key of
 					   the allocation table (see below) */

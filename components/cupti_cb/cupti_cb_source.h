@@ -56,6 +56,7 @@ enum cupti_cb_source_err {
 	CUPTI_CB_EUNAVAIL = -21,	/* the source cannot work here; why says why */
 	CUPTI_CB_EPERM = -22,		/* not permitted (profiling restricted to admins) */
 	CUPTI_CB_EDROPPED = -23,	/* a read whose values miss records CUPTI dropped (a warning) */
+	CUPTI_CB_ELIMIT = -24,		/* a fixed limit of the component; why names it */
 };
 
 /* What a source says about one of its events. */

@@ -13,6 +13,9 @@
 
 #define MAX_EVENTS CUPTI_CB_SET_MAX
 
+/* How each event is read (see cupti_cb_windows.h for the last four). */
+enum rd { RD_COUNT, RD_MIN, RD_MAX, RD_LIVE, RD_PEAK };
+
 struct cbset {
 	unsigned n;
 	int timed;			/* some event counts time */
@@ -26,6 +29,14 @@ struct cbset {
 	uint64_t base[MAX_EVENTS];
 	uint64_t now[MAX_EVENTS];
 	uint64_t ns[MAX_EVENTS];	/* time counters: ns so far, never decreasing */
+	uint8_t rd[MAX_EVENTS];		/* enum rd */
+	uint8_t at[MAX_EVENTS];		/* RD_MIN/MAX: entry in the window; RD_LIVE/PEAK: row */
+	/* The window of the min/max/peak events, taken while the set runs. */
+	int window;			/* -1: none held */
+	int wants_window;
+	int peaks;
+	unsigned n_slots;
+	uint16_t slots[CUPTI_CB_WIN_SLOTS];
 };
 
 /* ---- catalogue ------------------------------------------------------------ */
@@ -92,7 +103,10 @@ static int cb_facts(void *self, uint32_t code, struct cupti_cb_event_facts *f)
 		return CUPTI_CB_ENOEVNT;
 	snprintf(f->units, sizeof f->units, "%s", cupti_cb_catalog_units(cat, code));
 	f->is_double = 0;
-	f->running_sum = 1;
+	/* Min, max, live and peak values are not sums that grow. */
+	uint32_t idx = CUPTI_CB_CODE_IDX(code);
+	enum cupti_cb_kind k = cupti_cb_kind_of(cat, idx);
+	f->running_sum = !cupti_cb_process_only(idx) && k != CUPTI_CB_API_TIME_MIN && k != CUPTI_CB_API_TIME_MAX;
 	return CUPTI_CB_OK;
 }
 
@@ -122,7 +136,17 @@ static void cb_close(void *self)
 static void *cb_set_new(void *self)
 {
 	(void)self;
-	return calloc(1, sizeof(struct cbset));
+	struct cbset *s = calloc(1, sizeof(struct cbset));
+	if (s)
+		s->window = -1;
+	return s;
+}
+
+static void give_window(struct cupti_cb_engine *e, struct cbset *s)
+{
+	if (s->window >= 0 && e->state == CUPTI_CB_READY)
+		cupti_cb_windows_give(&e->win, s->window);
+	s->window = -1;
 }
 
 static void cb_set_free(void *self, void *set)
@@ -130,17 +154,66 @@ static void cb_set_free(void *self, void *set)
 	struct cbset *s = set;
 	if (!s)
 		return;
+	give_window(self, s);
 	cupti_cb_engine_unhold(self, &s->hold);
 	free(s);
+}
+
+/* How code is read, and where: its window entry (a new one for a function
+ * not timed yet) or its row. -1 when the window would need more than
+ * CUPTI_CB_WIN_SLOTS functions. */
+static int plan_read(const struct cupti_cb_engine *e, uint32_t code, uint16_t *slots, unsigned *n_slots,
+		     uint8_t *rd, uint8_t *at)
+{
+	uint32_t idx = CUPTI_CB_CODE_IDX(code);
+	int dev = CUPTI_CB_CODE_DEV(code);
+	*rd = RD_COUNT;
+	*at = 0;
+	if (idx < cupti_cb_n_derived) {
+		enum cupti_cb_read r = (enum cupti_cb_read)cupti_cb_derived_events[idx].read;
+		if (r != CUPTI_CB_READ_COUNT) {
+			*rd = r == CUPTI_CB_READ_LIVE ? RD_LIVE : RD_PEAK;
+			*at = (uint8_t)(dev >= 0 ? (unsigned)dev : e->win.n_rows);
+		}
+		return 0;
+	}
+	enum cupti_cb_kind k = cupti_cb_kind_of(&e->cat, idx);
+	if (k != CUPTI_CB_API_TIME_MIN && k != CUPTI_CB_API_TIME_MAX)
+		return 0;
+	*rd = k == CUPTI_CB_API_TIME_MIN ? RD_MIN : RD_MAX;
+	uint16_t slot = (uint16_t)cupti_cb_slot_of_index(idx);
+	unsigned j = 0;
+	while (j < *n_slots && slots[j] != slot)
+		j++;
+	if (j == *n_slots) {
+		if (*n_slots == CUPTI_CB_WIN_SLOTS)
+			return -1;
+		slots[(*n_slots)++] = slot;
+	}
+	*at = (uint8_t)j;
+	return 0;
 }
 
 static int cb_set_update(void *self, void *set, const uint32_t *codes, unsigned n, char *why, size_t len)
 {
 	struct cupti_cb_engine *e = self;
 	struct cbset *s = set;
-	(void)why, (void)len;
+	uint16_t slots[CUPTI_CB_WIN_SLOTS];
+	uint8_t rd[MAX_EVENTS], at[MAX_EVENTS];
+	unsigned n_slots = 0;
+	int peaks = 0;
 	if (n > MAX_EVENTS)
 		return CUPTI_CB_EINVAL;
+	for (unsigned i = 0; i < n; i++) {
+		if (plan_read(e, codes[i], slots, &n_slots, &rd[i], &at[i])) {
+			snprintf(why, len,
+				 "An event set can time single calls (.time_ns_min, .time_ns_max) of at most %d "
+				 "CUDA functions; this one asks for more: split it into several sets",
+				 CUPTI_CB_WIN_SLOTS);
+			return CUPTI_CB_ELIMIT;
+		}
+		peaks |= rd[i] == RD_PEAK;
+	}
 	if (n == 0)
 		cupti_cb_engine_unhold(e, &s->hold);	/* nothing left to count */
 	s->hold_stale = 1;
@@ -150,8 +223,14 @@ static int cb_set_update(void *self, void *set, const uint32_t *codes, unsigned 
 		s->process[i] = (uint8_t)(CUPTI_CB_CODE_PROC(codes[i]) || s->granul_process);
 		s->probes[i] = cupti_cb_engine_probe(e, codes[i]);
 		s->timed |= s->probes[i].ticks;
+		s->rd[i] = rd[i];
+		s->at[i] = at[i];
 	}
 	s->n = n;
+	memcpy(s->slots, slots, n_slots * sizeof slots[0]);
+	s->n_slots = n_slots;
+	s->peaks = peaks;
+	s->wants_window = n_slots > 0 || peaks;
 	return CUPTI_CB_OK;
 }
 
@@ -168,20 +247,47 @@ static void cb_set_granularity(void *self, void *set, int process)
  * block, process-scope ones in one pass over all blocks. */
 static void sample(struct cupti_cb_engine *e, struct cbset *s)
 {
+	uint8_t process[MAX_EVENTS];
 	int any_process = 0;
 	for (unsigned i = 0; i < s->n; i++) {
-		if (s->process[i])
+		process[i] = s->process[i] && s->rd[i] == RD_COUNT;
+		if (s->rd[i] != RD_COUNT)
+			continue;
+		if (process[i])
 			any_process = 1;
 		else
 			s->now[i] = s->block ? cupti_cb_probe_block(&s->probes[i], s->block) : 0;
 	}
 	if (any_process)
-		cupti_cb_probe_process_many(s->probes, s->process, s->n, &e->reg, s->now);
+		cupti_cb_probe_process_many(s->probes, process, s->n, &e->reg, s->now);
+}
+
+/* A min, max, live or peak value now, in ticks or bytes. */
+static uint64_t window_value(struct cupti_cb_engine *e, struct cbset *s, unsigned i)
+{
+	uint64_t min = CUPTI_CB_WIN_EMPTY, max = 0;
+	if (s->rd[i] == RD_LIVE)
+		return cupti_cb_windows_live(&e->win, s->at[i]);
+	if (s->window < 0)
+		return 0;
+	if (s->rd[i] == RD_PEAK)
+		return cupti_cb_windows_peak(&e->win, s->window, s->at[i]);
+	if (s->process[i])
+		cupti_cb_windows_entry_process(&e->win, s->window, &e->reg, e->reg.lay.win, s->at[i], &min, &max);
+	else if (s->block &&
+		 !cupti_cb_windows_entry(&e->win, s->window, s->block->c + e->reg.lay.win, s->at[i], &min, &max))
+		min = CUPTI_CB_WIN_EMPTY, max = 0;
+	if (s->rd[i] == RD_MAX)
+		return max;
+	return min == CUPTI_CB_WIN_EMPTY ? 0 : min;
 }
 
 static int cb_set_reset(void *self, void *set)
 {
+	struct cupti_cb_engine *e = self;
 	struct cbset *s = set;
+	if (s->window >= 0)
+		cupti_cb_windows_restart(&e->win, s->window);
 	sample(self, s);
 	memcpy(s->base, s->now, s->n * sizeof s->base[0]);
 	memset(s->ns, 0, s->n * sizeof s->ns[0]);
@@ -201,6 +307,16 @@ static int cb_set_start(void *self, void *set, char *why, size_t len)
 	s->block = cupti_cb_engine_thread_block(e);
 	if (!s->block)
 		return CUPTI_CB_ENOMEM;
+	if (s->wants_window && s->window < 0) {
+		s->window = cupti_cb_windows_take(&e->win, s->slots, s->n_slots, s->peaks);
+		if (s->window < 0) {
+			snprintf(why, len,
+				 "At most %d running event sets may hold .time_ns_min, .time_ns_max or "
+				 "alloc.peak_bytes events at once, and that many are running: stop one first",
+				 CUPTI_CB_N_WINDOWS);
+			return CUPTI_CB_ELIMIT;
+		}
+	}
 	return cb_set_reset(self, set);
 }
 
@@ -218,7 +334,11 @@ static int cb_set_read(void *self, void *set, long long *values)
 		ratio = cupti_cb_clock_ratio(&e->clock);	/* one ratio for the whole read */
 	}
 	for (unsigned i = 0; i < s->n; i++) {
-		if (s->probes[i].ticks) {
+		if (s->rd[i] != RD_COUNT) {
+			/* Not a difference: the value as it stands. */
+			uint64_t v = window_value(e, s, i);
+			values[i] = (long long)(s->probes[i].ticks ? cupti_cb_clock_ticks_to_ns(ratio, v) : v);
+		} else if (s->probes[i].ticks) {
 			s->ns[i] += cupti_cb_clock_ticks_to_ns(ratio, s->now[i] - s->base[i]);
 			s->base[i] = s->now[i];
 			values[i] = (long long)s->ns[i];
@@ -230,10 +350,10 @@ static int cb_set_read(void *self, void *set, long long *values)
 }
 
 /* The set keeps its callbacks enabled until it is cleaned up: see struct
- * cupti_cb_hold. */
+ * cupti_cb_hold. Its window goes back (PAPI keeps the values of the stop). */
 static int cb_set_stop(void *self, void *set)
 {
-	(void)self, (void)set;
+	give_window(self, set);
 	return CUPTI_CB_OK;
 }
 

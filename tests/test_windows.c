@@ -1,0 +1,185 @@
+/* test_windows.c: the min/max/peak windows and the live bytes
+ * (cupti_cb_windows.c), alone with exact values, and under threads that
+ * note calls and allocate while another reads and restarts (also under
+ * ThreadSanitizer: test_windows_tsan). */
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "check.h"
+#include "cupti_cb_blocks.h"
+#include "cupti_cb_windows.h"
+
+#define N_FUNCS 10
+#define N_ROWS 3	/* two devices and "unknown" */
+
+static struct cupti_cb_windows t;
+static struct cupti_cb_registry reg;
+
+static _Atomic uint64_t *entries(void)
+{
+	return cupti_cb_block_self(&reg)->c + reg.lay.win;
+}
+
+/* Notes a call of slot as the hot path does: only when a window times it. */
+static void call(unsigned slot, uint64_t ticks)
+{
+	unsigned m = cupti_cb_windows_mask(&t, slot);
+	if (m)
+		cupti_cb_windows_note(&t, entries(), slot, m, ticks);
+}
+
+static void exact(void)
+{
+	uint64_t lo, hi;
+	uint16_t slots[] = { 3, 7 };
+	call(3, 5);	/* no window yet: nothing happens */
+	CHECK_EQ(cupti_cb_windows_mask(&t, 3), 0, "no window: mask 0");
+	int w = cupti_cb_windows_take(&t, slots, 2, 0);
+	CHECK_EQ(w, 0, "the first window");
+	CHECK_EQ(cupti_cb_windows_mask(&t, 3), 1, "slot 3 timed by window 0");
+	CHECK_EQ(cupti_cb_windows_mask(&t, 4), 0, "slot 4 not timed");
+	call(3, 30);
+	call(3, 10);
+	call(3, 20);
+	call(7, 99);
+	call(4, 1);
+	CHECK_EQ(cupti_cb_windows_entry(&t, w, entries(), 0, &lo, &hi), 1, "entry 0 readable");
+	CHECK(lo == 10 && hi == 30, "slot 3: min %" PRIu64 ", max %" PRIu64 ", want 10 and 30", lo, hi);
+	cupti_cb_windows_entry_process(&t, w, &reg, reg.lay.win, 1, &lo, &hi);
+	CHECK(lo == 99 && hi == 99, "slot 7 over the process: %" PRIu64 "..%" PRIu64, lo, hi);
+	cupti_cb_windows_restart(&t, w);
+	CHECK_EQ(cupti_cb_windows_entry(&t, w, entries(), 0, &lo, &hi), 0, "after a restart the block is stale");
+	cupti_cb_windows_entry_process(&t, w, &reg, reg.lay.win, 0, &lo, &hi);
+	CHECK(lo == CUPTI_CB_WIN_EMPTY && hi == 0, "and the process has no call");
+	call(7, 4);
+	CHECK_EQ(cupti_cb_windows_entry(&t, w, entries(), 1, &lo, &hi), 1, "readable again after a call");
+	CHECK(lo == 4 && hi == 4, "slot 7 in the new epoch: %" PRIu64 "..%" PRIu64, lo, hi);
+	CHECK(cupti_cb_windows_entry(&t, w, entries(), 0, &lo, &hi) && lo == CUPTI_CB_WIN_EMPTY && hi == 0,
+	      "slot 3 restarted with the block: empty");
+
+	int more[CUPTI_CB_N_WINDOWS];
+	for (int i = 1; i < CUPTI_CB_N_WINDOWS; i++)
+		more[i] = cupti_cb_windows_take(&t, slots + 1, 1, 0);
+	CHECK_EQ(more[CUPTI_CB_N_WINDOWS - 1], CUPTI_CB_N_WINDOWS - 1, "the last window");
+	CHECK_EQ(cupti_cb_windows_mask(&t, 7), (1u << CUPTI_CB_N_WINDOWS) - 1, "slot 7 in every window");
+	CHECK_EQ(cupti_cb_windows_take(&t, slots, 1, 0), -1, "no ninth window");
+	for (int i = 1; i < CUPTI_CB_N_WINDOWS; i++)
+		cupti_cb_windows_give(&t, more[i]);
+	cupti_cb_windows_give(&t, w);
+	CHECK_EQ(cupti_cb_windows_mask(&t, 7), 0, "every window given back");
+	uint16_t many[CUPTI_CB_WIN_SLOTS + 1] = { 0 };
+	CHECK_EQ(cupti_cb_windows_take(&t, many, CUPTI_CB_WIN_SLOTS + 1, 0), -1, "65 slots do not fit");
+
+	/* Live bytes and peaks. */
+	cupti_cb_windows_alloc(&t, 0, 1000);	/* before any peak window */
+	int p = cupti_cb_windows_take(&t, NULL, 0, 1);
+	CHECK_EQ(cupti_cb_windows_peak(&t, p, N_ROWS), 1000, "a peak starts at the live value");
+	cupti_cb_windows_alloc(&t, 1, 500);
+	cupti_cb_windows_alloc(&t, 0, 2000);
+	cupti_cb_windows_free(&t, 0, 2000);
+	CHECK_EQ(cupti_cb_windows_live(&t, 0), 1000, "live on row 0");
+	CHECK_EQ(cupti_cb_windows_live(&t, 1), 500, "live on row 1");
+	CHECK_EQ(cupti_cb_windows_live(&t, N_ROWS), 1500, "live on every row");
+	CHECK_EQ(cupti_cb_windows_peak(&t, p, 0), 3000, "peak of row 0");
+	CHECK_EQ(cupti_cb_windows_peak(&t, p, N_ROWS), 3500, "peak of every row together");
+	cupti_cb_windows_restart(&t, p);
+	CHECK_EQ(cupti_cb_windows_peak(&t, p, N_ROWS), 1500, "restart: the peak from the live value");
+	cupti_cb_windows_give(&t, p);
+	cupti_cb_windows_free(&t, 0, 1000);
+	cupti_cb_windows_free(&t, 1, 500);
+	CHECK_EQ(cupti_cb_windows_live(&t, N_ROWS), 0, "everything freed");
+}
+
+/* ---- threads ------------------------------------------------------------------ */
+
+#define WRITERS 6
+#define CALLS 20000
+/* The most bytes ever live at once: each writer's 64 and every final allocation. */
+#define MOST (64 * WRITERS + 10 * WRITERS * (WRITERS + 1) / 2)
+static atomic_int stop_reading;
+static int window;
+
+/* Writer i notes calls of slots 2 and 5 taking 1000 * (i + 1) + j ticks,
+ * j in 1..CALLS, and allocates and frees on row i % N_ROWS, leaving
+ * (i + 1) * 10 bytes allocated. */
+static void *writer(void *arg)
+{
+	uintptr_t i = (uintptr_t)arg;
+	for (uint64_t j = 1; j <= CALLS; j++) {
+		call(2, 1000 * (i + 1) + j);
+		call(5, 1000 * (i + 1) + j);
+		cupti_cb_windows_alloc(&t, (unsigned)(i % N_ROWS), 64);
+		cupti_cb_windows_free(&t, (unsigned)(i % N_ROWS), 64);
+	}
+	cupti_cb_windows_alloc(&t, (unsigned)(i % N_ROWS), (i + 1) * 10);
+	return NULL;
+}
+
+/* Reads while the writers write, restarting every few reads when asked:
+ * every pair read is consistent (min <= max, both from values noted). */
+static void *reader(void *arg)
+{
+	int restart = arg != NULL;
+	unsigned bad = 0, reads = 0;
+	while (!atomic_load(&stop_reading)) {
+		uint64_t lo, hi;
+		cupti_cb_windows_entry_process(&t, window, &reg, reg.lay.win, 1, &lo, &hi);
+		if (lo != CUPTI_CB_WIN_EMPTY && (lo > hi || lo < 1001 || hi > 1000 * WRITERS + CALLS))
+			bad++;
+		uint64_t live = cupti_cb_windows_live(&t, N_ROWS), peak = cupti_cb_windows_peak(&t, window, N_ROWS);
+		if (peak > MOST || live > MOST)
+			bad++;
+		if (restart && ++reads % 16 == 0)
+			cupti_cb_windows_restart(&t, window);
+	}
+	return (void *)(uintptr_t)bad;
+}
+
+static void threads(int restart)
+{
+	uint16_t slots[] = { 2, 5 };
+	window = cupti_cb_windows_take(&t, slots, 2, 1);
+	atomic_store(&stop_reading, 0);
+	pthread_t w[WRITERS], r;
+	pthread_create(&r, NULL, reader, restart ? &t : NULL);
+	for (uintptr_t i = 0; i < WRITERS; i++)
+		pthread_create(&w[i], NULL, writer, (void *)i);
+	for (int i = 0; i < WRITERS; i++)
+		pthread_join(w[i], NULL);
+	atomic_store(&stop_reading, 1);
+	void *bad;
+	pthread_join(r, &bad);
+	CHECK_EQ((uintptr_t)bad, 0, restart ? "reads while restarting: inconsistent values"
+					     : "reads while writing: inconsistent values");
+	uint64_t lo, hi, want_live = 10 * WRITERS * (WRITERS + 1) / 2;
+	CHECK_EQ(cupti_cb_windows_live(&t, N_ROWS), want_live, "live bytes after the threads");
+	if (!restart) {
+		cupti_cb_windows_entry_process(&t, window, &reg, reg.lay.win, 1, &lo, &hi);
+		CHECK(lo == 1001 && hi == 1000 * WRITERS + CALLS, "process min %" PRIu64 ", max %" PRIu64, lo, hi);
+		CHECK(cupti_cb_windows_peak(&t, window, N_ROWS) >= want_live, "peak at least the live bytes");
+	} else {
+		/* After the last restart the window holds only what comes next. */
+		cupti_cb_windows_restart(&t, window);
+		CHECK_EQ(cupti_cb_windows_peak(&t, window, N_ROWS), want_live, "restart after the threads: peak");
+		call(5, 77);
+		cupti_cb_windows_entry_process(&t, window, &reg, reg.lay.win, 1, &lo, &hi);
+		CHECK(lo == 77 && hi == 77, "restart after the threads: %" PRIu64 "..%" PRIu64, lo, hi);
+	}
+	for (unsigned row = 0; row < N_ROWS; row++)
+		cupti_cb_windows_free(&t, row, cupti_cb_windows_live(&t, row));
+	cupti_cb_windows_give(&t, window);
+}
+
+int main(void)
+{
+	struct cupti_cb_layout lay;
+	cupti_cb_layout_init(&lay, N_FUNCS, N_ROWS - 1);
+	CHECK_EQ(cupti_cb_registry_init(&reg, &lay), 0, "registry");
+	CHECK_EQ(cupti_cb_windows_init(&t, N_FUNCS, N_ROWS), 0, "windows");
+	exact();
+	threads(0);
+	threads(1);
+	cupti_cb_windows_fini(&t);
+	cupti_cb_registry_fini(&reg);
+	return checks_done();
+}
