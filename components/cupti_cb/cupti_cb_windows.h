@@ -34,7 +34,7 @@
 #define CUPTI_CB_WIN_STRIDE (1 + 2 * CUPTI_CB_WIN_SLOTS)
 #define CUPTI_CB_WIN_NONE   0xff	/* no entry of this window for this function */
 #define CUPTI_CB_WIN_EMPTY  UINT64_MAX	/* a min that saw no call */
-_Static_assert(CUPTI_CB_WIN_SLOTS < CUPTI_CB_WIN_NONE, "a window's entries are numbered by a byte");
+_Static_assert(CUPTI_CB_WIN_SLOTS <= CUPTI_CB_WIN_NONE, "entries 0 .. SLOTS-1 are bytes other than NONE");
 
 struct cupti_cb_registry;
 
