@@ -21,6 +21,7 @@ struct inj_run {
     pid_t pid;
     int n_files;       /* proc-*.json files in the directory */
     json_t *doc;       /* proc-<pid>.json, or NULL */
+    char *err;         /* what the program wrote on stderr (malloc'd, NUL-terminated) */
     char dir[PATH_MAX];
 };
 
@@ -56,6 +57,13 @@ static inline void inj_run(struct inj_run *r, const char *lib, char *const argv[
     fflush(stderr);
     pid_t pid = fork();
     if (pid == 0) {
+        char errpath[PATH_MAX + 16];
+        snprintf(errpath, sizeof errpath, "%s.stderr", r->dir);
+        int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd >= 0) {
+            dup2(fd, 2);
+            close(fd);
+        }
         setenv("CUDA_INJECTION64_PATH", lib, 1);
         setenv("CUPTI_CB_RUN_DIR", r->dir, 1);
         for (; env && *env; env++) {
@@ -75,6 +83,19 @@ static inline void inj_run(struct inj_run *r, const char *lib, char *const argv[
     if (pid < 0 || waitpid(pid, &st, 0) != pid)
         ct_fatal("cannot run %s", argv[0]);
     r->pid = pid;
+    char errpath[PATH_MAX + 16];
+    snprintf(errpath, sizeof errpath, "%s.stderr", r->dir);
+    FILE *ef = fopen(errpath, "r");
+    size_t cap = 0;
+    if (ef) {
+        ssize_t got = getdelim(&r->err, &cap, '\0', ef);
+        if (got < 0 && r->err)
+            r->err[0] = '\0';
+        fclose(ef);
+    }
+    unlink(errpath);
+    if (!r->err)
+        r->err = strdup("");
     r->status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
     DIR *d = opendir(r->dir);
     struct dirent *e;
@@ -112,6 +133,17 @@ static inline void inj_done(struct inj_run *r)
     rmdir(r->dir);
     json_decref(r->doc);
     r->doc = NULL;
+    free(r->err);
+    r->err = NULL;
+}
+
+/* Shows what the program wrote on stderr, one "# " line each. */
+static inline void inj_show_stderr(const struct inj_run *r)
+{
+    char *copy = strdup(r->err ? r->err : ""), *save = NULL;
+    for (char *l = copy ? strtok_r(copy, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save))
+        ct_note("stderr: %s", l);
+    free(copy);
 }
 
 /* ---- lookups: -1 when absent (every value of the file is >= 0) */

@@ -11,6 +11,9 @@
  * "threads" mode: 1 cudaMalloc (T_BUF bytes), then T_THREADS threads, thread t making
  *   T_LAUNCHES launches and 1 cudaMemcpy host to device of (t + 1) * T_CHUNK bytes, then
  *   1 cudaDeviceSynchronize each; then 1 cudaFree.
+ * The driver-API program of the tests (ctests/inj_driver_app.c): cuModuleLoadData of a PTX
+ *   kernel, 1 cuMemAlloc and 1 cuMemcpyHtoD of D_BYTES, D_LAUNCHES cuLaunchKernel with
+ *   D_GRID x D_BLOCK, 1 cuCtxSynchronize, 1 cuMemcpyDtoH of D_BYTES, 1 cuMemFree.
  */
 #ifndef CUPTI_CB_DEMO_H
 #define CUPTI_CB_DEMO_H
@@ -38,5 +41,10 @@
 #define DEMO_T_CHUNK 4096
 #define DEMO_T_BUF (DEMO_T_THREADS * DEMO_T_CHUNK)
 #define DEMO_T_HTOD_BYTES (DEMO_T_CHUNK * DEMO_T_THREADS * (DEMO_T_THREADS + 1) / 2)	/* 40960 */
+
+#define DEMO_D_BYTES 8192
+#define DEMO_D_LAUNCHES 7
+#define DEMO_D_GRID 2
+#define DEMO_D_BLOCK 64
 
 #endif /* CUPTI_CB_DEMO_H */

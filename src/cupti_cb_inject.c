@@ -8,13 +8,19 @@
  *
  * What it does there, on the thread inside cuInit: PAPI_library_init, PAPI_thread_init, one
  * event set of cupti_cb events in process scope (cupti_cb_inject_set.c), PAPI_start.  Counting
- * thus begins before cuInit returns, before the program's first real CUDA call.  cupti_cb's
- * driver stage runs in the first add, and it calls cuInit and cuDeviceGetCount itself: from
- * inside cuInit, on the same thread.  Doing it on the same thread is deliberate: a driver that
- * serialises its initialization would make any other thread's cuInit wait for ours, which waits
- * for that thread.  CUPTI_CB_RUN_START=defer moves the whole set-up to a thread of the library
- * that runs while cuInit returns (counting then starts a little later); it exists to compare
- * the two on a driver.
+ * thus begins before cuInit returns, before the program's first real CUDA call.  No driver
+ * function may be called there: with CUDA 13.0 and driver 580.159 on an H100, cupti_cb's own
+ * cuInit (its driver stage, in the first add) succeeded from inside InitializeInjection, and
+ * then the program's cuInit failed ("initialization error"; PyTorch: "CUDA driver
+ * initialization failed").  So the library counts the devices without the driver
+ * (cupti_cb_inject_devices.c) and hands the count to cupti_cb in CUPTI_CB_DEVICE_COUNT, which
+ * makes its driver stage call neither cuInit nor cuDeviceGetCount; CUPTI itself may be called
+ * there (subscribing, enabling callbacks and activity kinds: what CUPTI's own injection
+ * samples do).  The hardware metrics need the driver (the chip of each device, a context):
+ * they are not collected yet, and the file says so.  CUPTI_CB_RUN_START=defer moves the whole
+ * set-up to a thread of the library, whose cuInit waits for the program's (a cuInit on another
+ * thread during the program's did no harm); it exists to compare: there, the program's first
+ * calls are missed.
  *
  * The thread that owns the sets.  PAPI allows one running event set per component and thread
  * (PAPI_EISRUN), and with PAPI_thread_init a set belongs to the thread that created it
@@ -24,13 +30,13 @@
  * would break.  So the main set is created by a thread of this library (the keeper), which
  * stays parked for the life of the process (an exited thread's pthread_t could be reused by a
  * program thread, which PAPI would then take for the owner).  The events are added and the set
- * started by the thread inside cuInit (the reason above); the keeper stops it at exit.  The
- * live view has a thread and a small set of its own (cupti_cb_inject_live.c).
+ * started by the thread inside cuInit (so that counting starts before cuInit returns); the
+ * keeper stops it at exit.  The live view has a thread and a set of its own.
  *
  * Exit.  An atexit() handler registered in InitializeInjection runs in whichever thread calls
  * exit() (or returns from main), before the destructors of the libraries (CUDA's included)
- * run.  PAPI 7.0 does not care which thread stops a set, but the handler asks the keeper to
- * stop it anyway, then writes the process file.  A fork() child inherits the handler: it does
+ * run.  PAPI 7.0 does not care which thread stops a set, but the handler asks each owner to
+ * stop its own, then writes the process file.  A fork() child inherits the handler: it does
  * nothing in a process other than the one that was initialized.  If the program shut PAPI down
  * itself (PAPI_shutdown) the counts are gone and the file says so.  _exit(), quick_exit() and a
  * killing signal write no file.
@@ -149,6 +155,27 @@ static void keeper_finish(struct cupti_cb_inj_owner *o, void *arg)
 	}
 }
 
+/* Gives cupti_cb the device count (see the top of this file); 0 when there is none. */
+static int give_device_count(struct cupti_cb_inj *s, int *given)
+{
+	int n = cupti_cb_inj_device_count();
+	*given = 0;
+	if (n == 0)
+		return 0;
+	if (n < 0) {
+		cupti_cb_inj_trace(s, "device count unknown without the driver: cupti_cb will call cuInit");
+		return 1;
+	}
+	if (!getenv("CUPTI_CB_DEVICE_COUNT")) {
+		char buf[16];
+		snprintf(buf, sizeof buf, "%d", n);
+		setenv("CUPTI_CB_DEVICE_COUNT", buf, 1);
+		*given = 1;
+	}
+	cupti_cb_inj_trace(s, "%d device(s) visible (NVML or /proc, CUDA_VISIBLE_DEVICES)", n);
+	return 1;
+}
+
 static void setup(struct cupti_cb_inj *s)
 {
 	int rc = PAPI_library_init(PAPI_VER_CURRENT);
@@ -176,9 +203,20 @@ static void setup(struct cupti_cb_inj *s)
 		return;
 	}
 	s->eventset = keeper.eventset;
+	int given = 0;
+	if (!give_device_count(s, &given)) {
+		snprintf(s->reason, sizeof s->reason, "No CUDA device: none is visible to this process");
+		return;
+	}
 	cupti_cb_inj_build_and_start(s);
+	if (given)
+		unsetenv("CUPTI_CB_DEVICE_COUNT");	/* not for the program's child processes */
 	if (s->counting && s->interval_ms > 0)
 		cupti_cb_inj_live_start(s);
+	if (s->metrics)
+		cupti_cb_inj_note(s, "hardware metrics (CUPTI_CB_RUN_METRICS=%s) are not collected by cupti_cb_run yet: "
+				  "at the program's first cuInit, where counting starts, cupti_cb cannot reach the "
+				  "chip or a context without calling the driver", s->metrics);
 }
 
 static void setup_and_signal(struct cupti_cb_inj *s)
@@ -226,7 +264,10 @@ static void at_exit(void)
 			 "the program shut PAPI down (PAPI_shutdown) before it exited: the counts are lost");
 	} else if (s->counting) {
 		cupti_cb_inj_live_stop();
-		cupti_cb_inj_owner_finish(&keeper);
+		if (cupti_cb_inj_owner_finish(&keeper, 30) != 0) {
+			s->counting = 0;
+			snprintf(s->reason, sizeof s->reason, "the event set was not stopped within 30 s at exit");
+		}
 	}
 	if (cupti_cb_inj_write(s) != 0)
 		fprintf(stderr, CUPTI_CB_INJ_PREFIX "cannot write the process file in %s: %s\n", s->run_dir,

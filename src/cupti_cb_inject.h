@@ -6,6 +6,7 @@
  *   cupti_cb_inject.c       InitializeInjection, set-up, exit
  *   cupti_cb_inject_owner.c the threads that own the event sets
  *   cupti_cb_inject_set.c   which events go into the set, and what to drop when PAPI refuses
+ *   cupti_cb_inject_devices.c the device count, without the driver
  *   cupti_cb_inject_json.c  the process file
  *   cupti_cb_inject_live.c  the live view (CUPTI_CB_RUN_INTERVAL_MS)
  */
@@ -83,6 +84,10 @@ extern const int cupti_cb_inj_n_func_fields;
 void cupti_cb_inj_note(struct cupti_cb_inj *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cupti_cb_inj_trace(const struct cupti_cb_inj *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 long long cupti_cb_inj_now_ns(void);
+
+/* cupti_cb_inject_devices.c: the CUDA devices the process will see, from NVML or /proc and
+ * CUDA_VISIBLE_DEVICES, without calling the CUDA driver; -1 when unknown. */
+int cupti_cb_inj_device_count(void);
 
 /* cupti_cb_inject_set.c: fills s->eventset (created, empty) and starts it.  Sets s->counting,
  * or s->reason.  Never fails the program. */

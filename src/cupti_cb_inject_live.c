@@ -85,7 +85,7 @@ void cupti_cb_inj_live_start(struct cupti_cb_inj *s)
 	if (rc != PAPI_OK || live.n < N_LIVE - 1) {
 		cupti_cb_inj_note(s, "no live view: its event set does not start (%s)", PAPI_strerror(rc));
 		live.owner.finish = NULL;
-		cupti_cb_inj_owner_finish(&live.owner);
+		cupti_cb_inj_owner_finish(&live.owner, 5);
 		return;
 	}
 	live.prev_ns = cupti_cb_inj_now_ns();
@@ -99,5 +99,5 @@ void cupti_cb_inj_live_start(struct cupti_cb_inj *s)
 void cupti_cb_inj_live_stop(void)
 {
 	if (live.started)
-		cupti_cb_inj_owner_finish(&live.owner);
+		cupti_cb_inj_owner_finish(&live.owner, 5);
 }

@@ -46,6 +46,11 @@ static void *owner_main(void *arg)
 		pthread_mutex_unlock(&o->mu);
 		return NULL;
 	}
+	if (o->setup) {
+		pthread_mutex_unlock(&o->mu);
+		o->setup(o, o->arg);
+		pthread_mutex_lock(&o->mu);
+	}
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (!o->quit) {
@@ -98,16 +103,24 @@ int cupti_cb_inj_owner_start(struct cupti_cb_inj_owner *o)
 	return rc;
 }
 
-void cupti_cb_inj_owner_finish(struct cupti_cb_inj_owner *o)
+int cupti_cb_inj_owner_finish(struct cupti_cb_inj_owner *o, int timeout_s)
 {
 	if (!o->running)
-		return;
+		return 0;
 	o->running = 0;
+	struct timespec until;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += timeout_s;
 	pthread_mutex_lock(&o->mu);
 	o->quit = 1;
 	pthread_cond_broadcast(&o->cv);
-	while (!o->done)
-		pthread_cond_wait(&o->cv, &o->mu);
+	int w = 0;
+	while (!o->done && w != ETIMEDOUT)
+		w = pthread_cond_timedwait(&o->cv, &o->mu, &until);
+	int done = o->done;
 	pthread_mutex_unlock(&o->mu);
+	if (!done)
+		return -1;
 	pthread_join(o->tid, NULL);
+	return 0;
 }

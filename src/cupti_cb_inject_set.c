@@ -6,17 +6,15 @@
  *   1. totals (api.calls, api.time_ns, api.errors);
  *   2. the derived events of every device (name:device=N:process), then the gpu.* ones
  *      (CUPTI_CB_RUN_ACTIVITY, default on);
- *   3. the hardware metrics asked for (CUPTI_CB_RUN_METRICS), per device;
- *   4. per CUDA function: <f>.calls, .time_ns, .time_ns_min, .time_ns_max, .errors, for every
+ *   3. per CUDA function: <f>.calls, .time_ns, .time_ns_min, .time_ns_max, .errors, for every
  *      function of the catalogue, the most common functions first.
  * An event that this libpapi does not offer (an older component) is left out with a note.  The
- * first add that PAPI refuses in 1, 2 or 4 ends the adding (the set is full: cupti_cb allows
+ * first add that PAPI refuses ends the adding (the set is full: cupti_cb allows
  * CUPTI_CB_SET_MAX events per set), with a note; a function is added with all its events or not
- * at all.  A metric that is refused (several passes, not on this chip) is left out alone.
- * CUPTI_CB_RUN_MAX_EVENTS=n caps the set at n events the same way.
+ * at all.  CUPTI_CB_RUN_MAX_EVENTS=n caps the set at n events the same way.
  *
- * If PAPI_start fails, the metrics are removed and the start tried again, then the gpu.*
- * events: a source that cannot work explains itself at the start, and the others go on.
+ * If PAPI_start fails, the gpu.* events are removed and the start tried again: a source that
+ * cannot work explains itself at the start, and the others go on.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -210,25 +208,6 @@ static int add_core(struct cupti_cb_inj *s)
 	return 0;
 }
 
-/* 3: each metric on each device; a refused one is left out alone. */
-static void add_metrics(struct cupti_cb_inj *s)
-{
-	if (!s->metrics)
-		return;
-	char *list = strdup(s->metrics), *save = NULL;
-	int index = 0;
-	for (char *m = list ? strtok_r(list, ",", &save) : NULL; m; m = strtok_r(NULL, ",", &save), index++) {
-		for (int d = 0; d < s->n_devices; d++) {
-			char name[512];
-			snprintf(name, sizeof name, "cupti_cb:::%s:device=%d", m, d);
-			int rc = add(s, name, CUPTI_CB_INJ_METRIC, index, -1, d, CUPTI_CB_INJ_G_METRICS);
-			if (rc != PAPI_OK)
-				cupti_cb_inj_note(s, "metric %s on device %d left out: %s", m, d, refusal(s, rc));
-		}
-	}
-	free(list);
-}
-
 /* The catalogue's CUDA functions (names of <f>.calls), the common ones first. */
 static void list_functions(struct cupti_cb_inj *s)
 {
@@ -270,7 +249,7 @@ static void list_functions(struct cupti_cb_inj *s)
 	s->n_funcs = n;
 }
 
-/* 4: every function with all its offered events, until PAPI refuses. */
+/* 3: every function with all its offered events, until PAPI refuses. */
 static void add_functions(struct cupti_cb_inj *s, int set_full)
 {
 	char name[512];
@@ -312,13 +291,13 @@ static void add_functions(struct cupti_cb_inj *s, int set_full)
 				  "the event set holds no more (%s)", f, s->n_funcs, why);
 }
 
-/* PAPI_start, giving up the metrics, then the gpu.* events, if it fails. */
+/* PAPI_start, giving up the gpu.* events if it fails. */
 static int start(struct cupti_cb_inj *s)
 {
-	static const int give_up[] = { CUPTI_CB_INJ_G_METRICS, CUPTI_CB_INJ_G_ACTIVITY };
-	static const char *const what[] = { "the hardware metrics", "the gpu.* events" };
+	static const int give_up[] = { CUPTI_CB_INJ_G_ACTIVITY };
+	static const char *const what[] = { "the gpu.* events" };
 	int rc = PAPI_start(s->eventset);
-	for (unsigned i = 0; rc != PAPI_OK && i < 2; i++) {
+	for (unsigned i = 0; rc != PAPI_OK && i < sizeof give_up / sizeof give_up[0]; i++) {
 		int present = 0;
 		for (int j = 0; j < s->n_slots; j++)
 			present |= s->slots[j].group == give_up[i];
@@ -346,8 +325,6 @@ void cupti_cb_inj_build_and_start(struct cupti_cb_inj *s)
 	s->n_devices = count_devices();
 	cupti_cb_inj_trace(s, "%d device(s)", s->n_devices);
 	int full = add_core(s) != 0;
-	if (!full)
-		add_metrics(s);
 	add_functions(s, full);
 	cupti_cb_inj_trace(s, "%d events in the set, %d of %d functions", s->n_slots, s->funcs_in_set,
 			   s->n_funcs);
@@ -363,3 +340,4 @@ void cupti_cb_inj_build_and_start(struct cupti_cb_inj *s)
 	}
 	s->counting = 1;
 }
+
