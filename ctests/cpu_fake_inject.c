@@ -16,6 +16,9 @@
  *   papi      the application uses cupti_cb through PAPI itself, on the thread that ran
  *             InitializeInjection: its own set starts (the library's sets belong to its own
  *             threads) and both count
+ *   papifirst the application adds a cupti_cb event before any CUDA call, so the first cuInit is
+ *             cupti_cb's, made inside the application's PAPI call: no deadlock, the
+ *             application's set counts, and the file says the set-up was deferred
  *   count     CUPTI_CB_DEVICE_COUNT given (as the library gives it on a GPU machine, from NVML):
  *             cupti_cb calls no cuInit of its own inside the program's, and counts 2 devices
  *   live      CUPTI_CB_RUN_INTERVAL_MS: the live view prints the program's counts on stderr
@@ -102,6 +105,33 @@ static int app_papi(void)
         return 23;
     printf("# the application's own kernel.launches: %lld\n", v);
     return v == 3 ? 0 : 24;
+}
+
+static int app_papifirst(void)
+{
+    if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
+        return 20;
+    int es = PAPI_NULL;
+    long long v = -1;
+    if (PAPI_create_eventset(&es) != PAPI_OK)
+        return 21;
+    int rc = PAPI_add_named_event(es, "cupti_cb:::kernel.launches");	/* cuInit, the injection */
+    if (rc != PAPI_OK) {
+        printf("# the application's add: %s\n", ct_papi_err(rc));
+        return 22;
+    }
+    if (fake_cuinit_calls() < 1)
+        return 23;
+    rc = PAPI_start(es);
+    if (rc != PAPI_OK) {
+        printf("# the application's PAPI_start: %s\n", ct_papi_err(rc));
+        return 24;
+    }
+    play_launches(3, FAKE_CTX0);
+    if (PAPI_stop(es, &v) != PAPI_OK)
+        return 25;
+    printf("# the application's own kernel.launches: %lld\n", v);
+    return v == 3 ? 0 : 26;
 }
 
 static int app_count(void)
@@ -280,6 +310,20 @@ static void check_papi(void)
     inj_done(&r);
 }
 
+static void check_papifirst(void)
+{
+    struct inj_run r;
+    run_app(&r, "app-papifirst", NULL);
+    CHECK_EQ("app-papifirst: no deadlock, its own set counted 3 launches (exit 0)", r.status, 0);
+    inj_check_frame(&r, self);
+    const char *note = inj_note(r.doc, "the program initialized PAPI before CUDA: counting started on a thread");
+    ct_result(note != NULL, "a note says the set-up was deferred: %s", note ? note : "(none)");
+    const char *reason = inj_reason(r.doc);
+    ct_note("status.counting %d, reason %s, kernel.launches %lld (whatever the deferred set saw)",
+            inj_counting(r.doc), reason ? reason : "null", inj_dev(r.doc, 0, "kernel.launches"));
+    inj_done(&r);
+}
+
 static void check_count(void)
 {
     struct inj_run r;
@@ -338,6 +382,8 @@ int main(int argc, char **argv)
             return app_disabled();
         if (!strcmp(argv[1], "app-papi"))
             return app_papi();
+        if (!strcmp(argv[1], "app-papifirst"))
+            return app_papifirst();
         if (!strcmp(argv[1], "app-count"))
             return app_count();
         if (!strcmp(argv[1], "app-live"))
@@ -361,6 +407,8 @@ int main(int argc, char **argv)
         check_fallback();
     if (!only || !strcmp(only, "papi"))
         check_papi();
+    if (!only || !strcmp(only, "papifirst"))
+        check_papifirst();
     if (!only || !strcmp(only, "count"))
         check_count();
     if (!only || !strcmp(only, "live"))

@@ -75,6 +75,7 @@ static inline void inj_run(struct inj_run *r, const char *lib, char *const argv[
             else
                 unsetenv(var);
         }
+        alarm(300);	/* a hang (a deadlock at cuInit) ends as signal 14, not as a stuck test */
         execv(argv[0], argv);
         fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
         _exit(127);

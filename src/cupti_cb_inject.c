@@ -185,6 +185,8 @@ static void setup(struct cupti_cb_inj *s)
 		return;
 	}
 	rc = PAPI_thread_init(thread_id);
+	if (rc == PAPI_OK)	/* PAPI 7.0's name lookups need this thread known (a deferred set-up) */
+		rc = PAPI_register_thread();
 	if (rc != PAPI_OK) {
 		snprintf(s->reason, sizeof s->reason, "PAPI_thread_init failed: %s", PAPI_strerror(rc));
 		return;
@@ -294,11 +296,25 @@ int InitializeInjection(void)
 			(int)init_pid);
 		return 1;
 	}
+	/* A program that initialized PAPI before CUDA may be inside a PAPI call of its own: the
+	 * cuInit we are in can be cupti_cb's, made under the component's lock, which our adds would
+	 * take again on this thread.  Then the set-up runs on a thread of the library, which waits
+	 * for that lock: the program's first CUDA calls can be missed, and the file says so. */
 	const char *start = getenv("CUPTI_CB_RUN_START");
-	if (start && !strcmp(start, "defer")) {
+	int papi_first = PAPI_is_initialized() != PAPI_NOT_INITED;
+	if (papi_first || (start && !strcmp(start, "defer"))) {
 		pthread_t t;
+		if (papi_first)
+			cupti_cb_inj_note(s, "the program initialized PAPI before CUDA: counting started on a thread of "
+					  "the library after cuInit, so the program's first CUDA calls may be missing");
 		if (cupti_cb_inj_spawn(&t, deferred_setup, s) == 0) {
 			pthread_detach(t);
+			return 1;
+		}
+		if (papi_first) {
+			snprintf(s->reason, sizeof s->reason, "the program initialized PAPI before CUDA, and no "
+				 "thread could be started to set up the counters");
+			setup_done = 1;
 			return 1;
 		}
 	}

@@ -46,11 +46,6 @@ static void *owner_main(void *arg)
 		pthread_mutex_unlock(&o->mu);
 		return NULL;
 	}
-	if (o->setup) {
-		pthread_mutex_unlock(&o->mu);
-		o->setup(o, o->arg);
-		pthread_mutex_lock(&o->mu);
-	}
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (!o->quit) {

@@ -2,8 +2,7 @@
  * cupti_cb_inject_owner.h: a thread of the library that owns one PAPI event set.
  *
  * The thread creates the set (so that PAPI's ESI->master is this thread, not a thread of the
- * program: see cupti_cb_inject.c), runs setup() if there is one (cupti_cb_inj_owner_start does
- * not wait for it), then parks.  With interval_ms > 0 it calls tick() every
+ * program: see cupti_cb_inject.c), then parks.  With interval_ms > 0 it calls tick() every
  * interval; at cupti_cb_inj_owner_finish() it calls finish() and ends.  Its signals are
  * blocked, so that the program's signal handlers keep running on the program's threads.
  */
@@ -15,7 +14,6 @@
 struct cupti_cb_inj_owner {
 	/* set by the caller before cupti_cb_inj_owner_start */
 	long interval_ms;
-	void (*setup)(struct cupti_cb_inj_owner *o, void *arg);	/* on the thread, after the create */
 	void (*tick)(struct cupti_cb_inj_owner *o, void *arg);
 	void (*finish)(struct cupti_cb_inj_owner *o, void *arg);
 	void *arg;
@@ -30,7 +28,7 @@ struct cupti_cb_inj_owner {
 /* Starts the thread and waits until it created its set.  Returns PAPI_OK (o->eventset is the
  * set) or a PAPI error code (no thread is left running). */
 int cupti_cb_inj_owner_start(struct cupti_cb_inj_owner *o);
-/* Asks the thread to call finish() (after setup(), if any), waits at most timeout_s seconds
+/* Asks the thread to call finish(), waits at most timeout_s seconds
  * for it and joins it.  Returns 0, or -1 when the thread did not finish in time (it is left
  * alone).  Safe to call twice. */
 int cupti_cb_inj_owner_finish(struct cupti_cb_inj_owner *o, int timeout_s);
