@@ -224,7 +224,8 @@ static void setup(struct cupti_cb_inj *s)
 static void setup_and_signal(struct cupti_cb_inj *s)
 {
 	setup(s);
-	cupti_cb_inj_trace(s, "%s", s->counting ? "counting" : s->reason);
+	cupti_cb_inj_trace(s, "%s (set-up: %.1f ms)", s->counting ? "counting" : s->reason,
+			   (double)(cupti_cb_inj_now_ns() - s->t0_ns) / 1e6);
 	pthread_mutex_lock(&setup_mu);
 	setup_done = 1;
 	pthread_cond_broadcast(&setup_cv);
