@@ -22,6 +22,9 @@
 #define CUPTI_CB_ENV_TRACE "CUPTI_CB_TRACE"
 #define CUPTI_CB_ENV_CHIP  "CUPTI_CB_CHIP"	/* list the metrics of this chip, GPU or not */
 #define CUPTI_CB_ENV_CLOCK "CUPTI_CB_CLOCK"	/* "monotonic": CLOCK_MONOTONIC, never the TSC */
+/* The device count, given by a caller that must not have cupti_cb call cuInit: a library the
+ * CUDA driver loads and runs inside the program's first cuInit (CUDA_INJECTION64_PATH). */
+#define CUPTI_CB_ENV_DEVICE_COUNT "CUPTI_CB_DEVICE_COUNT"
 
 /* Opening is lazy and in two stages: the catalogue needs only libcupti's
  * name table (no driver); the driver stage (cuInit, the device count, the

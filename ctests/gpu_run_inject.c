@@ -1,0 +1,198 @@
+/*
+ * gpu_run_inject: the injected library (libcupti_cb_inject.so) on a GPU, without the runner:
+ * a program is run with CUDA_INJECTION64_PATH and CUPTI_CB_RUN_DIR, and its process file must
+ * hold the exact counts of src/cupti_cb_demo.h.  Built four times (INJ_MODE):
+ *
+ *   gpu_run_demo     cupti_cb_demo, static CUDA runtime (nvcc's default)
+ *   gpu_run_shared   the same program linked with the shared CUDA runtime (inj_demo_shared)
+ *   gpu_run_driver   a driver-API-only program (inj_driver_app: cuModuleLoadData, cuLaunchKernel)
+ *   gpu_run_threads  cupti_cb_demo threads: 4 threads, known launches each; process totals
+ *
+ * The library and the programs are looked for next to this program: in the build tree
+ * (../src/.libs, ../src) or in the installed prefix (<prefix>/lib/cupti_cb,
+ * <prefix>/libexec/cupti_cb).  Exits 77 (SKIP) only where there is no GPU.
+ *
+ * A function's row is checked where the set holds that function: while cupti_cb limits a set
+ * to CUPTI_CB_SET_MAX events, the less common functions are left out, and the file says so.
+ */
+#include "ctest_util.h"
+#include "inject_check.h"
+
+#include "cupti_cb_demo.h"
+
+#define MODE_DEMO 1
+#define MODE_SHARED 2
+#define MODE_DRIVER 3
+#define MODE_THREADS 4
+
+static json_t *doc;
+
+static void check_func(const char *func, long long want)
+{
+    char label[200];
+    long long got = inj_api(doc, func, "calls");
+    const char *limited = inj_note(doc, "per-function counts for ");
+    if (got < 0 && limited) {
+        ct_note("%s: no row (the set did not hold every function: %s)", func, limited);
+        return;
+    }
+    snprintf(label, sizeof label, "api %s.calls", func);
+    CHECK_EQ(label, got, want);
+}
+
+static void check_dev(const char *event, long long want)
+{
+    char label[200];
+    snprintf(label, sizeof label, "device 0 %s", event);
+    CHECK_EQ(label, inj_dev(doc, 0, event), want);
+}
+
+/* gpu.* events are checked where the activity source counted (they are in the file). */
+static void check_gpu(const char *event, long long want)
+{
+    if (inj_dev(doc, 0, event) < 0) {
+        ct_note("device 0 %s: not in the file", event);
+        return;
+    }
+    check_dev(event, want);
+}
+
+static void check_demo(void)
+{
+    check_func("cudaMalloc", 3);
+    check_func("cudaMemcpy", DEMO_MEMCPY_CALLS);
+    check_func("cudaMemset", 1);
+    check_func("cudaLaunchKernel", DEMO_LAUNCHES);
+    check_func("cudaGraphCreate", 1);
+    check_func("cudaGraphAddKernelNode", DEMO_GRAPH_NODES);
+    check_func("cudaGraphInstantiate", 1);
+    check_func("cudaGraphLaunch", DEMO_GRAPH_LAUNCHES);
+    check_func("cudaStreamSynchronize", 1);
+    check_func("cudaDeviceSynchronize", 1);
+    check_func("cudaFree", 3);
+    check_dev("kernel.launches", DEMO_LAUNCHES);
+    check_dev("graph.launches", DEMO_GRAPH_LAUNCHES);
+    check_dev("memcpy.calls", DEMO_MEMCPY_CALLS);
+    check_dev("memcpy.bytes_htod", DEMO_HTOD_BYTES);
+    check_dev("memcpy.bytes_dtoh", DEMO_BYTES_DTOH);
+    check_dev("memcpy.bytes_dtod", 0);
+    check_dev("memcpy.bytes_peer", 0);
+    check_dev("memset.calls", 1);
+    check_dev("memset.bytes", DEMO_BYTES_MEMSET);
+    check_dev("alloc.calls", 3);
+    check_dev("alloc.bytes", DEMO_ALLOC_BYTES);
+    check_dev("free.calls", 3);
+    check_dev("free.bytes", DEMO_ALLOC_BYTES);
+    check_dev("sync.calls", DEMO_SYNC_CALLS);
+    check_gpu("gpu.kernels", DEMO_GPU_KERNELS);
+    check_gpu("gpu.memcpy.count", DEMO_MEMCPY_CALLS);
+    check_gpu("gpu.memcpy.bytes_htod", DEMO_HTOD_BYTES);
+    check_gpu("gpu.memcpy.bytes_dtoh", DEMO_BYTES_DTOH);
+    check_gpu("gpu.memset.count", 1);
+    check_gpu("gpu.memset.bytes", DEMO_BYTES_MEMSET);
+}
+
+static void check_threads(void)
+{
+    check_func("cudaLaunchKernel", DEMO_T_THREADS * DEMO_T_LAUNCHES);
+    check_func("cudaMemcpy", DEMO_T_THREADS);
+    check_func("cudaDeviceSynchronize", DEMO_T_THREADS);
+    check_func("cudaMalloc", 1);
+    check_func("cudaFree", 1);
+    check_dev("kernel.launches", DEMO_T_THREADS * DEMO_T_LAUNCHES);
+    check_dev("memcpy.calls", DEMO_T_THREADS);
+    check_dev("memcpy.bytes_htod", DEMO_T_HTOD_BYTES);
+    check_dev("alloc.calls", 1);
+    check_dev("alloc.bytes", DEMO_T_BUF);
+    check_dev("free.calls", 1);
+    check_dev("sync.calls", DEMO_T_THREADS);
+    check_gpu("gpu.kernels", DEMO_T_THREADS * DEMO_T_LAUNCHES);
+    check_gpu("gpu.memcpy.bytes_htod", DEMO_T_HTOD_BYTES);
+}
+
+static void check_driver(void)
+{
+    check_func("cuModuleLoadData", 1);
+    check_func("cuLaunchKernel", DEMO_D_LAUNCHES);
+    check_func("cuMemAlloc", 1);
+    check_func("cuMemcpyHtoD", 1);
+    check_func("cuMemcpyDtoH", 1);
+    check_func("cuCtxSynchronize", 1);
+    check_func("cuMemFree", 1);
+    CHECK_TRUE("no runtime function has a row",
+               inj_api(doc, "cudaLaunchKernel", "calls") < 0 && inj_api(doc, "cudaMemcpy", "calls") < 0);
+    check_dev("kernel.launches", DEMO_D_LAUNCHES);
+    check_dev("memcpy.calls", 2);
+    check_dev("memcpy.bytes_htod", DEMO_D_BYTES);
+    check_dev("memcpy.bytes_dtoh", DEMO_D_BYTES);
+    check_dev("alloc.calls", 1);
+    check_dev("alloc.bytes", DEMO_D_BYTES);
+    check_dev("free.calls", 1);
+    check_dev("free.bytes", DEMO_D_BYTES);
+    check_dev("sync.calls", 1);
+    check_gpu("gpu.kernels", DEMO_D_LAUNCHES);
+    check_gpu("gpu.memcpy.bytes_htod", DEMO_D_BYTES);
+    check_gpu("gpu.memcpy.bytes_dtoh", DEMO_D_BYTES);
+}
+
+int main(void)
+{
+    char why[768], here[PATH_MAX], lib_b[PATH_MAX + 64], lib_i[PATH_MAX + 64], prog_b[PATH_MAX + 64],
+        prog_i[PATH_MAX + 64];
+    if (!gpu_present(why, sizeof why))
+        ct_skip("no NVIDIA GPU on this machine (no /proc/driver/nvidia/gpus entry, no /dev/nvidiactl, "
+                "nvidia-smi lists none, no NVIDIA PCI display controller)");
+    ct_note("GPU: %s", why);
+    inj_self_dir(here, sizeof here);
+    snprintf(lib_b, sizeof lib_b, "%s/../src/.libs/libcupti_cb_inject.so", here);
+    snprintf(lib_i, sizeof lib_i, "%s/../../../lib/cupti_cb/libcupti_cb_inject.so", here);
+    const char *const libs[] = {lib_b, lib_i, NULL};
+    const char *lib = inj_first_existing(libs);
+    if (!lib)
+        ct_fatal("libcupti_cb_inject.so is neither at %s nor at %s", lib_b, lib_i);
+    char *arg1 = NULL;
+#if INJ_MODE == MODE_DEMO || INJ_MODE == MODE_THREADS
+    snprintf(prog_b, sizeof prog_b, "%s/../src/cupti_cb_demo", here);
+    snprintf(prog_i, sizeof prog_i, "%s/../cupti_cb_demo", here);
+#if INJ_MODE == MODE_THREADS
+    arg1 = (char *)"threads";
+#endif
+#elif INJ_MODE == MODE_SHARED
+    snprintf(prog_b, sizeof prog_b, "%s/inj_demo_shared", here);
+    snprintf(prog_i, sizeof prog_i, "%s/inj_demo_shared", here);
+#elif INJ_MODE == MODE_DRIVER
+    snprintf(prog_b, sizeof prog_b, "%s/inj_driver_app", here);
+    snprintf(prog_i, sizeof prog_i, "%s/inj_driver_app", here);
+#else
+#error "INJ_MODE"
+#endif
+    const char *const progs[] = {prog_b, prog_i, NULL};
+    const char *prog = inj_first_existing(progs);
+    if (!prog)
+        ct_fatal("the program is neither at %s nor at %s", prog_b, prog_i);
+    ct_note("library %s", lib);
+    ct_note("program %s%s%s", prog, arg1 ? " " : "", arg1 ? arg1 : "");
+    char *argv[] = {(char *)prog, arg1, NULL};
+    struct inj_run r;
+    static const char *const env[] = {"CUPTI_CB_RUN_TRACE=1", NULL};
+    inj_run(&r, lib, argv, env);
+    inj_show_stderr(&r);
+    CHECK_EQ("the program's exit status", r.status, 0);
+    inj_check_frame(&r, prog);
+    doc = r.doc;
+    const char *reason = inj_reason(doc);
+    ct_result(inj_counting(doc), "status.counting is true (reason: %s)", reason ? reason : "null");
+    size_t i;
+    json_t *n;
+    json_array_foreach(json_object_get(doc, "notes"), i, n)
+        ct_note("note: %s", json_string_value(n));
+    ct_note("totals api.calls %lld (the runtime's own calls at start-up included)", inj_total(doc, "api.calls"));
+    if (INJ_MODE == MODE_THREADS)
+        check_threads();
+    else if (INJ_MODE == MODE_DRIVER)
+        check_driver();
+    else
+        check_demo();
+    inj_done(&r);
+    return ct_done();
+}
