@@ -195,8 +195,10 @@ static void compare_one(struct cmp *c, const char *kind, const char *name, doubl
 	snprintf(label, sizeof label, "%s:%s", kind, name);
 	num(b, vb);
 	num(n, vn);
-	if (vb == 0)
-		snprintf(ch, sizeof ch, "%s", vn == 0 ? "0.0" : "+inf");
+	if (vn == vb)
+		snprintf(ch, sizeof ch, "0.0");
+	else if (vb == 0)
+		snprintf(ch, sizeof ch, "+inf");
 	else
 		snprintf(ch, sizeof ch, "%+.1f", (vn - vb) * 100.0 / vb);
 	snprintf(th, sizeof th, "%g", pct);
