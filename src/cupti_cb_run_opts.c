@@ -95,8 +95,13 @@ int cupti_cb_run_parse_opts(int argc, char **argv, struct cupti_cb_run_opts *o)
 	int c;
 	memset(o, 0, sizeof *o);
 	opterr = 0;
-	/* '+': stop at the program's name. */
-	while ((c = getopt_long(argc, argv, "+:o:h", longopts, NULL)) != -1) {
+	/* '+': stop at the program's name. With --report there is no program,
+	 * and options may follow the files. */
+	const char *optstring = "+:o:h";
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strncmp(argv[i], "--report", 8))
+			optstring = ":o:h";
+	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->output = optarg; break;
 		case OPT_CSV: o->csv = optarg; break;
@@ -120,7 +125,8 @@ int cupti_cb_run_parse_opts(int argc, char **argv, struct cupti_cb_run_opts *o)
 		}
 	}
 	if (first_report) {
-		/* --report A B C: the first file is the option's value, the rest follow. */
+		/* --report A B C: the first file is the option's value, the rest
+		 * are the words that are not options. */
 		o->n_reports = 1 + argc - optind;
 		o->reports = malloc(sizeof *o->reports * (size_t)o->n_reports);
 		if (!o->reports)
@@ -128,9 +134,6 @@ int cupti_cb_run_parse_opts(int argc, char **argv, struct cupti_cb_run_opts *o)
 		o->reports[0] = (char *)first_report;
 		for (int i = 1; i < o->n_reports; i++) {
 			o->reports[i] = argv[optind + i - 1];
-			if (o->reports[i][0] == '-')
-				return bad("--report: '%s': options go before --report, which runs no program",
-					   o->reports[i]);
 		}
 	} else {
 		o->argv = &argv[optind];
