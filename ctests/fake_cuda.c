@@ -48,10 +48,32 @@ void fake_reset_faults(void)
     atomic_store(&n_devices, 1);
 }
 
+/*
+ * What the real driver does with CUDA_INJECTION64_PATH: inside the process's first cuInit it
+ * dlopen()s that library and calls its InitializeInjection.  A cuInit made meanwhile (the
+ * injected library's own, through cupti_cb) returns at once, like any later one.
+ */
+static atomic_int injected;
+static void inject(void)
+{
+    const char *path = getenv("CUDA_INJECTION64_PATH");
+    if (!path || !*path || atomic_exchange(&injected, 1))
+        return;
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    int (*init)(void) = h ? (int (*)(void))dlsym(h, "InitializeInjection") : NULL;
+    if (!init) {
+        fprintf(stderr, "fake libcuda: cannot inject %s: %s\n", path, dlerror());
+        return;
+    }
+    if (init() != 1)
+        fprintf(stderr, "fake libcuda: InitializeInjection of %s did not return 1\n", path);
+}
+
 CUresult CUDAAPI cuInit(unsigned int flags)
 {
     atomic_fetch_add(&cuda_calls, 1);
     atomic_fetch_add(&n_cuinit, 1);
+    inject();
     if (flags != 0)
         return CUDA_ERROR_INVALID_VALUE;
     return (CUresult)atomic_load(&init_result);

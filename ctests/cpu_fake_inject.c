@@ -1,0 +1,307 @@
+/*
+ * cpu_fake_inject: libcupti_cb_inject.so (the library cupti_cb_run has the CUDA driver load)
+ * through the fakes.  The fake libcuda does what the driver does with CUDA_INJECTION64_PATH:
+ * at the first cuInit it dlopen()s the library and calls InitializeInjection.  This program
+ * runs itself as the "application" (app-* arguments: known CUDA calls played through
+ * fake_play.h) with the built library and a fresh CUPTI_CB_RUN_DIR, then checks the process
+ * file with exact values:
+ *
+ *   basic     calls per function, totals, bytes by direction, launches, allocations, GPU
+ *             activity records; a fork() child writes no file; exit() called by a thread that
+ *             is not the one that ran InitializeInjection; rank from PMI_RANK before SLURM_PROCID
+ *   disabled  another CUPTI subscriber: status.counting false, reason = the component's
+ *             sentence, nothing counted, the application's exit status (7) unchanged
+ *   fallback  CUPTI_CB_RUN_MAX_EVENTS leaves room for two functions and part of a third:
+ *             exactly two functions have rows, and the note says so
+ *   papi      the application uses cupti_cb through PAPI itself, on the thread that ran
+ *             InitializeInjection: its own set starts (the library's sets belong to its own
+ *             threads) and both count
+ *   metrics   a hardware metric whose start fails (the fake Range Profiler refuses): the
+ *             metric is left out with a note, everything else counts
+ */
+#include "ctest_util.h"
+#include "fake_play.h"
+#include "inject_check.h"
+
+#ifndef INJ_LIB
+#error "INJ_LIB: the path of the built libcupti_cb_inject.so"
+#endif
+
+/* ------------------------------------------------------------------ the application */
+
+static void *exit_from_thread(void *arg)
+{
+    (void)arg;
+    exit(0);
+}
+
+static void app_calls(void)
+{
+    CUdeviceptr a = play_malloc(1 << 20, 0), b = play_malloc(1 << 20, 1 << 20);
+    for (int i = 0; i < 3; i++)
+        play_htod(1000, 0);
+    play_dtoh(500, 0);
+    play_memset(256, 0);
+    play_launches(5, FAKE_CTX0);
+    play_driver_launches(2, FAKE_CTX0);
+    play_sync();
+    play_free(a);
+    play_free(b);
+    play_get_device(4);
+}
+
+static int app_basic(void)
+{
+    if (cuInit(0) != CUDA_SUCCESS)
+        return 10;
+    app_calls();
+    fake_activity_kernel(1, 100, 350, 0);
+    fake_activity_kernel(2, 400, 500, 0);
+    fake_activity_memcpy(3, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 1000, 600, 700, 0);
+    /* A fork() child inherits the exit handler: it must write nothing. */
+    pid_t c = fork();
+    if (c == 0)
+        exit(0);
+    waitpid(c, NULL, 0);
+    /* exit() from a thread that never touched CUDA or PAPI. */
+    pthread_t t;
+    pthread_create(&t, NULL, exit_from_thread, NULL);
+    pthread_join(t, NULL);
+    return 99;
+}
+
+static int app_disabled(void)
+{
+    fake_other_subscriber("CUPTI for probe");
+    if (cuInit(0) != CUDA_SUCCESS)
+        return 10;
+    play_launches(3, FAKE_CTX0);
+    return 7;
+}
+
+static int app_papi(void)
+{
+    if (cuInit(0) != CUDA_SUCCESS)
+        return 10;
+    if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
+        return 20;
+    int es = PAPI_NULL;
+    long long v = -1;
+    if (PAPI_create_eventset(&es) != PAPI_OK || PAPI_add_named_event(es, "cupti_cb:::kernel.launches") != PAPI_OK)
+        return 21;
+    int rc = PAPI_start(es);
+    if (rc != PAPI_OK) {
+        printf("# the application's PAPI_start: %s\n", ct_papi_err(rc));
+        return 22;
+    }
+    play_launches(3, FAKE_CTX0);
+    if (PAPI_stop(es, &v) != PAPI_OK)
+        return 23;
+    printf("# the application's own kernel.launches: %lld\n", v);
+    return v == 3 ? 0 : 24;
+}
+
+static int app_metrics(void)
+{
+    if (cuInit(0) != CUDA_SUCCESS)
+        return 10;
+    app_calls();
+    return 0;
+}
+
+/* ------------------------------------------------------------------ the checks */
+
+static char self[PATH_MAX];
+
+static void run_app(struct inj_run *r, const char *app, const char *const *env)
+{
+    char *argv[] = {self, (char *)app, NULL};
+    ct_note("--- %s", app);
+    inj_run(r, INJ_LIB, argv, env);
+}
+
+/* The values app_calls() gives, in the file. */
+static void check_calls(json_t *doc, int with_time)
+{
+    static const struct { const char *func; long long calls; } rows[] = {
+        {"cudaMalloc", 2}, {"cudaMemcpy", 4}, {"cudaMemset", 1}, {"cudaLaunchKernel", 5},
+        {"cudaDeviceSynchronize", 1}, {"cudaFree", 2}, {"cudaGetDevice", 4}, {"cuLaunchKernel", 7},
+        {"cuMemAlloc", 2}, {"cuMemcpyHtoD", 3}, {"cuMemcpyDtoH", 1}, {"cuMemsetD8", 1},
+        {"cuCtxSynchronize", 1}, {"cuCtxGetCurrent", 1}, {"cuMemFree", 2},
+    };
+    char label[200];
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        snprintf(label, sizeof label, "api %s.calls", rows[i].func);
+        CHECK_EQ(label, inj_api(doc, rows[i].func, "calls"), rows[i].calls);
+        if (with_time) {
+            snprintf(label, sizeof label, "api %s.time_ns is there", rows[i].func);
+            CHECK_TRUE(label, inj_api(doc, rows[i].func, "time_ns") >= 0);
+        }
+    }
+    CHECK_EQ("api rows (functions with calls > 0)", json_array_size(json_object_get(doc, "api")),
+             sizeof rows / sizeof rows[0]);
+    CHECK_TRUE("cudaMemcpy's layer is runtime",
+               !strcmp(json_string_value(json_object_get(inj_api_row(doc, "cudaMemcpy"), "layer")) ?: "", "runtime"));
+    CHECK_TRUE("cuLaunchKernel's layer is driver",
+               !strcmp(json_string_value(json_object_get(inj_api_row(doc, "cuLaunchKernel"), "layer")) ?: "", "driver"));
+    /* 19 runtime calls, and the 2 driver launches made outside a runtime call */
+    CHECK_EQ("totals api.calls", inj_total(doc, "api.calls"), 21);
+    static const struct { const char *event; long long want; } dev[] = {
+        {"kernel.launches", 7}, {"graph.launches", 0}, {"memcpy.calls", 4}, {"memcpy.bytes_htod", 3000},
+        {"memcpy.bytes_dtoh", 500}, {"memcpy.bytes_dtod", 0}, {"memcpy.bytes_htoh", 0},
+        {"memcpy.bytes_peer", 0}, {"memset.calls", 1}, {"memset.bytes", 256}, {"alloc.calls", 2},
+        {"alloc.bytes", 2 << 20}, {"free.calls", 2}, {"free.bytes", 2 << 20}, {"sync.calls", 1},
+    };
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) {
+        snprintf(label, sizeof label, "device 0 %s", dev[i].event);
+        CHECK_EQ(label, inj_dev(doc, 0, dev[i].event), dev[i].want);
+    }
+    CHECK_EQ("devices: the fake's one device", json_array_size(json_object_get(doc, "devices")), 1);
+}
+
+static void check_basic(void)
+{
+    struct inj_run r;
+    static const char *const env[] = {"PMI_RANK=5", "SLURM_PROCID=9", "OMPI_COMM_WORLD_RANK=", NULL};
+    run_app(&r, "app-basic", env);
+    CHECK_EQ("app-basic: exit status (exit(0) from another thread)", r.status, 0);
+    inj_check_frame(&r, self);
+    json_t *doc = r.doc;
+    CHECK_TRUE("status.counting is true", inj_counting(doc));
+    CHECK_TRUE("status.reason is null", json_is_null(json_object_get(json_object_get(doc, "status"), "reason")));
+    CHECK_EQ("process.rank (PMI_RANK before SLURM_PROCID)",
+             inj_int(json_object_get(json_object_get(doc, "process"), "rank")), 5);
+    check_calls(doc, 1);
+    /* the activity records the application played (process scope: every record) */
+    CHECK_EQ("device 0 gpu.kernels", inj_dev(doc, 0, "gpu.kernels"), 2);
+    CHECK_EQ("device 0 gpu.kernel_time_ns", inj_dev(doc, 0, "gpu.kernel_time_ns"), 350);
+    CHECK_EQ("device 0 gpu.memcpy.count", inj_dev(doc, 0, "gpu.memcpy.count"), 1);
+    CHECK_EQ("device 0 gpu.memcpy.bytes_htod", inj_dev(doc, 0, "gpu.memcpy.bytes_htod"), 1000);
+    CHECK_EQ("device 0 gpu.busy_ns (union of the records)", inj_dev(doc, 0, "gpu.busy_ns"), 450);
+    CHECK_EQ("metrics is []", json_array_size(json_object_get(doc, "metrics")), 0);
+
+    /* Today's cupti_cb holds num_cntrs events per set: whether every function fits decides
+     * whether there is a note, and which number it gives. */
+    const PAPI_component_info_t *ci = PAPI_get_component_info(cb_cidx());
+    long core = (long)json_object_size(json_object_get(doc, "totals")) +
+                (long)json_object_size(inj_dev_events(doc, 0));
+    long fields = (long)json_object_size(inj_api_row(doc, "cudaMemcpy")) - 2;
+    const char *note = inj_note(doc, "per-function counts for ");
+    int fit = 0, of = 0;
+    if (note)
+        sscanf(note, "per-function counts for %d of %d", &fit, &of);
+    ct_note("num_cntrs %d, %ld core events, %ld events per function; note: %s", ci->num_cntrs, core, fields,
+            note ? note : "(none)");
+    if (note)
+        CHECK_EQ("functions in the set: as many as num_cntrs leaves room for", fit, (ci->num_cntrs - core) / fields);
+    else
+        CHECK_TRUE("no note: every function fits in num_cntrs", ci->num_cntrs >= core);
+    inj_done(&r);
+}
+
+static void check_disabled(void)
+{
+    struct inj_run r;
+    run_app(&r, "app-disabled", NULL);
+    CHECK_EQ("app-disabled: the application's exit status is unchanged", r.status, 7);
+    inj_check_frame(&r, self);
+    const char *want = "Another CUPTI subscriber is active: 'CUPTI for probe'";
+    const char *reason = inj_reason(r.doc);
+    CHECK_TRUE("status.counting is false", !inj_counting(r.doc));
+    ct_result(reason && !strncmp(reason, want, strlen(want)), "status.reason begins \"%s\": \"%s\"", want,
+              reason ? reason : "(null)");
+    CHECK_EQ("totals is {}", json_object_size(json_object_get(r.doc, "totals")), 0);
+    CHECK_EQ("api is []", json_array_size(json_object_get(r.doc, "api")), 0);
+    CHECK_EQ("devices is []", json_array_size(json_object_get(r.doc, "devices")), 0);
+    inj_done(&r);
+}
+
+/* Two functions and all but one event of a third fit: the first two of the priority list
+ * (cudaLaunchKernel, cudaMemcpy) get rows, nothing else does. */
+static void check_fallback(void)
+{
+    struct inj_run r;
+    run_app(&r, "app-basic", NULL);	/* learns the core and per-function event counts */
+    long core = (long)json_object_size(json_object_get(r.doc, "totals")) +
+                (long)json_object_size(inj_dev_events(r.doc, 0));
+    long fields = (long)json_object_size(inj_api_row(r.doc, "cudaMemcpy")) - 2;
+    inj_done(&r);
+    char cap[64];
+    snprintf(cap, sizeof cap, "CUPTI_CB_RUN_MAX_EVENTS=%ld", core + 3 * fields - 1);
+    const char *env[] = {cap, NULL};
+    ct_note("%s", cap);
+    run_app(&r, "app-basic", env);
+    CHECK_EQ("app-basic under the cap: exit status", r.status, 0);
+    inj_check_frame(&r, self);
+    CHECK_TRUE("status.counting is true", inj_counting(r.doc));
+    CHECK_EQ("api rows", json_array_size(json_object_get(r.doc, "api")), 2);
+    CHECK_EQ("api cudaLaunchKernel.calls", inj_api(r.doc, "cudaLaunchKernel", "calls"), 5);
+    CHECK_EQ("api cudaMemcpy.calls", inj_api(r.doc, "cudaMemcpy", "calls"), 4);
+    CHECK_EQ("totals api.calls", inj_total(r.doc, "api.calls"), 21);
+    CHECK_EQ("device 0 memcpy.bytes_htod", inj_dev(r.doc, 0, "memcpy.bytes_htod"), 3000);
+    const char *note = inj_note(r.doc, "per-function counts for 2 of ");
+    ct_result(note != NULL, "a note says \"per-function counts for 2 of ...\": %s", note ? note : "(none)");
+    CHECK_TRUE("... and names the cap", note && strstr(note, cap));
+    inj_done(&r);
+}
+
+static void check_papi(void)
+{
+    struct inj_run r;
+    run_app(&r, "app-papi", NULL);
+    CHECK_EQ("app-papi: its own set started and counted 3 launches (exit 0)", r.status, 0);
+    inj_check_frame(&r, self);
+    CHECK_TRUE("status.counting is true", inj_counting(r.doc));
+    CHECK_EQ("device 0 kernel.launches", inj_dev(r.doc, 0, "kernel.launches"), 3);
+    CHECK_EQ("api cudaLaunchKernel.calls", inj_api(r.doc, "cudaLaunchKernel", "calls"), 3);
+    inj_done(&r);
+}
+
+static void check_metrics(void)
+{
+    struct inj_run r;
+    static const char *const env[] = {"CUPTI_CB_RUN_METRICS=dram__bytes_read.sum", NULL};
+    run_app(&r, "app-metrics", env);
+    CHECK_EQ("app-metrics: exit status", r.status, 0);
+    inj_check_frame(&r, self);
+    CHECK_TRUE("status.counting is true", inj_counting(r.doc));
+    const char *note = inj_note(r.doc, "the hardware metrics were left out: PAPI_start refused the set with them");
+    ct_result(note != NULL, "a note says the metrics were left out at the start: %s", note ? note : "(none)");
+    CHECK_EQ("metrics is []", json_array_size(json_object_get(r.doc, "metrics")), 0);
+    check_calls(r.doc, 0);
+    inj_done(&r);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) {
+        fake_setup();
+        if (!strcmp(argv[1], "app-basic"))
+            return app_basic();
+        if (!strcmp(argv[1], "app-disabled"))
+            return app_disabled();
+        if (!strcmp(argv[1], "app-papi"))
+            return app_papi();
+        if (!strcmp(argv[1], "app-metrics"))
+            return app_metrics();
+        ct_fatal("no application %s", argv[1]);
+    }
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[n > 0 ? n : 0] = '\0';
+    if (access(INJ_LIB, R_OK) != 0)
+        ct_fatal("%s: %s (build src/ first)", INJ_LIB, strerror(errno));
+    fake_setup();
+    ct_library_init();
+    const char *only = getenv("INJ_CASE");
+    if (!only || !strcmp(only, "basic"))
+        check_basic();
+    if (!only || !strcmp(only, "disabled"))
+        check_disabled();
+    if (!only || !strcmp(only, "fallback"))
+        check_fallback();
+    if (!only || !strcmp(only, "papi"))
+        check_papi();
+    if (!only || !strcmp(only, "metrics"))
+        check_metrics();
+    return ct_done();
+}

@@ -1,0 +1,100 @@
+/*
+ * cupti_cb_inject.h: the pieces of libcupti_cb_inject.so, the library that the CUDA driver
+ * loads into a program measured by cupti_cb_run (CUDA_INJECTION64_PATH).  The contract with
+ * the runner (environment, process file) is src/cupti_cb_run-contract.md.
+ *
+ *   cupti_cb_inject.c       InitializeInjection, set-up, exit
+ *   cupti_cb_inject_owner.c the threads that own the event sets
+ *   cupti_cb_inject_set.c   which events go into the set, and what to drop when PAPI refuses
+ *   cupti_cb_inject_json.c  the process file
+ *   cupti_cb_inject_live.c  the live view (CUPTI_CB_RUN_INTERVAL_MS)
+ */
+#ifndef CUPTI_CB_INJECT_H
+#define CUPTI_CB_INJECT_H
+
+#include <stddef.h>
+
+#define CUPTI_CB_INJ_PREFIX "cupti_cb_run: "
+#define CUPTI_CB_INJ_MAX_NOTES 64
+
+/* What a slot of the main event set counts. */
+enum cupti_cb_inj_kind {
+	CUPTI_CB_INJ_TOTAL,	/* totals: api.calls, ... (field: index in cupti_cb_inj_totals) */
+	CUPTI_CB_INJ_DEVICE,	/* devices[].events (field: index in cupti_cb_inj_dev_events) */
+	CUPTI_CB_INJ_FUNC,	/* api[] (field: index in cupti_cb_inj_func_fields) */
+	CUPTI_CB_INJ_METRIC,	/* metrics[] (field: index of the metric in the list) */
+};
+
+/* One event of the main set, in the order added. */
+struct cupti_cb_inj_slot {
+	char *name;		/* the full PAPI name added */
+	int kind;		/* enum cupti_cb_inj_kind */
+	int field;
+	int func;		/* CUPTI_CB_INJ_FUNC: index in the function list */
+	int device;		/* CUPTI_CB_INJ_DEVICE, CUPTI_CB_INJ_METRIC */
+	int group;		/* what the start fallback removes together (enum below) */
+	int fp64;		/* the value is a double's bits (metrics) */
+	char units[64];
+};
+
+/* Groups of events, in the order the start fallback gives them up. */
+enum { CUPTI_CB_INJ_G_CORE, CUPTI_CB_INJ_G_FUNCS, CUPTI_CB_INJ_G_ACTIVITY, CUPTI_CB_INJ_G_METRICS };
+
+struct cupti_cb_inj {
+	/* configuration, from the environment */
+	char *run_dir;			/* CUPTI_CB_RUN_DIR */
+	char *metrics;			/* CUPTI_CB_RUN_METRICS (comma list) or NULL */
+	int activity;			/* CUPTI_CB_RUN_ACTIVITY (default 1) */
+	long interval_ms;		/* CUPTI_CB_RUN_INTERVAL_MS (0: no live view) */
+	int trace;			/* CUPTI_CB_RUN_TRACE */
+	long max_events;		/* CUPTI_CB_RUN_MAX_EVENTS (0: no cap of our own) */
+
+	/* state */
+	long long t0_ns;		/* CLOCK_MONOTONIC at InitializeInjection */
+	int cidx;			/* cupti_cb's component index, or -1 */
+	int n_devices;
+	int eventset;			/* PAPI_NULL until created */
+	int counting;			/* the set was started */
+	char reason[1024];		/* why not counting ("" while counting) */
+
+	struct cupti_cb_inj_slot *slots;
+	int n_slots, cap_slots;
+	long long *values;		/* n_slots values after the stop */
+
+	char **funcs;			/* function names, catalogue order (priority ones first) */
+	int n_funcs;
+	int funcs_in_set;		/* how many of them have their events in the set */
+
+	char *notes[CUPTI_CB_INJ_MAX_NOTES];
+	int n_notes;
+};
+
+/* Derived events, in the order of the process file. */
+extern const char *const cupti_cb_inj_totals[];
+extern const int cupti_cb_inj_n_totals;
+extern const char *const cupti_cb_inj_dev_events[];
+extern const int cupti_cb_inj_n_dev_events;
+extern const int cupti_cb_inj_first_gpu_event;	/* gpu.* events start here */
+extern const char *const cupti_cb_inj_func_fields[];	/* event suffixes: "calls", "time_ns", ... */
+extern const char *const cupti_cb_inj_func_keys[];	/* their keys in the file: "calls", "min_ns", ... */
+extern const int cupti_cb_inj_n_func_fields;
+
+/* cupti_cb_inject.c */
+void cupti_cb_inj_note(struct cupti_cb_inj *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cupti_cb_inj_trace(const struct cupti_cb_inj *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+long long cupti_cb_inj_now_ns(void);
+
+/* cupti_cb_inject_set.c: fills s->eventset (created, empty) and starts it.  Sets s->counting,
+ * or s->reason.  Never fails the program. */
+void cupti_cb_inj_build_and_start(struct cupti_cb_inj *s);
+
+/* cupti_cb_inject_json.c: writes <run_dir>/proc-<pid>.json (temp name, then rename).
+ * Returns 0, or -1 with errno. */
+int cupti_cb_inj_write(const struct cupti_cb_inj *s);
+
+/* cupti_cb_inject_live.c: the live view's set is added and started on the calling thread (the
+ * one inside cuInit, like the main set); its owner thread prints a line every interval.  */
+void cupti_cb_inj_live_start(struct cupti_cb_inj *s);
+void cupti_cb_inj_live_stop(void);
+
+#endif /* CUPTI_CB_INJECT_H */

@@ -1,0 +1,365 @@
+/*
+ * cupti_cb_inject_set.c: the events of the main set, added in process scope, and what is left
+ * out when PAPI refuses.
+ *
+ * Order, which is also the order of what survives a full set:
+ *   1. totals (api.calls, api.time_ns, api.errors);
+ *   2. the derived events of every device (name:device=N:process), then the gpu.* ones
+ *      (CUPTI_CB_RUN_ACTIVITY, default on);
+ *   3. the hardware metrics asked for (CUPTI_CB_RUN_METRICS), per device;
+ *   4. per CUDA function: <f>.calls, .time_ns, .time_ns_min, .time_ns_max, .errors, for every
+ *      function of the catalogue, the most common functions first.
+ * An event that this libpapi does not offer (an older component) is left out with a note.  The
+ * first add that PAPI refuses in 1, 2 or 4 ends the adding (the set is full: cupti_cb allows
+ * CUPTI_CB_SET_MAX events per set), with a note; a function is added with all its events or not
+ * at all.  A metric that is refused (several passes, not on this chip) is left out alone.
+ * CUPTI_CB_RUN_MAX_EVENTS=n caps the set at n events the same way.
+ *
+ * If PAPI_start fails, the metrics are removed and the start tried again, then the gpu.*
+ * events: a source that cannot work explains itself at the start, and the others go on.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "papi.h"
+
+#include "cupti_cb_inject.h"
+
+const char *const cupti_cb_inj_totals[] = { "api.calls", "api.time_ns", "api.errors" };
+const int cupti_cb_inj_n_totals = 3;
+
+const char *const cupti_cb_inj_dev_events[] = {
+	"kernel.launches", "graph.launches", "memcpy.calls", "memcpy.bytes_htod", "memcpy.bytes_dtoh",
+	"memcpy.bytes_dtod", "memcpy.bytes_htoh", "memcpy.bytes_peer", "memset.calls", "memset.bytes",
+	"alloc.calls", "alloc.bytes", "free.calls", "free.bytes", "alloc.peak_bytes", "sync.calls",
+	"sync.time_ns", "kernel.threads", "kernel.dyn_smem_bytes", "kernel.launches_legacy_stream",
+	"kernel.launches_other_stream",
+	/* the activity source's */
+	"gpu.kernels", "gpu.kernel_time_ns", "gpu.memcpy.count", "gpu.memcpy.bytes_htod",
+	"gpu.memcpy.bytes_dtoh", "gpu.memcpy.bytes_dtod", "gpu.memcpy.bytes_htoh", "gpu.memcpy.bytes_peer",
+	"gpu.memcpy.time_ns", "gpu.memset.count", "gpu.memset.bytes", "gpu.memset.time_ns", "gpu.busy_ns",
+};
+const int cupti_cb_inj_n_dev_events = sizeof cupti_cb_inj_dev_events / sizeof cupti_cb_inj_dev_events[0];
+const int cupti_cb_inj_first_gpu_event = 21;
+
+const char *const cupti_cb_inj_func_fields[] = { "calls", "time_ns", "time_ns_min", "time_ns_max", "errors" };
+const char *const cupti_cb_inj_func_keys[] = { "calls", "time_ns", "min_ns", "max_ns", "errors" };
+const int cupti_cb_inj_n_func_fields = 5;
+
+/* The functions most programs call, in this order first in line when not every function fits
+ * in the set (the rest follow in catalogue order). */
+static const char *const common_funcs[] = {
+	"cudaLaunchKernel", "cudaMemcpy", "cudaMemcpyAsync", "cudaMalloc", "cudaFree", "cudaMemset",
+	"cudaMemsetAsync", "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaGraphLaunch",
+	"cuLaunchKernel", "cuLaunchKernelEx", "cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemcpyDtoD", "cuMemcpy",
+	"cuMemcpyAsync", "cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync", "cuMemAlloc", "cuMemFree",
+	"cuMemsetD8", "cuMemsetD32", "cuMemsetD8Async", "cuCtxSynchronize", "cuStreamSynchronize",
+	"cuCtxGetCurrent", "cuCtxSetCurrent", "cuGraphLaunch", "cuModuleLoadData", "cuModuleGetFunction",
+	"cuLibraryLoadData", "cuMemAllocAsync", "cuMemFreeAsync", "cuEventRecord", "cuEventSynchronize",
+	"cudaGetDevice", "cudaSetDevice", "cudaGetDeviceCount", "cudaGetLastError", "cudaLaunchKernelExC",
+	"cudaMallocHost", "cudaFreeHost", "cudaHostAlloc", "cudaMallocAsync", "cudaFreeAsync",
+	"cudaMallocManaged", "cudaEventRecord", "cudaEventSynchronize", "cudaStreamWaitEvent",
+	"cudaEventCreate", "cudaEventDestroy", "cudaStreamCreate", "cudaStreamDestroy",
+	"cudaMemcpyToSymbol", "cudaMemcpy2D", "cudaMemcpyPeer",
+};
+#define N_COMMON (int)(sizeof common_funcs / sizeof common_funcs[0])
+
+static int full_name(char *buf, size_t len, const char *event, int device)
+{
+	if (device >= 0)
+		return snprintf(buf, len, "cupti_cb:::%s:device=%d:process", event, device) < (int)len;
+	return snprintf(buf, len, "cupti_cb:::%s:process", event) < (int)len;
+}
+
+static int offered(const char *name)
+{
+	int code = 0;
+	return PAPI_event_name_to_code(name, &code) == PAPI_OK;
+}
+
+/* Adds one event and its slot.  Returns PAPI_OK or the refusal (the cap included). */
+static int add(struct cupti_cb_inj *s, const char *name, int kind, int field, int func, int device,
+	       int group)
+{
+	if (s->max_events > 0 && s->n_slots >= s->max_events)
+		return PAPI_ECOUNT;
+	if (s->n_slots == s->cap_slots) {
+		int cap = s->cap_slots ? 2 * s->cap_slots : 256;
+		struct cupti_cb_inj_slot *n = realloc(s->slots, (size_t)cap * sizeof *n);
+		if (!n)
+			return PAPI_ENOMEM;
+		s->slots = n;
+		s->cap_slots = cap;
+	}
+	char *copy = strdup(name);
+	if (!copy)
+		return PAPI_ENOMEM;
+	int rc = PAPI_add_named_event(s->eventset, name);
+	if (rc != PAPI_OK) {
+		free(copy);
+		cupti_cb_inj_trace(s, "add %s: %s", name, PAPI_strerror(rc));
+		return rc;
+	}
+	struct cupti_cb_inj_slot *sl = &s->slots[s->n_slots++];
+	memset(sl, 0, sizeof *sl);
+	sl->name = copy;
+	sl->kind = kind;
+	sl->field = field;
+	sl->func = func;
+	sl->device = device;
+	sl->group = group;
+	if (kind == CUPTI_CB_INJ_METRIC) {
+		PAPI_event_info_t info;
+		int code = 0;
+		if (PAPI_event_name_to_code(name, &code) == PAPI_OK && PAPI_get_event_info(code, &info) == PAPI_OK) {
+			sl->fp64 = info.data_type == PAPI_DATATYPE_FP64;
+			snprintf(sl->units, sizeof sl->units, "%s", info.units);
+		}
+	}
+	return PAPI_OK;
+}
+
+/* Removes the slots from index `from` on whose group is g (g < 0: all from `from`). */
+static void remove_slots(struct cupti_cb_inj *s, int from, int g)
+{
+	int w = from;
+	for (int i = from; i < s->n_slots; i++) {
+		struct cupti_cb_inj_slot *sl = &s->slots[i];
+		if (g < 0 || sl->group == g) {
+			int rc = PAPI_remove_named_event(s->eventset, sl->name);
+			if (rc != PAPI_OK)
+				cupti_cb_inj_trace(s, "remove %s: %s", sl->name, PAPI_strerror(rc));
+			free(sl->name);
+		} else {
+			s->slots[w++] = *sl;
+		}
+	}
+	s->n_slots = w;
+}
+
+static const char *refusal(const struct cupti_cb_inj *s, int rc)
+{
+	static char buf[128];
+	if (rc == PAPI_ECOUNT && s->max_events > 0 && s->n_slots >= s->max_events)
+		snprintf(buf, sizeof buf, "CUPTI_CB_RUN_MAX_EVENTS=%ld", s->max_events);
+	else
+		snprintf(buf, sizeof buf, "PAPI: %s", PAPI_strerror(rc));
+	return buf;
+}
+
+/* The component's sentence when it is disabled, else the PAPI error's. */
+static void set_reason(struct cupti_cb_inj *s, const char *what, int rc)
+{
+	const PAPI_component_info_t *ci = s->cidx >= 0 ? PAPI_get_component_info(s->cidx) : NULL;
+	if (ci && ci->disabled && ci->disabled_reason[0])
+		snprintf(s->reason, sizeof s->reason, "%s", ci->disabled_reason);
+	else
+		snprintf(s->reason, sizeof s->reason, "%s: %s", what, PAPI_strerror(rc));
+}
+
+static int count_devices(void)
+{
+	char name[128];
+	int n = 0;
+	while (n < 127 && full_name(name, sizeof name, "kernel.launches", n) && offered(name))
+		n++;
+	return n;
+}
+
+/* 1, 2: returns 0 when adding may go on, -1 when the set is full (noted). */
+static int add_core(struct cupti_cb_inj *s)
+{
+	char name[256];
+	for (int i = 1; i < cupti_cb_inj_n_totals; i++) {
+		full_name(name, sizeof name, cupti_cb_inj_totals[i], -1);
+		if (!offered(name)) {
+			cupti_cb_inj_note(s, "%s is not offered by this cupti_cb: left out", cupti_cb_inj_totals[i]);
+			continue;
+		}
+		int rc = add(s, name, CUPTI_CB_INJ_TOTAL, i, -1, -1, CUPTI_CB_INJ_G_CORE);
+		if (rc != PAPI_OK) {
+			cupti_cb_inj_note(s, "the event set is full at %s (%s): it and every later event were left out",
+					  cupti_cb_inj_totals[i], refusal(s, rc));
+			return -1;
+		}
+	}
+	for (int e = 0; e < cupti_cb_inj_n_dev_events; e++) {
+		int gpu = e >= cupti_cb_inj_first_gpu_event;
+		if (gpu && !s->activity)
+			continue;
+		full_name(name, sizeof name, cupti_cb_inj_dev_events[e], 0);
+		if (!offered(name)) {
+			cupti_cb_inj_note(s, "%s is not offered by this cupti_cb: left out", cupti_cb_inj_dev_events[e]);
+			continue;
+		}
+		for (int d = 0; d < s->n_devices; d++) {
+			full_name(name, sizeof name, cupti_cb_inj_dev_events[e], d);
+			int rc = add(s, name, CUPTI_CB_INJ_DEVICE, e, -1, d,
+				     gpu ? CUPTI_CB_INJ_G_ACTIVITY : CUPTI_CB_INJ_G_CORE);
+			if (rc != PAPI_OK) {
+				cupti_cb_inj_note(s, "the event set is full at %s:device=%d (%s): it and every later "
+						  "event were left out", cupti_cb_inj_dev_events[e], d, refusal(s, rc));
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* 3: each metric on each device; a refused one is left out alone. */
+static void add_metrics(struct cupti_cb_inj *s)
+{
+	if (!s->metrics)
+		return;
+	char *list = strdup(s->metrics), *save = NULL;
+	int index = 0;
+	for (char *m = list ? strtok_r(list, ",", &save) : NULL; m; m = strtok_r(NULL, ",", &save), index++) {
+		for (int d = 0; d < s->n_devices; d++) {
+			char name[512];
+			snprintf(name, sizeof name, "cupti_cb:::%s:device=%d", m, d);
+			int rc = add(s, name, CUPTI_CB_INJ_METRIC, index, -1, d, CUPTI_CB_INJ_G_METRICS);
+			if (rc != PAPI_OK)
+				cupti_cb_inj_note(s, "metric %s on device %d left out: %s", m, d, refusal(s, rc));
+		}
+	}
+	free(list);
+}
+
+/* The catalogue's CUDA functions (names of <f>.calls), the common ones first. */
+static void list_functions(struct cupti_cb_inj *s)
+{
+	int code = PAPI_NATIVE_MASK, cap = 0, n = 0;
+	char **all = NULL;
+	char name[PAPI_MAX_STR_LEN];
+	if (PAPI_enum_cmp_event(&code, PAPI_ENUM_FIRST, s->cidx) != PAPI_OK)
+		return;
+	do {
+		if (PAPI_event_code_to_name(code, name) != PAPI_OK)
+			continue;
+		const char *b = strstr(name, ":::");
+		b = b ? b + 3 : name;
+		size_t len = strlen(b);
+		if ((strncmp(b, "cu", 2) && strncmp(b, "__cu", 4)) || len < 7 || strcmp(b + len - 6, ".calls"))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 512;
+			char **g = realloc(all, (size_t)cap * sizeof *g);
+			if (!g)
+				break;
+			all = g;
+		}
+		all[n] = strndup(b, len - 6);
+		if (all[n])
+			n++;
+	} while (PAPI_enum_cmp_event(&code, PAPI_ENUM_EVENTS, s->cidx) == PAPI_OK);
+	/* the common functions first, in their order: each is swapped to the front */
+	int w = 0;
+	for (int c = 0; c < N_COMMON; c++)
+		for (int i = w; i < n; i++)
+			if (!strcmp(all[i], common_funcs[c])) {
+				char *tmp = all[i];
+				memmove(&all[w + 1], &all[w], (size_t)(i - w) * sizeof *all);
+				all[w++] = tmp;
+				break;
+			}
+	s->funcs = all;
+	s->n_funcs = n;
+}
+
+/* 4: every function with all its offered events, until PAPI refuses. */
+static void add_functions(struct cupti_cb_inj *s, int set_full)
+{
+	char name[512];
+	int fields[8], n_fields = 0;
+	list_functions(s);
+	if (s->n_funcs == 0) {
+		cupti_cb_inj_note(s, "the cupti_cb catalogue lists no CUDA function: the api rows are empty");
+		return;
+	}
+	for (int k = 0; k < cupti_cb_inj_n_func_fields; k++) {
+		snprintf(name, sizeof name, "%s.%s", s->funcs[0], cupti_cb_inj_func_fields[k]);
+		char full[600];
+		full_name(full, sizeof full, name, -1);
+		if (offered(full))
+			fields[n_fields++] = k;
+		else
+			cupti_cb_inj_note(s, "<function>.%s is not offered by this cupti_cb: left out",
+					  cupti_cb_inj_func_fields[k]);
+	}
+	int f = 0, rc = PAPI_OK;
+	char why[160] = "full before the functions";
+	for (; !set_full && f < s->n_funcs; f++) {
+		int first = s->n_slots;
+		for (int k = 0; k < n_fields && rc == PAPI_OK; k++) {
+			char full[600];
+			snprintf(name, sizeof name, "%s.%s", s->funcs[f], cupti_cb_inj_func_fields[fields[k]]);
+			full_name(full, sizeof full, name, -1);
+			rc = add(s, full, CUPTI_CB_INJ_FUNC, fields[k], f, -1, CUPTI_CB_INJ_G_FUNCS);
+		}
+		if (rc != PAPI_OK) {
+			snprintf(why, sizeof why, "%s", refusal(s, rc));	/* before the removal */
+			remove_slots(s, first, -1);
+			break;
+		}
+	}
+	s->funcs_in_set = f;
+	if (f < s->n_funcs)
+		cupti_cb_inj_note(s, "per-function counts for %d of %d CUDA functions (the most common first): "
+				  "the event set holds no more (%s)", f, s->n_funcs, why);
+}
+
+/* PAPI_start, giving up the metrics, then the gpu.* events, if it fails. */
+static int start(struct cupti_cb_inj *s)
+{
+	static const int give_up[] = { CUPTI_CB_INJ_G_METRICS, CUPTI_CB_INJ_G_ACTIVITY };
+	static const char *const what[] = { "the hardware metrics", "the gpu.* events" };
+	int rc = PAPI_start(s->eventset);
+	for (unsigned i = 0; rc != PAPI_OK && i < 2; i++) {
+		int present = 0;
+		for (int j = 0; j < s->n_slots; j++)
+			present |= s->slots[j].group == give_up[i];
+		if (!present)
+			continue;
+		cupti_cb_inj_note(s, "%s were left out: PAPI_start refused the set with them (%s)", what[i],
+				  PAPI_strerror(rc));
+		remove_slots(s, 0, give_up[i]);
+		rc = PAPI_start(s->eventset);
+	}
+	return rc;
+}
+
+void cupti_cb_inj_build_and_start(struct cupti_cb_inj *s)
+{
+	char name[128];
+	/* The first add runs cupti_cb's driver stage: the component is disabled after it when it
+	 * cannot count (no driver, another CUPTI subscriber, ...). */
+	full_name(name, sizeof name, cupti_cb_inj_totals[0], -1);
+	int rc = add(s, name, CUPTI_CB_INJ_TOTAL, 0, -1, -1, CUPTI_CB_INJ_G_CORE);
+	if (rc != PAPI_OK) {
+		set_reason(s, "PAPI_add_named_event(cupti_cb:::api.calls:process)", rc);
+		return;
+	}
+	s->n_devices = count_devices();
+	cupti_cb_inj_trace(s, "%d device(s)", s->n_devices);
+	int full = add_core(s) != 0;
+	if (!full)
+		add_metrics(s);
+	add_functions(s, full);
+	cupti_cb_inj_trace(s, "%d events in the set, %d of %d functions", s->n_slots, s->funcs_in_set,
+			   s->n_funcs);
+	s->values = calloc((size_t)s->n_slots, sizeof *s->values);
+	if (!s->values) {
+		snprintf(s->reason, sizeof s->reason, "out of memory");
+		return;
+	}
+	rc = start(s);
+	if (rc != PAPI_OK) {
+		set_reason(s, "PAPI_start", rc);
+		return;
+	}
+	s->counting = 1;
+}
