@@ -21,6 +21,16 @@ static int by_time(const void *a, const void *b)
 		      json_string_value(json_object_get(y, "function")));
 }
 
+/* A field the installed cupti_cb does not offer is absent: "-", not 0. */
+static void field(char *buf, json_t *f, const char *key)
+{
+	json_t *v = json_object_get(f, key);
+	if (json_is_integer(v))
+		snprintf(buf, NUM, "%lld", (long long)json_integer_value(v));
+	else
+		strcpy(buf, "-");
+}
+
 static void api_row(struct cupti_cb_run_tab *t, json_t *f, long long layer_ns)
 {
 	char c[7][NUM];
@@ -29,9 +39,9 @@ static void api_row(struct cupti_cb_run_tab *t, json_t *f, long long layer_ns)
 	snprintf(c[1], NUM, "%lld", ns);
 	snprintf(c[2], NUM, "%lld", calls);
 	snprintf(c[3], NUM, "%.1f", calls ? (double)ns / (double)calls : 0.0);
-	snprintf(c[4], NUM, "%lld", cupti_cb_run_int(f, "min_ns"));
-	snprintf(c[5], NUM, "%lld", cupti_cb_run_int(f, "max_ns"));
-	snprintf(c[6], NUM, "%lld", cupti_cb_run_int(f, "errors"));
+	field(c[4], f, "min_ns");
+	field(c[5], f, "max_ns");
+	field(c[6], f, "errors");
 	const char *cells[] = { c[0], c[1], c[2], c[3], c[4], c[5], c[6],
 				json_string_value(json_object_get(f, "function")) };
 	cupti_cb_run_tab_row(t, cells);
