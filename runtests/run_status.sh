@@ -35,7 +35,7 @@ line err "cupti_cb_run: cannot execute /dev/null: Permission denied"
 rc 5 "$RUNNER" -- "$FAKE_APP" -x 5 none
 line err "cupti_cb_run: nothing was measured: the program made no CUDA call (the CUDA driver loads the injected library at a process's first CUDA call)."
 rc 0 env CUPTI_CB_CUDA_LIB=/nonexistent/libcuda.so.1 "$RUNNER" -- "$FAKE_APP" none
-line err "cupti_cb_run: nothing was measured: CUDA found no driver (/nonexistent/libcuda.so.1 cannot be loaded), so no CUDA call of the program could start CUDA."
+line err "cupti_cb_run: nothing was measured: CUDA found no driver (/nonexistent/libcuda.so.1 cannot be loaded), so any CUDA call of the program failed before cupti_cb could be loaded."
 rc 0 env CUPTI_CB_RUN_INJECT=/nonexistent/inject.so "$RUNNER" -- "$FAKE_APP" none
 line err "cupti_cb_run: nothing was measured: the injected library /nonexistent/inject.so cannot be read (No such file or directory)."
 test "$(wc -l < err)" = 1 || fail "more than one sentence on standard error"
@@ -58,6 +58,8 @@ rc 2 "$RUNNER" --bogus -- true
 line err "cupti_cb_run: unknown option '--bogus' (cupti_cb_run --help lists the options)"
 rc 2 "$RUNNER" --json
 line err "cupti_cb_run: --json needs a value (cupti_cb_run --help lists the options)"
+rc 2 "$RUNNER" --hl-output hl --report x.json
+line err "cupti_cb_run: --hl-output writes the files of a run, not of --report (cupti_cb_run --help lists the options)"
 rc 2 "$RUNNER" --fail-above calls:total=0% -- true
 line err "cupti_cb_run: --fail-above needs --compare BASELINE.json (cupti_cb_run --help lists the options)"
 

@@ -142,7 +142,7 @@ static void say_why_nothing(void)
 	void *h = dlopen(drv, RTLD_LAZY | RTLD_LOCAL);
 	if (!h) {
 		fprintf(stderr, "cupti_cb_run: nothing was measured: CUDA found no driver (%s cannot be loaded), "
-				"so no CUDA call of the program could start CUDA.\n", drv);
+				"so any CUDA call of the program failed before cupti_cb could be loaded.\n", drv);
 		return;
 	}
 	dlclose(h);

@@ -141,6 +141,8 @@ int cupti_cb_run_parse_opts(int argc, char **argv, struct cupti_cb_run_opts *o)
 		if (!o->argc)
 			return bad("%s", "no program to run");
 	}
+	if (o->hl_output && o->reports)
+		return bad("%s", "--hl-output writes the files of a run, not of --report");
 	if (o->fail_above && !o->compare)
 		return bad("%s", "--fail-above needs --compare BASELINE.json");
 	return 0;
