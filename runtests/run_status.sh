@@ -25,6 +25,10 @@ wait $runner
 got=$?
 test "$got" = 143 || fail "SIGTERM to the runner: exit status $got, not 143"
 
+# A signal the runner was started with ignored stays ignored in the program.
+rc 4 sh -c 'trap "" INT; exec "$0" -o /dev/null -- sh -c "kill -INT \$\$; echo survived; exit 4"' "$RUNNER"
+line out "survived"
+
 # Cannot be executed: 127 and a sentence.
 rc 127 "$RUNNER" -- ./no-such-program x
 line err "cupti_cb_run: cannot execute ./no-such-program: No such file or directory"

@@ -30,11 +30,15 @@ static long long now_ns(void)
 	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-/* In the child: exec, or report errno through the close-on-exec pipe. */
+static struct sigaction old_int, old_term;
+
+/* In the child: the dispositions the runner was given (an ignored SIGINT
+ * stays ignored, as under nohup or `&`), then exec, or report errno through
+ * the close-on-exec pipe. */
 static void run_child(char **argv, int fd)
 {
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
 	execvp(argv[0], argv);
 	int e = errno;
 	if (write(fd, &e, sizeof e) < 0)
@@ -56,7 +60,7 @@ static int wait_child(pid_t pid)
 int cupti_cb_run_exec(char **argv, struct cupti_cb_run_child *c)
 {
 	int fds[2];
-	struct sigaction sa, old_int, old_term;
+	struct sigaction sa;
 	memset(c, 0, sizeof *c);
 	if (pipe2(fds, O_CLOEXEC))
 		return -1;
@@ -64,8 +68,13 @@ int cupti_cb_run_exec(char **argv, struct cupti_cb_run_child *c)
 	sa.sa_sigaction = forward;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	/* A signal the runner was told to ignore is not ours to pass on. */
+	sigaction(SIGINT, NULL, &old_int);
+	sigaction(SIGTERM, NULL, &old_term);
+	if (old_int.sa_handler != SIG_IGN)
+		sigaction(SIGINT, &sa, NULL);
+	if (old_term.sa_handler != SIG_IGN)
+		sigaction(SIGTERM, &sa, NULL);
 	long long t0 = now_ns();
 	pid_t pid = fork();
 	if (pid < 0) {
