@@ -61,6 +61,10 @@ rc 0 "$RUNNER" -o t.txt --compare base.json --fail-above 'event:sync.time_ns=0%,
 row t.txt "event:sync.time_ns 50000 50000 0.0 0 ok"
 row t.txt "kernels:gpu_time 400000 400000 0.0 0 ok"
 
+# Nothing measured: the program's status, and a sentence.
+rc 0 "$RUNNER" --compare base.json -- "$FAKE_APP" none
+line err "cupti_cb_run: --compare: there is nothing to compare with base.json."
+
 # Bad rules: exit 2, one sentence, the program is not run.
 bad() {
 	rc 2 "$RUNNER" --compare base.json --fail-above "$1" -- "$FAKE_APP" -e ran.txt a

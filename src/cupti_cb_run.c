@@ -228,9 +228,11 @@ static int run_program(const struct cupti_cb_run_opts *o, struct baseline *b)
 	json_object_set_new(report, "run", json_pack("{s:o, s:i, s:I, s:o}", "argv", argv_json(o->argv, o->argc),
 						     "exit_status", status, "wall_ns", (json_int_t)child.wall_ns,
 						     "rank", rank >= 0 ? json_integer(rank) : json_null()));
-	if (n <= 0)
+	if (n <= 0) {
 		say_why_nothing();
-	else {
+		if (b->doc)
+			fprintf(stderr, "cupti_cb_run: --compare: there is nothing to compare with %s.\n", o->compare);
+	} else {
 		if (o->output)
 			say_not_counting(report);
 		if (write_outputs(o, report, rank, stderr, NULL, 0) && !status)
