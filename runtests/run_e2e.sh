@@ -1,0 +1,52 @@
+#!/bin/sh
+# run_e2e: the runner, the injected library and libpapi with cupti_cb
+# together, on the CPU. The application is ctests' cpu_fake_inject in its
+# app-basic role: it links the fake libcuda, which loads
+# CUDA_INJECTION64_PATH at the first cuInit as the driver does, then plays
+# known CUDA calls (5 cudaLaunchKernel and 2 cuLaunchKernel, 3 copies of
+# 1000 bytes host to device and one of 500 back, a memset of 256 bytes, 2
+# allocations of 1 MiB, a synchronization) and GPU activity records (2
+# kernels, 350 ns; a copy of 1000 bytes; busy 450 ns); a fork() child of it
+# writes no file. app-disabled finds CUPTI taken by another subscriber and
+# exits with 7: the runner prints the component's reason and returns 7.
+. "$LIB_SH"
+
+if ! test -r "$INJ_LIB"; then
+	fail "$INJ_LIB is missing (build src/ first)"
+	finish
+fi
+CUPTI_CB_RUN_INJECT=$INJ_LIB
+export CUPTI_CB_RUN_INJECT
+
+rc 0 "$RUNNER" -o t.txt --json e.json -- "$FAKE_INJECT_APP" app-basic
+js e.json /run/exit_status 0
+js e.json /processes/# 1
+js e.json /status/counting true
+js e.json '/api[function=cudaLaunchKernel]/calls' 5
+js e.json '/api[function=cudaLaunchKernel]/layer' runtime
+js e.json '/api[function=cudaMemcpy]/calls' 4
+js e.json '/api[function=cuLaunchKernel]/calls' 7
+js e.json '/api[function=cuLaunchKernel]/layer' driver
+js e.json '/devices[device=0]/events/kernel.launches' 7
+js e.json '/devices[device=0]/events/memcpy.calls' 4
+js e.json '/devices[device=0]/events/memcpy.bytes_htod' 3000
+js e.json '/devices[device=0]/events/memcpy.bytes_dtoh' 500
+js e.json '/devices[device=0]/events/memset.bytes' 256
+js e.json '/devices[device=0]/events/alloc.bytes' 2097152
+js e.json '/devices[device=0]/events/sync.calls' 1
+js e.json '/devices[device=0]/events/gpu.kernels' 2
+js e.json '/devices[device=0]/events/gpu.kernel_time_ns' 350
+js e.json '/devices[device=0]/events/gpu.busy_ns' 450
+row t.txt "kernel launches launches 7"
+row t.txt "bytes host to device bytes 3000"
+row t.txt "kernels executed kernels 2"
+row t.txt "busy time ns 450"
+# Num Calls (column 3) of the cudaLaunchKernel row.
+test "$(awk '$8 == "cudaLaunchKernel" { print $3 }' t.txt)" = 5 || fail "t.txt has no cudaLaunchKernel row of 5 calls"
+
+rc 7 "$RUNNER" -o t.txt --json d.json -- "$FAKE_INJECT_APP" app-disabled
+js d.json /status/counting false
+reason=$("$JSON_GET" d.json /status/reason)
+test -n "$reason" && test "$reason" != null || fail "no reason in d.json"
+line err "cupti_cb_run: process $("$JSON_GET" d.json /processes/0/pid) did not count: $reason"
+finish

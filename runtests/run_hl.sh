@@ -1,0 +1,51 @@
+#!/bin/sh
+# run_hl: --hl-output DIR writes DIR/rank_NNNNNN.json in the form PAPI's
+# high-level API writes (src/high-level/papi_hl.c), and PAPI's own
+# papi_hl_output_writer.py reads two ranks' files and summarises them:
+# region count 2, per-event min, median and max over the ranks.
+. "$LIB_SH"
+
+rc 0 env OMPI_COMM_WORLD_RANK=0 "$RUNNER" -o /dev/null --hl-output hl -- "$FAKE_APP" a b
+rc 0 env OMPI_COMM_WORLD_RANK=1 "$RUNNER" -o /dev/null --hl-output hl -- "$FAKE_APP" more
+f=hl/rank_000000.json
+"$JSON_GET" $f /papi_version | grep -q '^7\.[0-9]*\.[0-9]*\.[0-9]*$' || fail "papi_version is not 7.x.y.z"
+js $f '/event_definitions/cupti_cb:::api.calls/component' cupti_cb
+js $f '/event_definitions/cupti_cb:::api.calls/type' delta
+js $f '/event_definitions/cupti_cb:::alloc.peak_bytes/type' instant
+js $f '/event_definitions/cupti_cb:::gpu.busy_ns/type' delta
+js $f /event_definitions/# 37
+js $f /threads/# 1
+js $f /threads/0/regions/# 1
+js $f /threads/0/regions/0/name cupti_cb_run
+js $f /threads/0/regions/0/parent_region_id -1
+js $f /threads/0/regions/0/cycles 0
+js $f '/threads/0/regions/0/cupti_cb:::api.calls' 15
+js $f '/threads/0/regions/0/cupti_cb:::kernel.launches' 7
+js $f '/threads/0/regions/0/cupti_cb:::memcpy.bytes_htod' 4196
+# Values are strings, as papi_hl.c writes them.
+"$JSON_GET" $f '/threads/0/regions/0' | grep -q '"cupti_cb:::api.calls":"15"' || fail "values are not strings"
+# Events no process file had are not in the region.
+"$JSON_GET" $f '/threads/0/regions/0/cupti_cb:::gpu.memset.count' > /dev/null 2>&1 && fail "gpu.memset.count is in the region"
+js hl/rank_000001.json '/threads/0/regions/0/cupti_cb:::api.calls' 13
+
+if ! command -v python3 > /dev/null 2>&1; then
+	echo "python3 is missing: the structure was checked, papi_hl_output_writer.py was not run"
+	finish
+fi
+if ! test -f "$HL_WRITER"; then
+	fail "$HL_WRITER is missing"
+	finish
+fi
+rc 0 python3 "$HL_WRITER" --source hl --type summary --notation raw
+js papi_sum.json /cupti_cb_run/region_count 2
+js papi_sum.json '/cupti_cb_run/cupti_cb:::api.calls/min' 13
+js papi_sum.json '/cupti_cb_run/cupti_cb:::api.calls/max' 15
+js papi_sum.json '/cupti_cb_run/cupti_cb:::api.calls/median' 14
+js papi_sum.json '/cupti_cb_run/cupti_cb:::kernel.launches/max' 7
+js papi_sum.json '/cupti_cb_run/cupti_cb:::memcpy.bytes_htod/min' 4196
+js papi_sum.json '/cupti_cb_run/Number of ranks' 2
+rc 0 python3 "$HL_WRITER" --source hl --type detail --notation derived
+js papi.json '/ranks/1/threads/0/regions/0/cupti_cb:::api.calls' 13
+# Summed over devices: the peaks of device 0 (16384) and device 1 (4096).
+js papi.json '/ranks/0/threads/0/regions/0/cupti_cb:::alloc.peak_bytes' 20480
+finish

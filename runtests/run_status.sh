@@ -1,0 +1,76 @@
+#!/bin/sh
+# run_status: the runner exits with the program's status (128+N when signal
+# N ended it, also when the runner passed on a SIGTERM it received), 127
+# when the program cannot be executed, 2 for bad options; when no process
+# file appeared it says why in one sentence and still returns the
+# program's status; a process that did not count has its reason printed.
+. "$LIB_SH"
+
+rc 3 "$RUNNER" -o t.txt -- "$FAKE_APP" -x 3 a
+grep -q '^ exit status 3; 1 process with CUDA; wall time [0-9]* ns$' t.txt || fail "t.txt lacks the exit status 3 line"
+rc 143 "$RUNNER" -o t.txt -- "$FAKE_APP" -k TERM a
+grep -q '^ exit status 143; 1 process with CUDA;' t.txt || fail "t.txt lacks the exit status 143 line"
+rc 130 "$RUNNER" -o t.txt -- "$FAKE_APP" -k INT a
+
+# A SIGTERM sent to the runner alone reaches the program.
+rm -f started
+"$RUNNER" -- sh -c 'touch started; exec sleep 60' > out 2> err &
+runner=$!
+i=0
+while ! test -f started && test $i -lt 200; do sleep 0.1; i=$((i + 1)); done
+test -f started || fail "the program did not start"
+sleep 0.2
+kill -TERM $runner
+wait $runner
+got=$?
+test "$got" = 143 || fail "SIGTERM to the runner: exit status $got, not 143"
+
+# A signal the runner was started with ignored stays ignored in the program.
+rc 4 sh -c 'trap "" INT; exec "$0" -o /dev/null -- sh -c "kill -INT \$\$; echo survived; exit 4"' "$RUNNER"
+line out "survived"
+
+# Cannot be executed: 127 and a sentence.
+rc 127 "$RUNNER" -- ./no-such-program x
+line err "cupti_cb_run: cannot execute ./no-such-program: No such file or directory"
+rc 127 "$RUNNER" -- /dev/null
+line err "cupti_cb_run: cannot execute /dev/null: Permission denied"
+
+# No process file: which of the reasons, and the program's status.
+rc 5 "$RUNNER" -- "$FAKE_APP" -x 5 none
+line err "cupti_cb_run: nothing was measured: the program made no CUDA call (the CUDA driver loads the injected library at a process's first CUDA call)."
+rc 0 env CUPTI_CB_CUDA_LIB=/nonexistent/libcuda.so.1 "$RUNNER" -- "$FAKE_APP" none
+line err "cupti_cb_run: nothing was measured: CUDA found no driver (/nonexistent/libcuda.so.1 cannot be loaded), so any CUDA call of the program failed before cupti_cb could be loaded."
+rc 0 env CUPTI_CB_RUN_INJECT=/nonexistent/inject.so "$RUNNER" -- "$FAKE_APP" none
+line err "cupti_cb_run: nothing was measured: the injected library /nonexistent/inject.so cannot be read (No such file or directory)."
+test "$(wc -l < err)" = 1 || fail "more than one sentence on standard error"
+
+# A process that did not count: its reason, on standard error and in the tables.
+rc 0 "$RUNNER" -o t.txt --json t.json -- "$FAKE_APP" nocount a
+line err "cupti_cb_run: process 1003 did not count: No NVIDIA driver: libcuda.so.1 cannot be loaded"
+line t.txt " process 1003 did not count: No NVIDIA driver: libcuda.so.1 cannot be loaded"
+js t.json /status/counting false
+js t.json /status/reason "No NVIDIA driver: libcuda.so.1 cannot be loaded"
+js t.json '/processes[pid=1001]/status/counting' true
+js t.json '/processes[pid=1003]/status/counting' false
+
+# Bad command lines: 2 and a sentence.
+rc 2 "$RUNNER"
+line err "cupti_cb_run: no program to run (cupti_cb_run --help lists the options)"
+rc 2 "$RUNNER" --interval 3h -- true
+line err "cupti_cb_run: --interval '3h': give a duration such as 1s or 500ms (cupti_cb_run --help lists the options)"
+rc 2 "$RUNNER" --bogus -- true
+line err "cupti_cb_run: unknown option '--bogus' (cupti_cb_run --help lists the options)"
+rc 2 "$RUNNER" --json
+line err "cupti_cb_run: --json needs a value (cupti_cb_run --help lists the options)"
+rc 2 "$RUNNER" --hl-output hl --report x.json
+line err "cupti_cb_run: --hl-output writes the files of a run, not of --report (cupti_cb_run --help lists the options)"
+rc 2 "$RUNNER" --fail-above calls:total=0% -- true
+line err "cupti_cb_run: --fail-above needs --compare BASELINE.json (cupti_cb_run --help lists the options)"
+
+# --help names every option.
+rc 0 "$RUNNER" --help
+for o in --output --csv --json --metrics --no-gpu-activity --interval --keep --trace --compare \
+	--fail-above --report --hl-output --help; do
+	grep -q -- "$o" out || fail "--help does not name $o"
+done
+finish

@@ -1,0 +1,314 @@
+/* cupti_cb_run: measures a CUDA program unchanged.
+ *
+ *   cupti_cb_run [OPTIONS] [--] PROGRAM [ARGS...]
+ *   cupti_cb_run [OPTIONS] --report FILE...
+ *
+ * The CUDA driver loads the injected library (CUDA_INJECTION64_PATH) into
+ * every process of the program that starts CUDA; each such process writes
+ * a process file into a private run directory at exit. The runner merges
+ * them into one report and prints it. See man/cupti_cb_run.1. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cupti_cb_run.h"
+
+/* ---- output files */
+
+static FILE *open_out(const char *pattern, int rank, FILE *dflt, char **name, const char *mode)
+{
+	*name = NULL;
+	if (!pattern)
+		return dflt;
+	if (!strcmp(pattern, "-"))
+		return stdout;
+	*name = cupti_cb_run_file_name(pattern, rank);
+	FILE *f = fopen(*name, mode);
+	if (!f)
+		fprintf(stderr, "cupti_cb_run: cannot write %s: %s\n", *name, strerror(errno));
+	return f;
+}
+
+static int close_out(FILE *f, char *name)
+{
+	int bad = 0;
+	if (f && name) {
+		bad = ferror(f) | fclose(f);
+		if (bad)
+			fprintf(stderr, "cupti_cb_run: writing %s failed\n", name);
+	} else if (f)
+		fflush(f);
+	free(name);
+	return bad || !f;
+}
+
+/* Text, CSV, JSON and high-level output; 0, or -1 when one failed. */
+static int write_outputs(const struct cupti_cb_run_opts *o, json_t *report, int rank, FILE *text_dflt,
+			 json_t **ranks, int nranks)
+{
+	int bad = 0;
+	char *name;
+	FILE *f = open_out(o->output, rank, text_dflt, &name, "w");
+	if (f) {
+		cupti_cb_run_print_tables(f, report);
+		if (nranks)
+			cupti_cb_run_print_ranks(f, ranks, nranks);
+	}
+	bad |= close_out(f, name);
+	if (o->csv) {
+		f = open_out(o->csv, rank, stdout, &name, "w");
+		if (f)
+			cupti_cb_run_print_csv(f, report);
+		bad |= close_out(f, name);
+	}
+	if (o->json) {
+		f = open_out(o->json, rank, stdout, &name, "w");
+		if (f && (json_dumpf(report, f, JSON_INDENT(2)) || fputc('\n', f) == EOF))
+			bad = 1;
+		bad |= close_out(f, name);
+	}
+	if (o->hl_output) {
+		char why[512];
+		if (cupti_cb_run_write_hl(o->hl_output, report, rank, why, sizeof why)) {
+			fprintf(stderr, "cupti_cb_run: --hl-output: %s\n", why);
+			bad = 1;
+		}
+	}
+	return bad ? -1 : 0;
+}
+
+/* ---- --compare */
+
+struct baseline {
+	json_t *doc;
+	struct cupti_cb_run_rule *rules;
+	size_t n;
+};
+
+/* 0, or the exit status for a bad baseline or rule list. */
+static int load_baseline(const struct cupti_cb_run_opts *o, struct baseline *b)
+{
+	char why[512];
+	memset(b, 0, sizeof *b);
+	if (!o->compare)
+		return 0;
+	const char *spec = o->fail_above ? o->fail_above : cupti_cb_run_default_rules;
+	if (cupti_cb_run_parse_rules(spec, &b->rules, &b->n, why, sizeof why)) {
+		fprintf(stderr, "cupti_cb_run: %s\n", why);
+		return CUPTI_CB_RUN_EXIT_USAGE;
+	}
+	json_t *doc = cupti_cb_run_load(o->compare, why, sizeof why);
+	b->doc = cupti_cb_run_report_new();
+	if (!doc || cupti_cb_run_merge(b->doc, doc, why, sizeof why)) {
+		fprintf(stderr, "cupti_cb_run: --compare %s: %s\n", o->compare, why);
+		json_decref(doc);
+		return CUPTI_CB_RUN_EXIT_USAGE;
+	}
+	json_decref(doc);
+	return 0;
+}
+
+/* The comparison, on the text output; how many regressed. */
+static int compare(const struct cupti_cb_run_opts *o, struct baseline *b, json_t *report, int rank, FILE *dflt)
+{
+	char *name;
+	/* After the tables, in the same place. */
+	FILE *f = open_out(o->output, rank, dflt, &name, "a");
+	int regressed = cupti_cb_run_compare(f ? f : stderr, o->compare, b->doc, report, b->rules, b->n);
+	close_out(f, name);
+	if (regressed)
+		fprintf(stderr, "cupti_cb_run: %d quantit%s regressed against %s\n", regressed,
+			regressed == 1 ? "y" : "ies", o->compare);
+	return regressed;
+}
+
+/* ---- when no process file appeared */
+
+static void say_why_nothing(void)
+{
+	const char *inject = cupti_cb_run_inject_path();
+	if (access(inject, R_OK)) {
+		fprintf(stderr, "cupti_cb_run: nothing was measured: the injected library %s cannot be read (%s).\n",
+			inject, strerror(errno));
+		return;
+	}
+	/* The component's own override of the driver library, then the driver. */
+	const char *drv = getenv("CUPTI_CB_CUDA_LIB");
+	drv = drv && *drv ? drv : "libcuda.so.1";
+	void *h = dlopen(drv, RTLD_LAZY | RTLD_LOCAL);
+	if (!h) {
+		fprintf(stderr, "cupti_cb_run: nothing was measured: CUDA found no driver (%s cannot be loaded), "
+				"so any CUDA call of the program failed before cupti_cb could be loaded.\n", drv);
+		return;
+	}
+	dlclose(h);
+	fprintf(stderr, "cupti_cb_run: nothing was measured: the program made no CUDA call "
+			"(the CUDA driver loads the injected library at a process's first CUDA call).\n");
+}
+
+static void say_not_counting(json_t *report)
+{
+	size_t i;
+	json_t *p;
+	json_array_foreach(json_object_get(report, "processes"), i, p) {
+		json_t *st = json_object_get(p, "status");
+		if (json_is_false(json_object_get(st, "counting")))
+			fprintf(stderr, "cupti_cb_run: process %lld did not count: %s\n", cupti_cb_run_int(p, "pid"),
+				json_string_value(json_object_get(st, "reason")) ?: "no reason given");
+	}
+}
+
+/* ---- the run directory */
+
+static char *make_run_dir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *dir;
+	if (asprintf(&dir, "%s/cupti_cb_run.XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0)
+		return NULL;
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "cupti_cb_run: cannot create a run directory %s: %s\n", dir, strerror(errno));
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+static void remove_run_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[4096];
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+/* ---- the two modes */
+
+static json_t *argv_json(char **argv, int argc)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < argc; i++)
+		json_array_append_new(a, json_string(argv[i]));
+	return a;
+}
+
+static int run_program(const struct cupti_cb_run_opts *o, struct baseline *b)
+{
+	int rank = cupti_cb_run_rank();
+	struct cupti_cb_run_child child;
+	char *dir = make_run_dir();
+	if (!dir)
+		return CUPTI_CB_RUN_EXIT_FAILED;
+	if (cupti_cb_run_set_env(o, dir) || cupti_cb_run_exec(o->argv, &child)) {
+		fprintf(stderr, "cupti_cb_run: cannot start %s: %s\n", o->argv[0], strerror(errno));
+		remove_run_dir(dir);
+		free(dir);
+		return CUPTI_CB_RUN_EXIT_FAILED;
+	}
+	if (child.exec_errno) {
+		fprintf(stderr, "cupti_cb_run: cannot execute %s: %s\n", o->argv[0], strerror(child.exec_errno));
+		remove_run_dir(dir);
+		free(dir);
+		return CUPTI_CB_RUN_EXIT_NOEXEC;
+	}
+	int status = child.status;
+	json_t *report = cupti_cb_run_report_new();
+	int n = cupti_cb_run_merge_dir(report, dir, stderr);
+	json_object_set_new(report, "run", json_pack("{s:o, s:i, s:I, s:o}", "argv", argv_json(o->argv, o->argc),
+						     "exit_status", status, "wall_ns", (json_int_t)child.wall_ns,
+						     "rank", rank >= 0 ? json_integer(rank) : json_null()));
+	if (n <= 0) {
+		say_why_nothing();
+		if (b->doc)
+			fprintf(stderr, "cupti_cb_run: --compare: there is nothing to compare with %s.\n", o->compare);
+	} else {
+		if (o->output)
+			say_not_counting(report);
+		if (write_outputs(o, report, rank, stderr, NULL, 0) && !status)
+			status = CUPTI_CB_RUN_EXIT_FAILED;
+		if (b->doc && compare(o, b, report, rank, stderr) && !status)
+			status = CUPTI_CB_RUN_EXIT_REGRESSED;
+	}
+	if (o->keep)
+		fprintf(stderr, "cupti_cb_run: the process files are kept in %s\n", dir);
+	else
+		remove_run_dir(dir);
+	free(dir);
+	json_decref(report);
+	return status;
+}
+
+static int report_files(const struct cupti_cb_run_opts *o, struct baseline *b)
+{
+	json_t *total = cupti_cb_run_report_new(), **ranks = calloc((size_t)o->n_reports, sizeof *ranks);
+	int status = 0;
+	long long wall = 0, exit_status = 0;
+	if (!ranks)
+		return CUPTI_CB_RUN_EXIT_FAILED;
+	for (int i = 0; i < o->n_reports && !status; i++) {
+		char why[512];
+		json_t *doc = cupti_cb_run_load(o->reports[i], why, sizeof why);
+		ranks[i] = cupti_cb_run_report_new();
+		if (!doc || cupti_cb_run_merge(ranks[i], doc, why, sizeof why) ||
+		    cupti_cb_run_merge(total, doc, why, sizeof why)) {
+			fprintf(stderr, "cupti_cb_run: --report %s: %s\n", o->reports[i], why);
+			status = CUPTI_CB_RUN_EXIT_USAGE;
+		} else {
+			/* A process file has no "run": its process stands for it. */
+			json_t *run = json_object_get(doc, "run");
+			if (!run) {
+				json_t *p = json_object_get(doc, "process");
+				run = json_pack("{s:O?, s:i, s:O?, s:O?}", "argv", json_object_get(p, "argv"), "exit_status", 0,
+						"wall_ns", json_object_get(p, "wall_ns"), "rank", json_object_get(p, "rank"));
+			} else
+				json_incref(run);
+			json_object_set_new(ranks[i], "run", run);
+			long long w = cupti_cb_run_int(run, "wall_ns"), e = cupti_cb_run_int(run, "exit_status");
+			wall = w > wall ? w : wall;
+			exit_status = e > exit_status ? e : exit_status;
+		}
+		json_decref(doc);
+	}
+	if (!status) {
+		json_t *run0 = json_object_get(ranks[0], "run");
+		json_object_set_new(total, "run", json_pack("{s:O?, s:I, s:I, s:n}", "argv", json_object_get(run0, "argv"),
+							    "exit_status", (json_int_t)exit_status,
+							    "wall_ns", (json_int_t)wall, "rank"));
+		if (write_outputs(o, total, -1, stdout, ranks, o->n_reports))
+			status = CUPTI_CB_RUN_EXIT_FAILED;
+		else if (b->doc && compare(o, b, total, -1, stdout))
+			status = CUPTI_CB_RUN_EXIT_REGRESSED;
+	}
+	for (int i = 0; i < o->n_reports; i++)
+		json_decref(ranks[i]);
+	free(ranks);
+	json_decref(total);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct cupti_cb_run_opts o;
+	struct baseline b;
+	int rc = cupti_cb_run_parse_opts(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	rc = load_baseline(&o, &b);
+	if (!rc)
+		rc = o.reports ? report_files(&o, &b) : run_program(&o, &b);
+	json_decref(b.doc);
+	free(b.rules);
+	free(o.reports);
+	return rc;
+}

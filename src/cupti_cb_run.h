@@ -1,0 +1,110 @@
+/* cupti_cb_run.h: the pieces of the cupti_cb_run program, one file each.
+ *
+ * The program's data is the report (schema "cupti_cb_run/1", see
+ * man/cupti_cb_run.1) held as a jansson tree: process files are merged into
+ * it, and the tables, the CSV, the comparison, the rank summary and the
+ * high-level output are all read from it. One model, so that what the text
+ * says and what the JSON says cannot differ. */
+#ifndef CUPTI_CB_RUN_H
+#define CUPTI_CB_RUN_H
+
+#include <stdio.h>
+#include <jansson.h>
+
+#define CUPTI_CB_RUN_SCHEMA "cupti_cb_run/1"
+
+/* Exit statuses of the runner itself (the program's own status otherwise). */
+#define CUPTI_CB_RUN_EXIT_USAGE 2	/* bad options, bad --fail-above */
+#define CUPTI_CB_RUN_EXIT_REGRESSED 3	/* --compare: a quantity went above its threshold */
+#define CUPTI_CB_RUN_EXIT_FAILED 125	/* the runner could not do its own work */
+#define CUPTI_CB_RUN_EXIT_NOEXEC 127	/* the program could not be executed */
+
+/* ---- cupti_cb_run_opts.c: the command line */
+struct cupti_cb_run_opts {
+	const char *output;	/* -o: text tables (default stderr) */
+	const char *csv;
+	const char *json;
+	const char *metrics;	/* as given: names and group names */
+	const char *compare;	/* baseline report file */
+	const char *fail_above;	/* rule list, or NULL for the default */
+	const char *hl_output;	/* directory */
+	long interval_ms;	/* 0: no live view */
+	int no_activity;
+	int keep;
+	int trace;
+	char **reports;		/* --report FILE...: no program */
+	int n_reports;
+	char **argv;		/* the program and its arguments */
+	int argc;
+};
+
+/* 0 to go on; otherwise the exit status (0 after --help). */
+int cupti_cb_run_parse_opts(int argc, char **argv, struct cupti_cb_run_opts *o);
+void cupti_cb_run_usage(FILE *f);
+
+/* ---- cupti_cb_run_env.c: the environment the injected library reads */
+/* Expands group names and drops duplicates and "cupti_cb:::" prefixes; NULL
+ * for an empty list. The result is malloc'd. */
+char *cupti_cb_run_expand_metrics(const char *list);
+int cupti_cb_run_set_env(const struct cupti_cb_run_opts *o, const char *dir);
+const char *cupti_cb_run_inject_path(void);
+
+/* ---- cupti_cb_run_exec.c: running the program */
+struct cupti_cb_run_child {
+	int status;		/* what the runner returns: exit status, 128+N for signal N */
+	int exec_errno;		/* non-zero: the program could not be executed */
+	long long wall_ns;
+};
+int cupti_cb_run_exec(char **argv, struct cupti_cb_run_child *c);
+
+/* ---- cupti_cb_run_merge.c: process files and reports into one report */
+json_t *cupti_cb_run_report_new(void);
+/* Adds a process file or a report; 0, or -1 with a sentence in why. */
+int cupti_cb_run_merge(json_t *report, json_t *doc, char *why, size_t n);
+/* Merges every proc-*.json of dir; returns how many, or -1. Problems with
+ * single files are said on err and the file is skipped. */
+int cupti_cb_run_merge_dir(json_t *report, const char *dir, FILE *err);
+json_t *cupti_cb_run_load(const char *path, char *why, size_t n);
+
+/* ---- cupti_cb_run_quant.c: quantities read from a report */
+long long cupti_cb_run_int(json_t *obj, const char *key);	/* 0 when absent */
+/* Sum over devices of one event; *present set when any device has it. */
+long long cupti_cb_run_event_sum(json_t *report, const char *key, int *present);
+long long cupti_cb_run_wall_sum(json_t *report);	/* processes' wall_ns summed */
+const char *cupti_cb_run_unit(const char *key);
+extern const char *const cupti_cb_run_device_events[];	/* NULL-terminated */
+
+/* ---- cupti_cb_run_table.c: aligned text tables */
+struct cupti_cb_run_tab;
+struct cupti_cb_run_tab *cupti_cb_run_tab_new(int ncols, const char *const *headers, const char *align);
+void cupti_cb_run_tab_row(struct cupti_cb_run_tab *t, const char *const *cells);
+void cupti_cb_run_tab_print(FILE *f, struct cupti_cb_run_tab *t);
+void cupti_cb_run_tab_free(struct cupti_cb_run_tab *t);
+
+/* ---- cupti_cb_run_tables.c, _csv.c: the reports */
+void cupti_cb_run_print_tables(FILE *f, json_t *report);
+void cupti_cb_run_print_csv(FILE *f, json_t *report);
+
+/* ---- cupti_cb_run_compare.c: --compare and --fail-above */
+struct cupti_cb_run_rule {
+	char kind[16];
+	char name[128];
+	double pct;
+};
+/* 0, or -1 with a sentence in why. */
+int cupti_cb_run_parse_rules(const char *spec, struct cupti_cb_run_rule **rules, size_t *n, char *why, size_t whyn);
+/* Prints the comparison; returns how many quantities regressed. */
+int cupti_cb_run_compare(FILE *f, const char *base_name, json_t *base, json_t *now,
+			 const struct cupti_cb_run_rule *rules, size_t n);
+extern const char cupti_cb_run_default_rules[];
+
+/* ---- cupti_cb_run_ranks.c: MPI ranks, per-rank file names, --report */
+int cupti_cb_run_rank(void);	/* -1 outside MPI */
+/* %r, %p, %h, %% expanded; .rank<N> inserted when ranked and no %r. malloc'd. */
+char *cupti_cb_run_file_name(const char *pattern, int rank);
+void cupti_cb_run_print_ranks(FILE *f, json_t **reports, int n);
+
+/* ---- cupti_cb_run_hl.c: PAPI high-level output */
+int cupti_cb_run_write_hl(const char *dir, json_t *report, int rank, char *why, size_t n);
+
+#endif

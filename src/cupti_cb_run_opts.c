@@ -1,0 +1,149 @@
+/* cupti_cb_run_opts.c: the command line of cupti_cb_run.
+ *
+ * Options come before the program; the first word that is not an option
+ * (or whatever follows "--") starts the program's command line, so the
+ * program's own options are never read as ours. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cupti_cb_run.h"
+
+void cupti_cb_run_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: cupti_cb_run [OPTIONS] [--] PROGRAM [ARGS...]\n"
+		"       cupti_cb_run [OPTIONS] --report FILE...\n"
+		"\n"
+		"Runs PROGRAM unchanged with cupti_cb counting its CUDA calls (through\n"
+		"CUDA_INJECTION64_PATH), then prints what it did: CUDA API calls and their\n"
+		"host time, operations per device, GPU activity, hardware metrics.\n"
+		"Exits with the program's status (128+N if signal N ended it).\n"
+		"\n"
+		"  -o, --output FILE     text tables to FILE (default: standard error)\n"
+		"      --csv FILE        one CSV row per quantity: section,name,device,value,unit\n"
+		"      --json FILE       the report (schema cupti_cb_run/1)\n"
+		"      --metrics LIST    hardware metrics: names and group names, comma-separated\n"
+		"                        (groups: cupti_cb_metric_groups)\n"
+		"      --no-gpu-activity leave out the gpu.* events (CUPTI Activity API)\n"
+		"      --interval T      every T (1s, 500ms) print one live line to standard error\n"
+		"      --keep            keep the run directory of process files\n"
+		"      --trace           the injected library says what it does\n"
+		"      --compare BASE    compare with the report file BASE; exit 3 when a\n"
+		"                        quantity went above its threshold\n"
+		"      --fail-above SPEC thresholds: KIND:NAME=PCT%%[,...], KIND one of calls,\n"
+		"                        time, errors, bytes, kernels, event, metric\n"
+		"                        (default %s)\n"
+		"      --report FILE...  no program: merge report files (one per rank) and print\n"
+		"                        totals and per-rank min, max, mean and imbalance\n"
+		"      --hl-output DIR   also write DIR/rank_NNNNNN.json for PAPI's\n"
+		"                        papi_hl_output_writer.py\n"
+		"  -h, --help            this text\n"
+		"\n"
+		"In file names %%r is the MPI rank, %%p the pid, %%h the host; under MPI a name\n"
+		"without %%r gets .rank<N> before its extension. See cupti_cb_run(1).\n",
+		cupti_cb_run_default_rules);
+}
+
+/* "1s", "500ms", "250" (ms) -> milliseconds; -1 when not a duration. */
+static long parse_interval(const char *s)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || v < 0)
+		return -1;
+	if (!strcmp(end, "s"))
+		return v > 86400 ? -1 : v * 1000;
+	if (!strcmp(end, "ms") || !*end)
+		return v;
+	return -1;
+}
+
+enum { OPT_CSV = 256, OPT_JSON, OPT_METRICS, OPT_NOACT, OPT_INTERVAL, OPT_KEEP, OPT_TRACE,
+       OPT_COMPARE, OPT_FAIL, OPT_REPORT, OPT_HL };
+
+static const struct option longopts[] = {
+	{ "output", required_argument, 0, 'o' },
+	{ "csv", required_argument, 0, OPT_CSV },
+	{ "json", required_argument, 0, OPT_JSON },
+	{ "metrics", required_argument, 0, OPT_METRICS },
+	{ "no-gpu-activity", no_argument, 0, OPT_NOACT },
+	{ "interval", required_argument, 0, OPT_INTERVAL },
+	{ "keep", no_argument, 0, OPT_KEEP },
+	{ "trace", no_argument, 0, OPT_TRACE },
+	{ "compare", required_argument, 0, OPT_COMPARE },
+	{ "fail-above", required_argument, 0, OPT_FAIL },
+	{ "report", required_argument, 0, OPT_REPORT },
+	{ "hl-output", required_argument, 0, OPT_HL },
+	{ "help", no_argument, 0, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
+static int bad(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "cupti_cb_run: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (cupti_cb_run --help lists the options)\n");
+	return CUPTI_CB_RUN_EXIT_USAGE;
+}
+
+int cupti_cb_run_parse_opts(int argc, char **argv, struct cupti_cb_run_opts *o)
+{
+	const char *first_report = NULL;
+	int c;
+	memset(o, 0, sizeof *o);
+	opterr = 0;
+	/* '+': stop at the program's name. With --report there is no program,
+	 * and options may follow the files. */
+	const char *optstring = "+:o:h";
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strncmp(argv[i], "--report", 8))
+			optstring = ":o:h";
+	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->output = optarg; break;
+		case OPT_CSV: o->csv = optarg; break;
+		case OPT_JSON: o->json = optarg; break;
+		case OPT_METRICS: o->metrics = optarg; break;
+		case OPT_NOACT: o->no_activity = 1; break;
+		case OPT_INTERVAL:
+			o->interval_ms = parse_interval(optarg);
+			if (o->interval_ms < 0)
+				return bad("--interval '%s': give a duration such as 1s or 500ms", optarg);
+			break;
+		case OPT_KEEP: o->keep = 1; break;
+		case OPT_TRACE: o->trace = 1; break;
+		case OPT_COMPARE: o->compare = optarg; break;
+		case OPT_FAIL: o->fail_above = optarg; break;
+		case OPT_REPORT: first_report = optarg; break;
+		case OPT_HL: o->hl_output = optarg; break;
+		case 'h': cupti_cb_run_usage(stdout); return -1;
+		case ':': return bad("%s needs a value", argv[optind - 1]);
+		default: return bad("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (first_report) {
+		/* --report A B C: the first file is the option's value, the rest
+		 * are the words that are not options. */
+		o->n_reports = 1 + argc - optind;
+		o->reports = malloc(sizeof *o->reports * (size_t)o->n_reports);
+		if (!o->reports)
+			return CUPTI_CB_RUN_EXIT_FAILED;
+		o->reports[0] = (char *)first_report;
+		for (int i = 1; i < o->n_reports; i++) {
+			o->reports[i] = argv[optind + i - 1];
+		}
+	} else {
+		o->argv = &argv[optind];
+		o->argc = argc - optind;
+		if (!o->argc)
+			return bad("%s", "no program to run");
+	}
+	if (o->hl_output && o->reports)
+		return bad("%s", "--hl-output writes the files of a run, not of --report");
+	if (o->fail_above && !o->compare)
+		return bad("%s", "--fail-above needs --compare BASELINE.json");
+	return 0;
+}
