@@ -27,11 +27,12 @@
  * (ESI->master: PAPI 7.0 starts, reads and stops a set through its master's context, whichever
  * thread makes the call).  Had the set been created by the thread inside cuInit, that program
  * thread could no longer start a cupti_cb set of its own, and a program that uses PAPI itself
- * would break.  So the main set is created by a thread of this library (the keeper), which
- * stays parked for the life of the process (an exited thread's pthread_t could be reused by a
- * program thread, which PAPI would then take for the owner).  The events are added and the set
- * started by the thread inside cuInit (so that counting starts before cuInit returns); the
- * keeper stops it at exit.  The live view has a thread and a set of its own.
+ * would break.  So every set is created by a thread of this library (an owner), which stays
+ * parked for the life of the process (an exited thread's pthread_t could be reused by a program
+ * thread, which PAPI would then take for the owner).  The events are added and the sets started
+ * by the thread inside cuInit (so that counting starts before cuInit returns); each owner stops
+ * its set at exit.  There are several sets (cupti_cb_inject.h says why): the main one, and the
+ * per-function ones.  The live view has a thread and a set of its own.
  *
  * Exit.  An atexit() handler registered in InitializeInjection runs in whichever thread calls
  * exit() (or returns from main), before the destructors of the libraries (CUDA's included)
@@ -63,8 +64,7 @@
 #include "cupti_cb_inject.h"
 #include "cupti_cb_inject_owner.h"
 
-static struct cupti_cb_inj state = { .eventset = PAPI_NULL, .cidx = -1 };
-static struct cupti_cb_inj_owner keeper;
+static struct cupti_cb_inj state = { .cidx = -1 };
 static pid_t init_pid;
 static atomic_int initialized, exited;
 
@@ -137,24 +137,6 @@ static unsigned long thread_id(void)
 	return (unsigned long)pthread_self();
 }
 
-/* The keeper's end: stop the set it owns (on the keeper thread). */
-static void keeper_finish(struct cupti_cb_inj_owner *o, void *arg)
-{
-	struct cupti_cb_inj *s = arg;
-	if (!s->counting || !s->values)
-		return;
-	int rc = PAPI_stop(o->eventset, s->values);
-	if (rc != PAPI_OK) {
-		cupti_cb_inj_note(s, "PAPI_stop failed at exit (%s): the counts are those of a last PAPI_read",
-				  PAPI_strerror(rc));
-		rc = PAPI_read(o->eventset, s->values);
-		if (rc != PAPI_OK) {
-			s->counting = 0;
-			snprintf(s->reason, sizeof s->reason, "PAPI_read failed at exit: %s", PAPI_strerror(rc));
-		}
-	}
-}
-
 /* Gives cupti_cb the device count (see the top of this file); 0 when there is none. */
 static int give_device_count(struct cupti_cb_inj *s, int *given)
 {
@@ -196,15 +178,11 @@ static void setup(struct cupti_cb_inj *s)
 		snprintf(s->reason, sizeof s->reason, "the libpapi this process loaded has no cupti_cb component");
 		return;
 	}
-	keeper.interval_ms = 0;
-	keeper.finish = keeper_finish;
-	keeper.arg = s;
-	rc = cupti_cb_inj_owner_start(&keeper);
+	rc = cupti_cb_inj_open_part(s, 0);	/* the main set, on a thread of the library */
 	if (rc != PAPI_OK) {
 		snprintf(s->reason, sizeof s->reason, "cannot create the event set: %s", PAPI_strerror(rc));
 		return;
 	}
-	s->eventset = keeper.eventset;
 	int given = 0;
 	if (!give_device_count(s, &given)) {
 		snprintf(s->reason, sizeof s->reason, "No CUDA device: none is visible to this process");
@@ -267,9 +245,9 @@ static void at_exit(void)
 			 "the program shut PAPI down (PAPI_shutdown) before it exited: the counts are lost");
 	} else if (s->counting) {
 		cupti_cb_inj_live_stop();
-		if (cupti_cb_inj_owner_finish(&keeper, 30) != 0) {
+		if (cupti_cb_inj_finish_parts(s, 30) != 0) {
 			s->counting = 0;
-			snprintf(s->reason, sizeof s->reason, "the event set was not stopped within 30 s at exit");
+			snprintf(s->reason, sizeof s->reason, "the event sets were not stopped within 30 s at exit");
 		}
 	}
 	if (cupti_cb_inj_write(s) != 0)

@@ -15,8 +15,32 @@
 
 #include <stddef.h>
 
+#include "cupti_cb_inject_owner.h"
+
 #define CUPTI_CB_INJ_PREFIX "cupti_cb_run: "
 #define CUPTI_CB_INJ_MAX_NOTES 64
+
+/* The events are spread over several event sets ("parts"), each owned by a thread of the
+ * library (PAPI runs one set per component and thread).  Part 0 holds the totals and the
+ * per-device events; the per-function events fill the others:
+ *   - PAPI 7 maps every event of a set again at each add, so adding n events to one set costs
+ *     time in n^3: parts of at most CUPTI_CB_INJ_PART_EVENTS keep the set-up, which runs inside
+ *     the program's first cuInit, short;
+ *   - a set that holds minimum or maximum events takes one of cupti_cb's few windows, which
+ *     time up to CUPTI_CB_INJ_WINDOW_FUNCS functions each (cupti_cb_windows.h): the .time_ns_min
+ *     and .time_ns_max events go in parts of their own, so that four windows time every
+ *     function and the others stay free. */
+#define CUPTI_CB_INJ_MAX_PARTS 32
+#define CUPTI_CB_INJ_PART_EVENTS 512
+#define CUPTI_CB_INJ_WINDOW_FUNCS 255
+
+struct cupti_cb_inj_part {
+	struct cupti_cb_inj_owner owner;	/* its thread; owner.eventset is the set */
+	int windowed;			/* holds .time_ns_min/.time_ns_max events */
+	int n_funcs;			/* functions with events in it */
+	int n_events;
+	int started;
+};
 
 /* What a slot of the main event set counts. */
 enum cupti_cb_inj_kind {
@@ -34,6 +58,7 @@ struct cupti_cb_inj_slot {
 	int func;		/* CUPTI_CB_INJ_FUNC: index in the function list */
 	int device;		/* CUPTI_CB_INJ_DEVICE, CUPTI_CB_INJ_METRIC */
 	int group;		/* what the start fallback removes together (enum below) */
+	int part;		/* the event set it is in (index in cupti_cb_inj.parts) */
 	int fp64;		/* the value is a double's bits (metrics) */
 	char units[64];
 };
@@ -54,13 +79,14 @@ struct cupti_cb_inj {
 	long long t0_ns;		/* CLOCK_MONOTONIC at InitializeInjection */
 	int cidx;			/* cupti_cb's component index, or -1 */
 	int n_devices;
-	int eventset;			/* PAPI_NULL until created */
-	int counting;			/* the set was started */
+	struct cupti_cb_inj_part parts[CUPTI_CB_INJ_MAX_PARTS];	/* [0]: the main set */
+	int n_parts;
+	int counting;			/* the main set was started */
 	char reason[1024];		/* why not counting ("" while counting) */
 
 	struct cupti_cb_inj_slot *slots;
 	int n_slots, cap_slots;
-	long long *values;		/* n_slots values after the stop */
+	long long *values;		/* n_slots values after the stop, in slot order */
 
 	char **funcs;			/* function names, catalogue order (priority ones first) */
 	int n_funcs;
@@ -89,9 +115,16 @@ long long cupti_cb_inj_now_ns(void);
  * CUDA_VISIBLE_DEVICES, without calling the CUDA driver; -1 when unknown. */
 int cupti_cb_inj_device_count(void);
 
-/* cupti_cb_inject_set.c: fills s->eventset (created, empty) and starts it.  Sets s->counting,
- * or s->reason.  Never fails the program. */
+/* cupti_cb_inject_set.c: fills the main set (part 0: created, empty) and the per-function parts
+ * (it starts their threads), and starts them all.  Sets s->counting, or s->reason.  Never fails
+ * the program. */
 void cupti_cb_inj_build_and_start(struct cupti_cb_inj *s);
+/* Starts a part's thread, which creates its (empty) set: PAPI_OK, or the error. */
+int cupti_cb_inj_open_part(struct cupti_cb_inj *s, int windowed);
+/* Stops part p on its own thread (its owner's finish) and puts its values in s->values. */
+void cupti_cb_inj_stop_part(struct cupti_cb_inj *s, int p);
+/* Asks every part's thread to stop its set; 0, or -1 when one did not within timeout_s. */
+int cupti_cb_inj_finish_parts(struct cupti_cb_inj *s, int timeout_s);
 
 /* cupti_cb_inject_json.c: writes <run_dir>/proc-<pid>.json (temp name, then rename).
  * Returns 0, or -1 with errno. */

@@ -7,7 +7,8 @@
  *   2. the derived events of every device (name:device=N:process), then the gpu.* ones
  *      (CUPTI_CB_RUN_ACTIVITY, default on);
  *   3. per CUDA function: <f>.calls, .time_ns, .time_ns_min, .time_ns_max, .errors, for every
- *      function of the catalogue, the most common functions first.
+ *      function of the catalogue, the most common functions first, in event sets of their own
+ *      (parts: see cupti_cb_inject.h), each owned by a thread of the library.
  * An event that this libpapi does not offer (an older component) is left out with a note.  The
  * first add that PAPI refuses ends the adding (the set is full: cupti_cb allows
  * CUPTI_CB_SET_MAX events per set), with a note; a function is added with all its events or not
@@ -79,8 +80,8 @@ static int offered(const char *name)
 	return PAPI_event_name_to_code(name, &code) == PAPI_OK;
 }
 
-/* Adds one event and its slot.  Returns PAPI_OK or the refusal (the cap included). */
-static int add(struct cupti_cb_inj *s, const char *name, int kind, int field, int func, int device,
+/* Adds one event to part p, and its slot.  Returns PAPI_OK or the refusal (the cap included). */
+static int add(struct cupti_cb_inj *s, int p, const char *name, int kind, int field, int func, int device,
 	       int group)
 {
 	if (s->max_events > 0 && s->n_slots >= s->max_events)
@@ -96,7 +97,7 @@ static int add(struct cupti_cb_inj *s, const char *name, int kind, int field, in
 	char *copy = strdup(name);
 	if (!copy)
 		return PAPI_ENOMEM;
-	int rc = PAPI_add_named_event(s->eventset, name);
+	int rc = PAPI_add_named_event(s->parts[p].owner.eventset, name);
 	if (rc != PAPI_OK) {
 		free(copy);
 		cupti_cb_inj_trace(s, "add %s: %s", name, PAPI_strerror(rc));
@@ -110,6 +111,8 @@ static int add(struct cupti_cb_inj *s, const char *name, int kind, int field, in
 	sl->func = func;
 	sl->device = device;
 	sl->group = group;
+	sl->part = p;
+	s->parts[p].n_events++;
 	if (kind == CUPTI_CB_INJ_METRIC) {
 		PAPI_event_info_t info;
 		int code = 0;
@@ -128,9 +131,10 @@ static void remove_slots(struct cupti_cb_inj *s, int from, int g)
 	for (int i = from; i < s->n_slots; i++) {
 		struct cupti_cb_inj_slot *sl = &s->slots[i];
 		if (g < 0 || sl->group == g) {
-			int rc = PAPI_remove_named_event(s->eventset, sl->name);
+			int rc = PAPI_remove_named_event(s->parts[sl->part].owner.eventset, sl->name);
 			if (rc != PAPI_OK)
 				cupti_cb_inj_trace(s, "remove %s: %s", sl->name, PAPI_strerror(rc));
+			s->parts[sl->part].n_events--;
 			free(sl->name);
 		} else {
 			s->slots[w++] = *sl;
@@ -178,7 +182,7 @@ static int add_core(struct cupti_cb_inj *s)
 			cupti_cb_inj_note(s, "%s is not offered by this cupti_cb: left out", cupti_cb_inj_totals[i]);
 			continue;
 		}
-		int rc = add(s, name, CUPTI_CB_INJ_TOTAL, i, -1, -1, CUPTI_CB_INJ_G_CORE);
+		int rc = add(s, 0, name, CUPTI_CB_INJ_TOTAL, i, -1, -1, CUPTI_CB_INJ_G_CORE);
 		if (rc != PAPI_OK) {
 			cupti_cb_inj_note(s, "the event set is full at %s (%s): it and every later event were left out",
 					  cupti_cb_inj_totals[i], refusal(s, rc));
@@ -196,7 +200,7 @@ static int add_core(struct cupti_cb_inj *s)
 		}
 		for (int d = 0; d < s->n_devices; d++) {
 			full_name(name, sizeof name, cupti_cb_inj_dev_events[e], d);
-			int rc = add(s, name, CUPTI_CB_INJ_DEVICE, e, -1, d,
+			int rc = add(s, 0, name, CUPTI_CB_INJ_DEVICE, e, -1, d,
 				     gpu ? CUPTI_CB_INJ_G_ACTIVITY : CUPTI_CB_INJ_G_CORE);
 			if (rc != PAPI_OK) {
 				cupti_cb_inj_note(s, "the event set is full at %s:device=%d (%s): it and every later "
@@ -249,46 +253,148 @@ static void list_functions(struct cupti_cb_inj *s)
 	s->n_funcs = n;
 }
 
+/* ---- parts (see cupti_cb_inject.h) ---- */
+
+void cupti_cb_inj_stop_part(struct cupti_cb_inj *s, int p)
+{
+	struct cupti_cb_inj_part *pt = &s->parts[p];
+	if (!pt->started || !s->values)
+		return;
+	long long *v = calloc((size_t)(pt->n_events ? pt->n_events : 1), sizeof *v);
+	if (!v) {
+		cupti_cb_inj_note(s, "out of memory at exit: event set %d was not read", p);
+		return;
+	}
+	int rc = PAPI_stop(pt->owner.eventset, v);
+	if (rc != PAPI_OK) {
+		cupti_cb_inj_note(s, "PAPI_stop of event set %d failed at exit (%s): its counts are those of a "
+				  "last PAPI_read", p, PAPI_strerror(rc));
+		rc = PAPI_read(pt->owner.eventset, v);
+	}
+	if (rc != PAPI_OK) {
+		if (p == 0) {
+			s->counting = 0;
+			snprintf(s->reason, sizeof s->reason, "PAPI_read failed at exit: %s", PAPI_strerror(rc));
+		}
+		free(v);
+		return;
+	}
+	/* PAPI gives a set's values in the order its events were added, as the slots are. */
+	for (int i = 0, k = 0; i < s->n_slots && k < pt->n_events; i++)
+		if (s->slots[i].part == p)
+			s->values[i] = v[k++];
+	free(v);
+}
+
+/* A part's thread stops its own set (owner is the first member of its part). */
+static void part_finish(struct cupti_cb_inj_owner *o, void *arg)
+{
+	struct cupti_cb_inj *s = arg;
+	cupti_cb_inj_stop_part(s, (int)((struct cupti_cb_inj_part *)(void *)o - s->parts));
+}
+
+int cupti_cb_inj_open_part(struct cupti_cb_inj *s, int windowed)
+{
+	if (s->n_parts == CUPTI_CB_INJ_MAX_PARTS)
+		return PAPI_ECOUNT;
+	struct cupti_cb_inj_part *pt = &s->parts[s->n_parts];
+	memset(pt, 0, sizeof *pt);
+	pt->windowed = windowed;
+	pt->owner.finish = part_finish;
+	pt->owner.arg = s;
+	int rc = cupti_cb_inj_owner_start(&pt->owner);
+	if (rc == PAPI_OK)
+		s->n_parts++;
+	return rc;
+}
+
+int cupti_cb_inj_finish_parts(struct cupti_cb_inj *s, int timeout_s)
+{
+	int rc = 0;
+	for (int p = 0; p < s->n_parts; p++)
+		if (cupti_cb_inj_owner_finish(&s->parts[p].owner, timeout_s) != 0)
+			rc = -1;
+	return rc;
+}
+
+/* The part that takes the next function's events of one kind: the current one while it has
+ * room, else a new one; -1 (why says why) when none can be had. */
+static int part_for(struct cupti_cb_inj *s, int *cur, int windowed, int n_events, char *why, size_t len)
+{
+	if (*cur >= 0) {
+		const struct cupti_cb_inj_part *pt = &s->parts[*cur];
+		if (pt->n_events + n_events <= CUPTI_CB_INJ_PART_EVENTS &&
+		    (!windowed || pt->n_funcs < CUPTI_CB_INJ_WINDOW_FUNCS))
+			return *cur;
+	}
+	int rc = cupti_cb_inj_open_part(s, windowed);
+	if (rc != PAPI_OK) {
+		snprintf(why, len, "no event set of their own for more functions: %s", PAPI_strerror(rc));
+		return -1;
+	}
+	return *cur = s->n_parts - 1;
+}
+
+static int is_windowed(int field)
+{
+	return !strcmp(cupti_cb_inj_func_fields[field], "time_ns_min") ||
+	       !strcmp(cupti_cb_inj_func_fields[field], "time_ns_max");
+}
+
 /* 3: every function with all its offered events, until PAPI refuses. */
 static void add_functions(struct cupti_cb_inj *s, int set_full)
 {
 	char name[512];
-	int fields[8], n_fields = 0;
+	int fields[2][8], n_fields[2] = { 0, 0 };	/* [0]: counters, [1]: minimum and maximum */
 	list_functions(s);
 	if (s->n_funcs == 0) {
 		cupti_cb_inj_note(s, "the cupti_cb catalogue lists no CUDA function: the api rows are empty");
 		return;
 	}
 	for (int k = 0; k < cupti_cb_inj_n_func_fields; k++) {
-		snprintf(name, sizeof name, "%s.%s", s->funcs[0], cupti_cb_inj_func_fields[k]);
 		char full[600];
+		snprintf(name, sizeof name, "%s.%s", s->funcs[0], cupti_cb_inj_func_fields[k]);
 		full_name(full, sizeof full, name, -1);
-		if (offered(full))
-			fields[n_fields++] = k;
-		else
+		if (offered(full)) {
+			int w = is_windowed(k);
+			fields[w][n_fields[w]++] = k;
+		} else {
 			cupti_cb_inj_note(s, "<function>.%s is not offered by this cupti_cb: left out",
 					  cupti_cb_inj_func_fields[k]);
+		}
 	}
-	int f = 0, rc = PAPI_OK;
+	int f = 0, rc = PAPI_OK, cur[2] = { -1, -1 };
 	char why[160] = "full before the functions";
 	for (; !set_full && f < s->n_funcs; f++) {
-		int first = s->n_slots;
-		for (int k = 0; k < n_fields && rc == PAPI_OK; k++) {
-			char full[600];
-			snprintf(name, sizeof name, "%s.%s", s->funcs[f], cupti_cb_inj_func_fields[fields[k]]);
-			full_name(full, sizeof full, name, -1);
-			rc = add(s, full, CUPTI_CB_INJ_FUNC, fields[k], f, -1, CUPTI_CB_INJ_G_FUNCS);
+		int first = s->n_slots, p[2] = { -1, -1 };
+		for (int w = 0; w < 2 && rc == PAPI_OK; w++) {
+			if (!n_fields[w])
+				continue;
+			if ((p[w] = part_for(s, &cur[w], w, n_fields[w], why, sizeof why)) < 0) {
+				rc = PAPI_ENOMEM;
+				break;
+			}
+			for (int k = 0; k < n_fields[w] && rc == PAPI_OK; k++) {
+				char full[600];
+				snprintf(name, sizeof name, "%s.%s", s->funcs[f], cupti_cb_inj_func_fields[fields[w][k]]);
+				full_name(full, sizeof full, name, -1);
+				rc = add(s, p[w], full, CUPTI_CB_INJ_FUNC, fields[w][k], f, -1, CUPTI_CB_INJ_G_FUNCS);
+				if (rc != PAPI_OK)
+					snprintf(why, sizeof why, "%s", refusal(s, rc));	/* before the removal */
+			}
 		}
 		if (rc != PAPI_OK) {
-			snprintf(why, sizeof why, "%s", refusal(s, rc));	/* before the removal */
 			remove_slots(s, first, -1);
 			break;
 		}
+		for (int w = 0; w < 2; w++)
+			if (p[w] >= 0)
+				s->parts[p[w]].n_funcs++;
 	}
 	s->funcs_in_set = f;
 	if (f < s->n_funcs)
 		cupti_cb_inj_note(s, "per-function counts for %d of %d CUDA functions (the most common first): "
-				  "the event set holds no more (%s)", f, s->n_funcs, why);
+				  "the event sets hold no more (%s)", f, s->n_funcs, why);
 }
 
 /* PAPI_start, giving up the gpu.* events if it fails. */
@@ -296,7 +402,7 @@ static int start(struct cupti_cb_inj *s)
 {
 	static const int give_up[] = { CUPTI_CB_INJ_G_ACTIVITY };
 	static const char *const what[] = { "the gpu.* events" };
-	int rc = PAPI_start(s->eventset);
+	int rc = PAPI_start(s->parts[0].owner.eventset);
 	for (unsigned i = 0; rc != PAPI_OK && i < sizeof give_up / sizeof give_up[0]; i++) {
 		int present = 0;
 		for (int j = 0; j < s->n_slots; j++)
@@ -306,9 +412,36 @@ static int start(struct cupti_cb_inj *s)
 		cupti_cb_inj_note(s, "%s were left out: PAPI_start refused the set with them (%s)", what[i],
 				  PAPI_strerror(rc));
 		remove_slots(s, 0, give_up[i]);
-		rc = PAPI_start(s->eventset);
+		rc = PAPI_start(s->parts[0].owner.eventset);
 	}
 	return rc;
+}
+
+/* The per-function parts; one that cannot start loses its events (noted): the functions
+ * then show without those counts. */
+static void start_function_parts(struct cupti_cb_inj *s)
+{
+	for (int p = 1; p < s->n_parts; p++) {
+		struct cupti_cb_inj_part *pt = &s->parts[p];
+		if (!pt->n_events)
+			continue;
+		int rc = PAPI_start(pt->owner.eventset);
+		if (rc == PAPI_OK) {
+			pt->started = 1;
+			continue;
+		}
+		cupti_cb_inj_note(s, "per-function %s of %d functions were left out: PAPI_start refused their "
+				  "event set (%s)", pt->windowed ? "minimum and maximum times" : "counts",
+				  pt->n_funcs, PAPI_strerror(rc));
+		int w = 0;
+		for (int i = 0; i < s->n_slots; i++)
+			if (s->slots[i].part == p)
+				free(s->slots[i].name);
+			else
+				s->slots[w++] = s->slots[i];
+		s->n_slots = w;
+		pt->n_events = 0;
+	}
 }
 
 void cupti_cb_inj_build_and_start(struct cupti_cb_inj *s)
@@ -317,7 +450,7 @@ void cupti_cb_inj_build_and_start(struct cupti_cb_inj *s)
 	/* The first add runs cupti_cb's driver stage: the component is disabled after it when it
 	 * cannot count (no driver, another CUPTI subscriber, ...). */
 	full_name(name, sizeof name, cupti_cb_inj_totals[0], -1);
-	int rc = add(s, name, CUPTI_CB_INJ_TOTAL, 0, -1, -1, CUPTI_CB_INJ_G_CORE);
+	int rc = add(s, 0, name, CUPTI_CB_INJ_TOTAL, 0, -1, -1, CUPTI_CB_INJ_G_CORE);
 	if (rc != PAPI_OK) {
 		set_reason(s, "PAPI_add_named_event(cupti_cb:::api.calls:process)", rc);
 		return;
@@ -326,8 +459,8 @@ void cupti_cb_inj_build_and_start(struct cupti_cb_inj *s)
 	cupti_cb_inj_trace(s, "%d device(s)", s->n_devices);
 	int full = add_core(s) != 0;
 	add_functions(s, full);
-	cupti_cb_inj_trace(s, "%d events in the set, %d of %d functions", s->n_slots, s->funcs_in_set,
-			   s->n_funcs);
+	cupti_cb_inj_trace(s, "%d events in %d sets, %d of %d functions", s->n_slots, s->n_parts,
+			   s->funcs_in_set, s->n_funcs);
 	s->values = calloc((size_t)s->n_slots, sizeof *s->values);
 	if (!s->values) {
 		snprintf(s->reason, sizeof s->reason, "out of memory");
@@ -338,6 +471,8 @@ void cupti_cb_inj_build_and_start(struct cupti_cb_inj *s)
 		set_reason(s, "PAPI_start", rc);
 		return;
 	}
+	s->parts[0].started = 1;
 	s->counting = 1;
+	start_function_parts(s);
 }
 
