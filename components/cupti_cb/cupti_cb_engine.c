@@ -93,34 +93,97 @@ static void quiet_callback(void *u, CUpti_CallbackDomain d, CUpti_CallbackId c, 
 	(void)u, (void)d, (void)c, (void)p;
 }
 
-/* Subscribe; on success the handle is in *sub. Fills why on failure. */
+/* cupti_cb asks to share the process with other CUPTI subscribers where
+ * the loaded libcupti can (CUPTI 13.2 and newer, cupti_cb_multisub.h). */
+int cupti_cb_engine_can_share(const struct cupti_cb_engine *e)
+{
+	return e->api.cuptiSubscribe_v2 && e->api.cupti_version >= CUPTI_CB_MULTISUB_VERSION;
+}
+
+void cupti_cb_engine_cupti_summary(const struct cupti_cb_engine *e, char *buf, size_t len)
+{
+	char v[32];
+	cupti_cb_cupti_version_str(e->api.cupti_version, v, sizeof v);
+	snprintf(buf, len, "libcupti %s (CUPTI %s, API %u): %s", e->api.cupti_path[0] ? e->api.cupti_path : "?", v,
+		 (unsigned)e->api.cupti_version,
+		 cupti_cb_engine_can_share(e) ? "shares CUPTI with other subscribers that allow it"
+					      : "one CUPTI subscriber per process (sharing needs CUPTI 13.2 or newer)");
+}
+
+/* The sentence when another subscriber holds CUPTI and will not share it. */
+static void say_conflict(struct cupti_cb_engine *e, const char *holder, int shared)
+{
+	char v[32];
+	cupti_cb_cupti_version_str(e->api.cupti_version, v, sizeof v);
+	if (shared)
+		snprintf(e->why, sizeof e->why,
+			 "Another CUPTI subscriber is active: '%s' holds CUPTI in this process and does not share "
+			 "it (cupti_cb asked to share; libcupti %.200s is CUPTI %s, which allows several subscribers "
+			 "only if each asks for it)",
+			 holder, e->api.cupti_path, v);
+	else
+		snprintf(e->why, sizeof e->why,
+			 "Another CUPTI subscriber is active: '%s' holds CUPTI in this process (libcupti %.200s is "
+			 "CUPTI %s, which allows one subscriber; with CUPTI 13.2 or newer, set by %s, cupti_cb "
+			 "shares it with tools that allow it)",
+			 holder, e->api.cupti_path, v, CUPTI_CB_ENV_CUPTI_LIB);
+}
+
+/* Subscribe; on success the handle is in *sub and e->shared says whether
+ * CUPTI lets others subscribe beside it. Fills why on failure. */
 static int subscribe(struct cupti_cb_engine *e, CUpti_CallbackFunc fn, CUpti_SubscriberHandle *sub)
 {
 	char old[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN * 2] = "";
+	int share = cupti_cb_engine_can_share(e);
 	CUptiResult r;
 	if (e->api.cuptiSubscribe_v2) {
-		CUpti_SubscriberParams p = { 0 };
-		p.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+		/* Our own copy of the structure: 13.0 headers lack the field. */
+		struct cupti_cb_subscriber_params p = { 0 };
+		p.structSize = share ? CUPTI_CB_SUBSCRIBER_PARAMS_SIZE_V132 : CUPTI_CB_SUBSCRIBER_PARAMS_SIZE_V130;
 		p.subscriberName = SUBSCRIBER_NAME;
 		p.oldSubscriberName = old;
 		p.oldSubscriberSize = sizeof old;
-		r = e->api.cuptiSubscribe_v2(sub, fn, e, &p);
+		p.allowMultipleSubscribers = (uint8_t)share;
+		r = e->api.cuptiSubscribe_v2(sub, fn, e, (CUpti_SubscriberParams *)(void *)&p);
 	} else {
 		r = e->api.cuptiSubscribe(sub, fn, e);
 	}
-	TRACE(e, "subscribe: %s", cupti_cb_cupti_error(&e->api, r));
-	if (r == CUPTI_SUCCESS)
+	if (r == CUPTI_SUCCESS) {
+		e->shared = share;
+		if (share) {
+			/* CUPTI names the first subscriber: another tool, or us. */
+			int other = old[0] && strcmp(old, "CUPTI for " SUBSCRIBER_NAME) != 0;
+			TRACE(e, "subscribe: %s: cupti_cb holds the CUPTI subscription in shared mode "
+				 "(allowMultipleSubscribers=1; %s%s%s)",
+			      cupti_cb_cupti_error(&e->api, r), other ? "the first subscriber is '" : "no other subscriber yet",
+			      other ? old : "", other ? "'" : "");
+		} else {
+			char v[32];
+			cupti_cb_cupti_version_str(e->api.cupti_version, v, sizeof v);
+			TRACE(e, "subscribe: %s: cupti_cb holds the CUPTI subscription in exclusive mode "
+				 "(CUPTI %s allows one subscriber)",
+			      cupti_cb_cupti_error(&e->api, r), v);
+		}
 		return 0;
+	}
+	TRACE(e, "subscribe: %s%s%s%s", cupti_cb_cupti_error(&e->api, r), old[0] ? " (held by '" : "", old,
+	      old[0] ? "')" : "");
 	if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-		snprintf(e->why, sizeof e->why,
-			 "Another CUPTI subscriber is active: '%s' holds CUPTI in this process "
-			 "(CUPTI allows one; Nsight tools and other profilers take it)",
-			 old[0] ? old : "unnamed");
+		say_conflict(e, old[0] ? old : "unnamed", share);
 		return CUPTI_CB_ECONFLICT;
 	}
 	snprintf(e->why, sizeof e->why, "CUPTI refused the subscription: %s",
 		 cupti_cb_cupti_error(&e->api, r));
 	return CUPTI_CB_ECUPTI;
+}
+
+int cupti_cb_engine_subscriber(struct cupti_cb_engine *e, CUpti_SubscriberHandle *sub)
+{
+	pthread_mutex_lock(&e->lock);
+	int shared = e->subscribed ? e->shared : -1;
+	*sub = e->subscribed ? e->sub : NULL;
+	pthread_mutex_unlock(&e->lock);
+	return shared;
 }
 
 /* A subscribe/unsubscribe round trip with nothing enabled: tells whether
@@ -166,6 +229,11 @@ int cupti_cb_engine_open_catalog(struct cupti_cb_engine *e)
 	if (cupti_cb_catalog_build(&e->cat, e->api.cuptiGetCallbackName, -1)) {
 		snprintf(e->why, sizeof e->why, "cupti_cb could not build its catalogue: out of memory");
 		return -1;
+	}
+	if (e->trace) {
+		char summary[CUPTI_CB_WHY_LEN];
+		cupti_cb_engine_cupti_summary(e, summary, sizeof summary);
+		TRACE(e, "%s", summary);
 	}
 	TRACE(e, "catalogue: %.2f ms (%u events, %u duplicate names dropped), no driver touched",
 	      (cupti_cb_mono_ns() - t0) / 1e6, e->cat.n_events, e->cat.n_duplicates);

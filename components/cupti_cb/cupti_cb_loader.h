@@ -22,6 +22,7 @@ struct cupti_cb_api {
 	void *cupti_lib;
 	void *cuda_lib;
 	char cupti_path[512];
+	uint32_t cupti_version;		/* cuptiGetVersion of the loaded libcupti (CUPTI_API_VERSION) */
 
 	/* libcupti */
 	CUptiResult (*cuptiGetVersion)(uint32_t *);
