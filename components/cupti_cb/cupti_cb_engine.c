@@ -254,6 +254,17 @@ int cupti_cb_engine_open(struct cupti_cb_engine *e)
 		return -1;
 	if (count_devices(e, &n))
 		return -1;
+	/* libcupti 13.5's cuptiGetVersion fails (CUPTI_ERROR_UNKNOWN) where it
+	 * cannot load the driver: with the driver there, ask again. */
+	if (!e->api.cupti_version) {
+		if (e->api.cuptiGetVersion(&e->api.cupti_version) != CUPTI_SUCCESS)
+			e->api.cupti_version = 0;
+		if (e->trace) {
+			char summary[CUPTI_CB_WHY_LEN];
+			cupti_cb_engine_cupti_summary(e, summary, sizeof summary);
+			TRACE(e, "%s", summary);
+		}
+	}
 	uint64_t t2 = cupti_cb_mono_ns();
 	if (probe_subscriber(e))
 		return -1;

@@ -63,10 +63,12 @@ struct cupti_cb_activity_v2_fns {
 };
 
 /* "13.5" for 130500 (CUDA 13.x versions are xxyyzz); for the older scheme
- * (a small number: 24 for CUDA 12.6), "API N". */
+ * (a small number: 24 for CUDA 12.6), "API N"; "?" for 0 (not known). */
 static inline void cupti_cb_cupti_version_str(uint32_t v, char *buf, size_t len)
 {
-	if (v >= 100000u)
+	if (v == 0)
+		snprintf(buf, len, "?");
+	else if (v >= 100000u)
 		snprintf(buf, len, "%u.%u", v / 10000u, v / 100u % 100u);
 	else
 		snprintf(buf, len, "API %u", v);
