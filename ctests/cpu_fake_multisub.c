@@ -17,9 +17,13 @@
  *                   CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED naming cupti_cb, which counts
  *                   exactly.
  *   noopt_first   - 13.5, the tool subscribed without the flag: cupti_cb, asking to share, is
- *                   refused with the tool named and "does not share it".
+ *                   refused with the tool named and "does not share it" (also when it tries
+ *                   again without asking).
  *   noopt_second  - 13.5, cupti_cb first (shared), the tool without the flag is refused, naming
  *                   cupti_cb; cupti_cb counts exactly.
+ *   refused_share - 13.5, CUPTI refuses sharing although no one is subscribed (a subscriber that
+ *                   left chose so): cupti_cb subscribes alone in exclusive mode, says so in its
+ *                   trace, and counts exactly.
  *   activity_v2   - 13.5, beside the tool: gpu.kernels counts exactly through the subscriber-scoped
  *                   Activity API (_v2 calls with cupti_cb's handle, no process-wide call).
  *   activity_v1   - 13.0: gpu.kernels counts exactly through the process-wide calls, no _v2 call.
@@ -208,8 +212,9 @@ static int noopt_first(void)
     CHECK_EQ("the tool subscribes without asking to share", tool_subscribe(0, &tool), CUPTI_SUCCESS);
     refused_beside_tool("Another CUPTI subscriber is active: 'CUPTI for " TOOL "'",
                         "holds CUPTI in this process and does not share it (cupti_cb asked to share");
-    CHECK_EQ("cupti_cb asked 13.5 to share", fake_last_subscribe(&size), 1);
-    CHECK_EQ("cupti_cb passed 13.2's CUpti_SubscriberParams", size, SIZE_132);
+    /* Refused, cupti_cb tries once alone (in case the one that did not share has left). */
+    CHECK_EQ("cupti_cb's last try did not ask to share", fake_last_subscribe(&size), 0);
+    CHECK_EQ("cupti_cb's last try passed 13.0's CUpti_SubscriberParams", size, SIZE_130);
     cuptiUnsubscribe(tool);
     return ct_done();
 }
@@ -245,6 +250,26 @@ static int old_second(void)
 static int noopt_second(void)
 {
     tool_refused_second(130500, 0, "cupti_cb holds the CUPTI subscription in shared mode");
+    return ct_done();
+}
+
+static int refused_share(void)
+{
+    char trace[8192] = "";
+    long long v[1];
+    fake_cupti_version(130500);
+    fake_refuse_sharing("CUPTI for gone");
+    ct_library_init();
+    int es = new_set();
+    ct_check_rc("PAPI_start", traced_start(es, trace, sizeof trace), PAPI_OK);
+    CHECK_TRUE("the trace says exclusive mode and why",
+               strstr(trace, "cupti_cb holds the CUPTI subscription in exclusive mode (CUPTI refused to share, "
+                             "naming 'CUPTI for gone'") != NULL);
+    check_cb_params(0, SIZE_130);
+    play_get_device(N_CALLS);
+    PAPI_MUST(PAPI_stop(es, v));
+    CHECK_EQ("cupti_cb: cudaGetDevice.calls", v[0], N_CALLS);
+    ct_destroy(&es);
     return ct_done();
 }
 
@@ -299,7 +324,7 @@ int main(int argc, char **argv)
     static const struct fake_case cases[] = {
         {"share_second", share_second}, {"share_first", share_first},   {"old_first", old_first},
         {"old_second", old_second},     {"noopt_first", noopt_first},   {"noopt_second", noopt_second},
-        {"activity_v2", activity_v2},   {"activity_v1", activity_v1},
+        {"refused_share", refused_share}, {"activity_v2", activity_v2}, {"activity_v1", activity_v1},
     };
     setenv("CUPTI_CB_TRACE", "1", 1); /* read when the component opens */
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);

@@ -103,6 +103,10 @@ void fake_repeat_sites(int n);
  * CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED and cuptiSubscribe_v2 writes name into
  * oldSubscriberName ("" leaves it empty). */
 void fake_other_subscriber(const char *name);
+/* While name is not NULL, every subscribe that asks to share fails with
+ * CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED naming name, even alone: the choice of a
+ * subscriber that has left, kept for the process. */
+void fake_refuse_sharing(const char *name);
 /* While err is not CUPTI_SUCCESS, every subscribe fails with err. */
 void fake_subscribe_error(CUptiResult err);
 /* What cuptiGetVersion returns from now (e.g. 130001 for 13.0, 130500 for 13.5); 0: the real

@@ -45,6 +45,7 @@ struct fake_sub {
 };
 static struct fake_sub subs[FAKE_MAX_SUBS];
 static atomic_uint version_override;	/* what cuptiGetVersion says; 0: the real libcupti's */
+static char *refuse_share_name;		/* sharing refused to all, naming this */
 static size_t last_struct_size;		/* of the last subscribe, failed or not */
 static int last_allow = -1;
 
@@ -181,9 +182,10 @@ static CUptiResult subscribe(CUpti_SubscriberHandle *sub, CUpti_CallbackFunc fn,
 	for (int i = 0; i < FAKE_MAX_SUBS && !free_slot; i++)
 		if (!atomic_load(&subs[i].used))
 			free_slot = &subs[i];
-	if (other_name || (first && !may_share(allow))) {
-		/* Another tool holds CUPTI and does not share it (or this one did not ask). */
-		const char *holder = other_name ? other_name : first->name;
+	if (other_name || (first && !may_share(allow)) || (refuse_share_name && allow)) {
+		/* Another tool holds CUPTI and does not share it (or this one did not ask), or a
+		 * subscriber that has left chose for the process not to share. */
+		const char *holder = other_name ? other_name : first ? first->name : refuse_share_name;
 		if (p && p->oldSubscriberName && p->oldSubscriberSize > 0)
 			snprintf(p->oldSubscriberName, p->oldSubscriberSize, "%s", holder);
 		r = CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
@@ -455,6 +457,14 @@ void fake_other_subscriber(const char *name)
 	pthread_mutex_unlock(&lock);
 }
 
+void fake_refuse_sharing(const char *name)
+{
+	pthread_mutex_lock(&lock);
+	free(refuse_share_name);
+	refuse_share_name = name ? strdup(name) : NULL;
+	pthread_mutex_unlock(&lock);
+}
+
 void fake_subscribe_error(CUptiResult err)
 {
 	pthread_mutex_lock(&lock);
@@ -472,6 +482,8 @@ void fake_cupti_reset_faults(void)
 	pthread_cond_broadcast(&cond);
 	free(other_name);
 	other_name = NULL;
+	free(refuse_share_name);
+	refuse_share_name = NULL;
 	subscribe_err = CUPTI_SUCCESS;
 	pthread_mutex_unlock(&lock);
 	atomic_store(&version_override, 0);

@@ -18,6 +18,10 @@
  *   noopt_second  cupti_cb holds CUPTI (shared); the tool, not asking, is refused with
  *                 CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED naming cupti_cb, which counts
  *                 its 1000 calls exactly.
+ *   noopt_after   cupti_cb counts (shared) and lets go (its set destroyed); then a tool that does
+ *                 not ask to share subscribes and counts: cupti_cb's sharing is not left behind.
+ *   noopt_before  a tool that does not ask to share subscribes and leaves; then cupti_cb counts
+ *                 exactly (alone: shared, or exclusive if CUPTI kept the tool's choice).
  *   activity      the tool, subscribed first, records kernels with the subscriber-scoped Activity
  *                 API too: 50 launches give gpu.kernels = kernel.launches = 50 in cupti_cb, 50
  *                 cudaLaunchKernel callbacks and 50 kernel records in the tool.
@@ -269,6 +273,43 @@ static int noopt_second(void)
     return ct_done();
 }
 
+static int noopt_after(void)
+{
+    long long v[1];
+    ct_gpu_ready(0);
+    int es = ct_started({"cudaGetDevice.calls"});
+    int dev = -1;
+    for (int i = 0; i < N_GET; i++)
+        CUDA_MUST(cudaGetDevice(&dev));
+    PAPI_MUST(PAPI_stop(es, v));
+    CHECK_EQ("cupti_cb: cudaGetDevice.calls", v[0], N_GET);
+    ct_destroy(&es); /* the last set: cupti_cb unsubscribes */
+    CHECK_EQ("then a tool not asking to share subscribes", tool_subscribe(0), CUPTI_SUCCESS);
+    long g0 = seen_get;
+    gpu_calls();
+    CHECK_EQ("the tool: cudaGetDevice callbacks", seen_get - g0, N_GET);
+    tool_unsubscribe();
+    return ct_done();
+}
+
+static int noopt_before(void)
+{
+    require_gpu(1);
+    ct_use_device(0);
+    CHECK_EQ("a tool not asking to share subscribes", tool_subscribe(0), CUPTI_SUCCESS);
+    tool_unsubscribe();
+    setenv("CUPTI_CB_TRACE", "1", 1); /* says in which mode cupti_cb subscribed */
+    ct_gpu_ready(0);
+    int es = ct_started({"cudaGetDevice.calls", "cudaLaunchKernel.calls"});
+    long long v[2];
+    gpu_calls();
+    PAPI_MUST(PAPI_stop(es, v));
+    CHECK_EQ("cupti_cb: cudaGetDevice.calls", v[0], N_GET);
+    CHECK_EQ("cupti_cb: cudaLaunchKernel.calls", v[1], N_LAUNCH);
+    ct_destroy(&es);
+    return ct_done();
+}
+
 static int activity(void)
 {
     const int n = 50;
@@ -338,7 +379,8 @@ int main(int argc, char **argv)
         const char *name;
         int (*run)(void);
     } cases[] = {{"cb_first", cb_first},         {"tool_first", tool_first}, {"noopt_first", noopt_first},
-                 {"noopt_second", noopt_second}, {"activity", activity},     {"metrics", metrics}};
+                 {"noopt_second", noopt_second}, {"noopt_after", noopt_after}, {"noopt_before", noopt_before},
+                 {"activity", activity},         {"metrics", metrics}};
     const char *lib = getenv(LIB_VAR);
     if (!lib || !lib[0])
         ct_skip("%s is not set: name a libcupti of CUDA 13.2 or newer with it (scripts/get-cupti installs one) "

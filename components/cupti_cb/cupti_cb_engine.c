@@ -110,53 +110,76 @@ void cupti_cb_engine_cupti_summary(const struct cupti_cb_engine *e, char *buf, s
 					      : "one CUPTI subscriber per process (sharing needs CUPTI 13.2 or newer)");
 }
 
-/* The sentence when another subscriber holds CUPTI and will not share it. */
+/* The sentence when another subscriber holds CUPTI and will not share it;
+ * written whole, then cut to why's size (a long path loses its end). */
 static void say_conflict(struct cupti_cb_engine *e, const char *holder, int shared)
 {
-	char v[32];
+	char v[32], s[CUPTI_CB_WHY_LEN + 512];
 	cupti_cb_cupti_version_str(e->api.cupti_version, v, sizeof v);
 	if (shared)
-		snprintf(e->why, sizeof e->why,
+		snprintf(s, sizeof s,
 			 "Another CUPTI subscriber is active: '%s' holds CUPTI in this process and does not share "
-			 "it (cupti_cb asked to share; libcupti %.200s is CUPTI %s, which allows several subscribers "
+			 "it (cupti_cb asked to share; libcupti %s is CUPTI %s, which allows several subscribers "
 			 "only if each asks for it)",
 			 holder, e->api.cupti_path, v);
 	else
-		snprintf(e->why, sizeof e->why,
-			 "Another CUPTI subscriber is active: '%s' holds CUPTI in this process (libcupti %.200s is "
+		snprintf(s, sizeof s,
+			 "Another CUPTI subscriber is active: '%s' holds CUPTI in this process (libcupti %s is "
 			 "CUPTI %s, which allows one subscriber; with CUPTI 13.2 or newer, set by %s, cupti_cb "
 			 "shares it with tools that allow it)",
 			 holder, e->api.cupti_path, v, CUPTI_CB_ENV_CUPTI_LIB);
+	size_t n = strnlen(s, sizeof e->why - 1);
+	memcpy(e->why, s, n);
+	e->why[n] = '\0';
+}
+
+/* One cuptiSubscribe_v2 (cuptiSubscribe where it is missing), asking to
+ * share or not; old receives the holder's name. */
+static CUptiResult try_subscribe(struct cupti_cb_engine *e, CUpti_CallbackFunc fn, CUpti_SubscriberHandle *sub,
+				 int share, char *old, size_t old_len)
+{
+	if (!e->api.cuptiSubscribe_v2)
+		return e->api.cuptiSubscribe(sub, fn, e);
+	/* Our own copy of the structure: 13.0 headers lack the field. */
+	struct cupti_cb_subscriber_params p = { 0 };
+	p.structSize = share ? CUPTI_CB_SUBSCRIBER_PARAMS_SIZE_V132 : CUPTI_CB_SUBSCRIBER_PARAMS_SIZE_V130;
+	p.subscriberName = SUBSCRIBER_NAME;
+	p.oldSubscriberName = old;
+	p.oldSubscriberSize = old_len;
+	p.allowMultipleSubscribers = (uint8_t)share;
+	old[0] = '\0';
+	return e->api.cuptiSubscribe_v2(sub, fn, e, (CUpti_SubscriberParams *)(void *)&p);
 }
 
 /* Subscribe; on success the handle is in *sub and e->shared says whether
  * CUPTI lets others subscribe beside it. Fills why on failure. */
 static int subscribe(struct cupti_cb_engine *e, CUpti_CallbackFunc fn, CUpti_SubscriberHandle *sub)
 {
-	char old[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN * 2] = "";
+	char old[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN * 2], alone[sizeof old];
 	int share = cupti_cb_engine_can_share(e);
-	CUptiResult r;
-	if (e->api.cuptiSubscribe_v2) {
-		/* Our own copy of the structure: 13.0 headers lack the field. */
-		struct cupti_cb_subscriber_params p = { 0 };
-		p.structSize = share ? CUPTI_CB_SUBSCRIBER_PARAMS_SIZE_V132 : CUPTI_CB_SUBSCRIBER_PARAMS_SIZE_V130;
-		p.subscriberName = SUBSCRIBER_NAME;
-		p.oldSubscriberName = old;
-		p.oldSubscriberSize = sizeof old;
-		p.allowMultipleSubscribers = (uint8_t)share;
-		r = e->api.cuptiSubscribe_v2(sub, fn, e, (CUpti_SubscriberParams *)(void *)&p);
-	} else {
-		r = e->api.cuptiSubscribe(sub, fn, e);
+	CUptiResult r = try_subscribe(e, fn, sub, share, old, sizeof old);
+	int refused_sharing = 0;
+	if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED && share) {
+		/* CUPTI may keep the sharing choice of a subscriber that has
+		 * left: alone in the process, asking not to share works. If
+		 * another subscriber is there, this fails too. */
+		refused_sharing = try_subscribe(e, fn, sub, 0, alone, sizeof alone) == CUPTI_SUCCESS;
+		if (refused_sharing)
+			r = CUPTI_SUCCESS;
 	}
 	if (r == CUPTI_SUCCESS) {
-		e->shared = share;
-		if (share) {
+		e->shared = share && !refused_sharing;
+		if (e->shared) {
 			/* CUPTI names the first subscriber: another tool, or us. */
 			int other = old[0] && strcmp(old, "CUPTI for " SUBSCRIBER_NAME) != 0;
 			TRACE(e, "subscribe: %s: cupti_cb holds the CUPTI subscription in shared mode "
 				 "(allowMultipleSubscribers=1; %s%s%s)",
 			      cupti_cb_cupti_error(&e->api, r), other ? "the first subscriber is '" : "no other subscriber yet",
 			      other ? old : "", other ? "'" : "");
+		} else if (refused_sharing) {
+			TRACE(e, "subscribe: %s: cupti_cb holds the CUPTI subscription in exclusive mode (CUPTI "
+				 "refused to share, naming '%s': a subscriber that did not allow several came first)",
+			      cupti_cb_cupti_error(&e->api, r), old[0] ? old : "unnamed");
 		} else {
 			char v[32];
 			cupti_cb_cupti_version_str(e->api.cupti_version, v, sizeof v);
