@@ -115,7 +115,10 @@ static void describe(void)
 	char d[sizeof engine.api.cupti_path + 128];
 	cupti_cb_cupti_version_str(engine.api.cupti_version, v, sizeof v);
 	snprintf(d, sizeof d, "CUDA calls, GPU work, metrics; CUPTI %s, %s: %s", v,
-		 cupti_cb_engine_can_share(&engine) ? "shared" : "exclusive", engine.api.cupti_path);
+		 cupti_cb_engine_can_share(&engine) ? "shared"
+		 : engine.api.cupti_version	    ? "exclusive"
+						    : "mode set at first use",
+		 engine.api.cupti_path);
 	size_t n = strnlen(d, sizeof ci->description - 1);	/* cut on purpose */
 	memcpy(ci->description, d, n);
 	ci->description[n] = '\0';

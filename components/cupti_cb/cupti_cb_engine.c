@@ -107,7 +107,8 @@ void cupti_cb_engine_cupti_summary(const struct cupti_cb_engine *e, char *buf, s
 	snprintf(buf, len, "libcupti %s (CUPTI %s, API %u): %s", e->api.cupti_path[0] ? e->api.cupti_path : "?", v,
 		 (unsigned)e->api.cupti_version,
 		 cupti_cb_engine_can_share(e) ? "shares CUPTI with other subscribers that allow it"
-					      : "one CUPTI subscriber per process (sharing needs CUPTI 13.2 or newer)");
+		 : e->api.cupti_version	      ? "one CUPTI subscriber per process (sharing needs CUPTI 13.2 or newer)"
+					      : "version not known before the driver stage, which decides whether to share");
 }
 
 /* The sentence when another subscriber holds CUPTI and will not share it;
@@ -240,7 +241,12 @@ int cupti_cb_engine_open_catalog(struct cupti_cb_engine *e)
 	 * With a chip named in CUPTI_CB_CHIP the user plans event sets for
 	 * another machine (a login node): the catalogues are listed all the
 	 * same, and the first add says there is no driver. */
-	if (!e->api.cuda_lib && cupti_cb_load_cuda(&e->api, e->why, sizeof e->why)) {
+	int cuda = e->api.cuda_lib || !cupti_cb_load_cuda(&e->api, e->why, sizeof e->why);
+	/* libcupti 13.5's cuptiGetVersion fails where it cannot load the
+	 * driver: with libcuda loaded, ask again. */
+	if (cuda && !e->api.cupti_version && e->api.cuptiGetVersion(&e->api.cupti_version) != CUPTI_SUCCESS)
+		e->api.cupti_version = 0;
+	if (!cuda) {
 		const char *chip = getenv(CUPTI_CB_ENV_CHIP);
 		if (!chip || !chip[0])
 			return -1;
