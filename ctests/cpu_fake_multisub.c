@@ -8,12 +8,14 @@
  *   share_second  - 13.5: cupti_cb subscribes (PAPI_start) asking to share (allowMultipleSubscribers
  *                   = 1 in a CUpti_SubscriberParams of 13.2's size), then the tool, asking too:
  *                   both subscribed, both count 1000 of 1000 cudaGetDevice calls; the trace
- *                   says cupti_cb holds the subscription in shared mode.
+ *                   says cupti_cb holds the subscription in shared mode, the description
+ *                   "CUPTI 13.5, shared: <the fake libcupti>".
  *   share_first   - 13.5: the same with the tool subscribed first.
  *   old_first     - 13.0: the tool holds CUPTI: cupti_cb asks without the flag (13.0's structure
  *                   size) and is refused, naming 'CUPTI for ctest tool' and saying that this
  *                   CUPTI allows one subscriber; the tool counts on.
- *   old_second    - 13.0: cupti_cb holds CUPTI (trace: exclusive mode); the tool is refused with
+ *   old_second    - 13.0: cupti_cb holds CUPTI (trace: exclusive mode; description "CUPTI 13.0,
+ *                   exclusive: ..."); the tool is refused with
  *                   CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED naming cupti_cb, which counts
  *                   exactly.
  *   noopt_first   - 13.5, the tool subscribed without the flag: cupti_cb, asking to share, is
@@ -93,6 +95,16 @@ static void check_cb_params(int want_allow, size_t want_size)
     CHECK_EQ("cupti_cb's CUpti_SubscriberParams structSize", size, want_size);
 }
 
+/* The component's description names the version, the mode and the fake libcupti. */
+static void check_description(const char *version_mode)
+{
+    char want[PAPI_MAX_STR_LEN];
+    snprintf(want, sizeof want, "CUDA calls, GPU work, metrics; CUPTI %s: %s", version_mode,
+             fake_file_of((void *)fake_call));
+    const PAPI_component_info_t *ci = PAPI_get_component_info(cb_cidx());
+    ct_result(!strcmp(ci->description, want), "description \"%s\" (got \"%s\")", want, ci->description);
+}
+
 /* PAPI_start with its trace (CUPTI_CB_TRACE=1, set for every case) in trace; returns its code. */
 static int traced_start(int es, char *trace, size_t len)
 {
@@ -130,6 +142,7 @@ static int share_second(void)
                strstr(trace, "cupti_cb holds the CUPTI subscription in shared mode (allowMultipleSubscribers=1; "
                              "no other subscriber yet)") != NULL);
     check_cb_params(1, SIZE_132);
+    check_description("13.5, shared");
     CHECK_EQ("the tool subscribes beside cupti_cb", tool_subscribe(1, &tool), CUPTI_SUCCESS);
     CHECK_TRUE("CUPTI names cupti_cb as the first subscriber to the tool",
                !strcmp(tool_old, "CUPTI for " CB_NAME));
@@ -243,6 +256,7 @@ static void tool_refused_second(unsigned version, int tool_allow, const char *mo
 static int old_second(void)
 {
     tool_refused_second(130001, 1, "cupti_cb holds the CUPTI subscription in exclusive mode (CUPTI 13.0 allows one subscriber)");
+    check_description("13.0, exclusive");
     check_cb_params(-1, 0);	/* gone after the set */
     return ct_done();
 }
