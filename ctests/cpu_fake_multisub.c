@@ -11,18 +11,21 @@
  *                   says cupti_cb holds the subscription in shared mode, the description
  *                   "CUPTI 13.5, shared: <the fake libcupti>".
  *   share_first   - 13.5: the same with the tool subscribed first.
- *   old_first     - 13.0: the tool holds CUPTI: cupti_cb asks without the flag (13.0's structure
- *                   size) and is refused, naming 'CUPTI for ctest tool' and saying that this
+ *   old_first     - 13.0: the tool holds CUPTI: cupti_cb passes 13.0's structure (no flag) and is
+ *                   refused, naming 'CUPTI for ctest tool' and saying that this
  *                   CUPTI allows one subscriber; the tool counts on.
  *   old_second    - 13.0: cupti_cb holds CUPTI (trace: exclusive mode; description "CUPTI 13.0,
  *                   exclusive: ..."); the tool is refused with
  *                   CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED naming cupti_cb, which counts
  *                   exactly.
- *   noopt_first   - 13.5, the tool subscribed without the flag: cupti_cb, asking to share, is
- *                   refused with the tool named and "does not share it" (also when it tries
- *                   again without asking).
- *   noopt_second  - 13.5, cupti_cb first (shared), the tool without the flag is refused, naming
- *                   cupti_cb; cupti_cb counts exactly.
+ *   refuse_first  - 13.5, the tool subscribed with allowMultipleSubscribers = 0: cupti_cb, asking
+ *                   to share, is refused with the tool named and "does not share it" (also when
+ *                   it tries again alone, with 13.0's structure).
+ *   refuse_second - 13.5, cupti_cb first (shared), the refusing tool is refused, naming cupti_cb;
+ *                   cupti_cb counts exactly.
+ *   legacy_first  - 13.5, the tool passes 13.0's CUpti_SubscriberParams (no field: built against
+ *                   older headers), first: it does not refuse, and both count exactly.
+ *   legacy_second - the same, cupti_cb first.
  *   refused_share - 13.5, CUPTI refuses sharing although no one is subscribed (a subscriber that
  *                   left chose so): cupti_cb subscribes alone in exclusive mode, says so in its
  *                   trace, and counts exactly.
@@ -69,16 +72,20 @@ static void CUPTIAPI tool_callback(void *u, CUpti_CallbackDomain d, CUpti_Callba
         atomic_fetch_add(&tool_seen, 1);
 }
 
-/* The tool subscribes, asking to share or not; on success it enables cudaGetDevice. */
-static CUptiResult tool_subscribe(int allow, CUpti_SubscriberHandle *sub)
+/* How the tool subscribes: 13.2's structure refusing to share (REFUSE) or asking (SHARE), or
+ * 13.0's structure, without the field (LEGACY). */
+enum { REFUSE = 0, SHARE = 1, LEGACY = 2 };
+
+/* The tool subscribes; on success it enables cudaGetDevice. */
+static CUptiResult tool_subscribe(int mode, CUpti_SubscriberHandle *sub)
 {
     struct params_132 p;
     memset(&p, 0, sizeof p);
-    p.structSize = allow ? SIZE_132 : SIZE_130;
+    p.structSize = mode == LEGACY ? SIZE_130 : SIZE_132;
     p.subscriberName = TOOL;
     p.oldSubscriberName = tool_old;
     p.oldSubscriberSize = sizeof tool_old;
-    p.allowMultipleSubscribers = (uint8_t)allow;
+    p.allowMultipleSubscribers = mode == SHARE;
     tool_old[0] = '\0';
     CUptiResult r = cuptiSubscribe_v2(sub, tool_callback, NULL, (CUpti_SubscriberParams *)(void *)&p);
     if (r == CUPTI_SUCCESS && cuptiEnableCallback(1, *sub, FAKE_RT, RCB(cudaGetDevice_v3020)) != CUPTI_SUCCESS)
@@ -143,7 +150,7 @@ static int share_second(void)
                              "no other subscriber yet)") != NULL);
     check_cb_params(1, SIZE_132);
     check_description("13.5, shared");
-    CHECK_EQ("the tool subscribes beside cupti_cb", tool_subscribe(1, &tool), CUPTI_SUCCESS);
+    CHECK_EQ("the tool subscribes beside cupti_cb", tool_subscribe(SHARE, &tool), CUPTI_SUCCESS);
     CHECK_TRUE("CUPTI names cupti_cb as the first subscriber to the tool",
                !strcmp(tool_old, "CUPTI for " CB_NAME));
     CHECK_EQ("two subscriptions", fake_subscribed(), 2);
@@ -161,7 +168,7 @@ static int share_first(void)
     char trace[8192] = "";
     CUpti_SubscriberHandle tool;
     fake_cupti_version(130500);
-    CHECK_EQ("the tool subscribes first", tool_subscribe(1, &tool), CUPTI_SUCCESS);
+    CHECK_EQ("the tool subscribes first", tool_subscribe(SHARE, &tool), CUPTI_SUCCESS);
     ct_library_init();
     int es = new_set();
     ct_check_rc("PAPI_start beside the tool", traced_start(es, trace, sizeof trace), PAPI_OK);
@@ -208,32 +215,32 @@ static int old_first(void)
     CUpti_SubscriberHandle tool;
     size_t size = 0;
     fake_cupti_version(130001);
-    CHECK_EQ("the tool subscribes", tool_subscribe(1, &tool), CUPTI_SUCCESS);
+    CHECK_EQ("the tool subscribes", tool_subscribe(SHARE, &tool), CUPTI_SUCCESS);
     refused_beside_tool("Another CUPTI subscriber is active: 'CUPTI for " TOOL "'",
                         "is CUPTI 13.0, which allows one subscriber");
-    CHECK_EQ("cupti_cb did not ask 13.0 to share", fake_last_subscribe(&size), 0);
+    CHECK_EQ("cupti_cb did not say to 13.0 (its structure has no field)", fake_last_subscribe(&size), LEGACY);
     CHECK_EQ("cupti_cb passed 13.0's CUpti_SubscriberParams", size, SIZE_130);
     cuptiUnsubscribe(tool);
     return ct_done();
 }
 
-static int noopt_first(void)
+static int refuse_first(void)
 {
     CUpti_SubscriberHandle tool;
     size_t size = 0;
     fake_cupti_version(130500);
-    CHECK_EQ("the tool subscribes without asking to share", tool_subscribe(0, &tool), CUPTI_SUCCESS);
+    CHECK_EQ("the tool subscribes, refusing to share", tool_subscribe(REFUSE, &tool), CUPTI_SUCCESS);
     refused_beside_tool("Another CUPTI subscriber is active: 'CUPTI for " TOOL "'",
                         "holds CUPTI in this process and does not share it (cupti_cb asked to share");
     /* Refused, cupti_cb tries once alone (in case the one that did not share has left). */
-    CHECK_EQ("cupti_cb's last try did not ask to share", fake_last_subscribe(&size), 0);
+    CHECK_EQ("cupti_cb's last try did not say (13.0's structure)", fake_last_subscribe(&size), LEGACY);
     CHECK_EQ("cupti_cb's last try passed 13.0's CUpti_SubscriberParams", size, SIZE_130);
     cuptiUnsubscribe(tool);
     return ct_done();
 }
 
 /* cupti_cb holds CUPTI; the tool (asking to share or not) is refused and cupti_cb counts. */
-static void tool_refused_second(unsigned version, int tool_allow, const char *mode)
+static void tool_refused_second(unsigned version, int tool_mode, const char *mode)
 {
     char trace[8192] = "";
     long long v[1];
@@ -243,7 +250,7 @@ static void tool_refused_second(unsigned version, int tool_allow, const char *mo
     int es = new_set();
     ct_check_rc("PAPI_start", traced_start(es, trace, sizeof trace), PAPI_OK);
     CHECK_TRUE(mode, strstr(trace, mode) != NULL);
-    CHECK_EQ("the tool is refused", tool_subscribe(tool_allow, &tool), CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
+    CHECK_EQ("the tool is refused", tool_subscribe(tool_mode, &tool), CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
     CHECK_TRUE("CUPTI names cupti_cb to the tool", !strcmp(tool_old, "CUPTI for " CB_NAME));
     CHECK_EQ("one subscription", fake_subscribed(), 1);
     play_get_device(N_CALLS);
@@ -255,15 +262,49 @@ static void tool_refused_second(unsigned version, int tool_allow, const char *mo
 
 static int old_second(void)
 {
-    tool_refused_second(130001, 1, "cupti_cb holds the CUPTI subscription in exclusive mode (CUPTI 13.0 allows one subscriber)");
+    tool_refused_second(130001, SHARE, "cupti_cb holds the CUPTI subscription in exclusive mode (CUPTI 13.0 allows one subscriber)");
     check_description("13.0, exclusive");
     check_cb_params(-1, 0);	/* gone after the set */
     return ct_done();
 }
 
-static int noopt_second(void)
+static int refuse_second(void)
 {
-    tool_refused_second(130500, 0, "cupti_cb holds the CUPTI subscription in shared mode");
+    tool_refused_second(130500, REFUSE, "cupti_cb holds the CUPTI subscription in shared mode");
+    return ct_done();
+}
+
+/* 13.5, a tool passing 13.0's structure (built against older headers): both share. */
+static int legacy_first(void)
+{
+    char trace[8192] = "";
+    CUpti_SubscriberHandle tool;
+    fake_cupti_version(130500);
+    CHECK_EQ("the legacy tool subscribes first", tool_subscribe(LEGACY, &tool), CUPTI_SUCCESS);
+    ct_library_init();
+    int es = new_set();
+    ct_check_rc("PAPI_start beside the legacy tool", traced_start(es, trace, sizeof trace), PAPI_OK);
+    CHECK_TRUE("shared mode", strstr(trace, "cupti_cb holds the CUPTI subscription in shared mode") != NULL);
+    CHECK_EQ("two subscriptions", fake_subscribed(), 2);
+    count_both(es, 0);
+    ct_destroy(&es);
+    cuptiUnsubscribe(tool);
+    return ct_done();
+}
+
+static int legacy_second(void)
+{
+    char trace[8192] = "";
+    CUpti_SubscriberHandle tool;
+    fake_cupti_version(130500);
+    ct_library_init();
+    int es = new_set();
+    ct_check_rc("PAPI_start", traced_start(es, trace, sizeof trace), PAPI_OK);
+    CHECK_EQ("the legacy tool subscribes beside cupti_cb", tool_subscribe(LEGACY, &tool), CUPTI_SUCCESS);
+    CHECK_EQ("two subscriptions", fake_subscribed(), 2);
+    count_both(es, 0);
+    ct_destroy(&es);
+    cuptiUnsubscribe(tool);
     return ct_done();
 }
 
@@ -279,7 +320,7 @@ static int refused_share(void)
     CHECK_TRUE("the trace says exclusive mode and why",
                strstr(trace, "cupti_cb holds the CUPTI subscription in exclusive mode (CUPTI refused to share, "
                              "naming 'CUPTI for gone'") != NULL);
-    check_cb_params(0, SIZE_130);
+    check_cb_params(LEGACY, SIZE_130);
     play_get_device(N_CALLS);
     PAPI_MUST(PAPI_stop(es, v));
     CHECK_EQ("cupti_cb: cudaGetDevice.calls", v[0], N_CALLS);
@@ -312,7 +353,7 @@ static int activity_v2(void)
 {
     CUpti_SubscriberHandle tool;
     fake_cupti_version(130500);
-    CHECK_EQ("the tool subscribes first", tool_subscribe(1, &tool), CUPTI_SUCCESS);
+    CHECK_EQ("the tool subscribes first", tool_subscribe(SHARE, &tool), CUPTI_SUCCESS);
     ct_library_init();
     count_kernels();
     CHECK_REL("subscriber-scoped Activity calls", fake_activity_v2_calls(), ">=", 1 + 3 + 1);
@@ -337,7 +378,8 @@ int main(int argc, char **argv)
 {
     static const struct fake_case cases[] = {
         {"share_second", share_second}, {"share_first", share_first},   {"old_first", old_first},
-        {"old_second", old_second},     {"noopt_first", noopt_first},   {"noopt_second", noopt_second},
+        {"old_second", old_second},     {"refuse_first", refuse_first}, {"refuse_second", refuse_second},
+        {"legacy_first", legacy_first}, {"legacy_second", legacy_second},
         {"refused_share", refused_share}, {"activity_v2", activity_v2}, {"activity_v1", activity_v1},
     };
     setenv("CUPTI_CB_TRACE", "1", 1); /* read when the component opens */

@@ -103,7 +103,7 @@ void fake_repeat_sites(int n);
  * CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED and cuptiSubscribe_v2 writes name into
  * oldSubscriberName ("" leaves it empty). */
 void fake_other_subscriber(const char *name);
-/* While name is not NULL, every subscribe that asks to share fails with
+/* While name is not NULL, every subscribe that asks to share (allowMultipleSubscribers = 1) fails with
  * CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED naming name, even alone: the choice of a
  * subscriber that has left, kept for the process. */
 void fake_refuse_sharing(const char *name);
@@ -119,8 +119,10 @@ void fake_reset_faults(void);
 /* ------------------------------------------------------------------ queries (libcupti) */
 
 int fake_subscribed(void);          /* subscriptions held now (0 or 1, unless shared) */
-/* The last cuptiSubscribe / _v2 call, failed or not: its allowMultipleSubscribers (0 or 1), and
- * the structSize of its CUpti_SubscriberParams in *struct_size (0: none passed); -1 if none yet. */
+/* The last cuptiSubscribe / _v2 call, failed or not: 1 if it asked to share
+ * (allowMultipleSubscribers = 1), 0 if it refused (= 0, or cuptiSubscribe), 2 if it did not say
+ * (13.0's CUpti_SubscriberParams, without the field), and the structSize of its
+ * CUpti_SubscriberParams in *struct_size (0: none passed); -1 if none yet. */
 int fake_last_subscribe(size_t *struct_size);
 /* The subscriber holding CUPTI now under this subscriberName: its allowMultipleSubscribers and
  * structSize, as fake_last_subscribe; -1 if there is none. */

@@ -6,9 +6,11 @@
  *
  * Subscribers: up to FAKE_MAX_SUBS at once, each with its own enabled callback IDs, as CUPTI 13.2
  * and newer: a second subscriber is accepted only when the version this fake reports
- * (fake_cupti_version) is 13.2 or newer and every subscriber, the new one too, passed
- * allowMultipleSubscribers = 1 in a CUpti_SubscriberParams large enough to hold it. Otherwise
- * it gets CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED and the first subscriber's name.
+ * (fake_cupti_version) is 13.2 or newer and no subscriber, the new one included, refused to
+ * share.  A subscriber refuses with allowMultipleSubscribers = 0 in a CUpti_SubscriberParams
+ * large enough to hold it, or by calling cuptiSubscribe; one that passes 13.0's smaller
+ * structure leaves it open, and shares (as libcupti 13.5 was measured to do).  Otherwise the
+ * newcomer gets CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED and the first subscriber's name.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -41,7 +43,7 @@ struct fake_sub {
 	CUpti_SubscriberHandle handle;
 	char name[128];		/* "CUPTI for <subscriberName>" */
 	size_t struct_size;	/* of the CUpti_SubscriberParams it passed; 0: none */
-	int allow;		/* it asked for multiple subscribers */
+	int allow;		/* 1 asked to share, 0 refused, 2 did not say (13.0's structure) */
 };
 static struct fake_sub subs[FAKE_MAX_SUBS];
 static atomic_uint version_override;	/* what cuptiGetVersion says; 0: the real libcupti's */
@@ -158,10 +160,10 @@ static struct fake_sub *first_sub(void)
 /* Whether one more subscriber may join those there are (called with one there at least). */
 static int may_share(int allow)
 {
-	if (!allow || atomic_load(&version_override) < 130200u)
+	if (allow == 0 || atomic_load(&version_override) < 130200u)
 		return 0;
 	for (int i = 0; i < FAKE_MAX_SUBS; i++)
-		if (atomic_load(&subs[i].used) && !subs[i].allow)
+		if (atomic_load(&subs[i].used) && subs[i].allow == 0)
 			return 0;
 	return 1;
 }
@@ -174,7 +176,7 @@ static CUptiResult subscribe(CUpti_SubscriberHandle *sub, CUpti_CallbackFunc fn,
 	if (!sub)
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	size_t size = p ? p->structSize : 0;
-	int allow = p && size > ALLOW_OFFSET ? *((const uint8_t *)p + ALLOW_OFFSET) : 0;
+	int allow = !p ? 0 : size > ALLOW_OFFSET ? *((const uint8_t *)p + ALLOW_OFFSET) != 0 : 2;
 	pthread_mutex_lock(&lock);
 	last_struct_size = size;
 	last_allow = allow;
@@ -182,7 +184,7 @@ static CUptiResult subscribe(CUpti_SubscriberHandle *sub, CUpti_CallbackFunc fn,
 	for (int i = 0; i < FAKE_MAX_SUBS && !free_slot; i++)
 		if (!atomic_load(&subs[i].used))
 			free_slot = &subs[i];
-	if (other_name || (first && !may_share(allow)) || (refuse_share_name && allow)) {
+	if (other_name || (first && !may_share(allow)) || (refuse_share_name && allow == 1)) {
 		/* Another tool holds CUPTI and does not share it (or this one did not ask), or a
 		 * subscriber that has left chose for the process not to share. */
 		const char *holder = other_name ? other_name : first ? first->name : refuse_share_name;

@@ -12,16 +12,21 @@
  *                 count 1000 of 1000 cudaGetDevice and 100 of 100 cudaLaunchKernel calls; the
  *                 component's description names the library, its version and "shared".
  *   tool_first    the same, the tool subscribed first.
- *   noopt_first   the tool subscribes without asking to share: cupti_cb is refused with
- *                 "Another CUPTI subscriber is active: 'CUPTI for ctest tool' ... does not share
- *                 it", and the tool counts its 1000 calls.
- *   noopt_second  cupti_cb holds CUPTI (shared); the tool, not asking, is refused with
- *                 CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED naming cupti_cb, which counts
- *                 its 1000 calls exactly.
- *   noopt_after   cupti_cb counts (shared) and lets go (its set destroyed); then a tool that does
- *                 not ask to share subscribes and counts: cupti_cb's sharing is not left behind.
- *   noopt_before  a tool that does not ask to share subscribes and leaves; then cupti_cb counts
- *                 exactly (alone: shared, or exclusive if CUPTI kept the tool's choice).
+ *   legacy_first  the tool subscribes first passing CUDA 13.0's CUpti_SubscriberParams (no
+ *                 allowMultipleSubscribers field: a tool built against older headers), then
+ *                 cupti_cb: CUPTI 13.5 lets them share (measured), and both count exactly.
+ *   legacy_second the same with cupti_cb first.
+ *   legacy_after  cupti_cb counts and lets go (its set destroyed), then the legacy tool
+ *                 subscribes and counts.
+ *   legacy_before the legacy tool subscribes and leaves, then cupti_cb counts exactly.
+ *   refuse_first  the tool subscribes first with allowMultipleSubscribers = 0 in 13.2's structure:
+ *                 cupti_cb is refused with "Another CUPTI subscriber is active: 'CUPTI for ctest
+ *                 tool' ... does not share it", and the tool counts its 1000 calls.
+ *   refuse_second cupti_cb holds CUPTI (shared); the refusing tool gets
+ *                 CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED naming cupti_cb, which counts its
+ *                 1000 calls exactly.
+ *   refuse_after  cupti_cb counts and lets go; then the refusing tool subscribes and counts:
+ *                 cupti_cb's choice to share is not left behind.
  *   activity      the tool, subscribed first, records kernels with the subscriber-scoped Activity
  *                 API too: 50 launches give gpu.kernels = kernel.launches = 50 in cupti_cb, 50
  *                 cudaLaunchKernel callbacks and 50 kernel records in the tool.
@@ -114,20 +119,25 @@ static void CUPTIAPI tool_callback(void *, CUpti_CallbackDomain d, CUpti_Callbac
         seen_launch++;
 }
 
-/* The tool subscribes, asking to share or not; on success it enables its two callbacks. */
-static CUptiResult tool_subscribe(int allow)
+/* How the tool subscribes: 13.2's structure asking to share (SHARE) or refusing (REFUSE), or
+ * 13.0's structure, without the field (LEGACY: a tool built against older headers). */
+enum mode { SHARE, REFUSE, LEGACY };
+
+/* The tool subscribes; on success it enables its two callbacks. */
+static CUptiResult tool_subscribe(mode m)
 {
+    static const char *const mode_name[] = {"allowMultipleSubscribers=1", "allowMultipleSubscribers=0",
+                                            "13.0's structure"};
     params_132 p;
     memset(&p, 0, sizeof p);
-    p.structSize = allow ? sizeof p : offsetof(params_132, allowMultipleSubscribers);
+    p.structSize = m == LEGACY ? offsetof(params_132, allowMultipleSubscribers) : sizeof p;
     p.subscriberName = TOOL;
     p.oldSubscriberName = tool_old;
     p.oldSubscriberSize = sizeof tool_old;
-    p.allowMultipleSubscribers = (uint8_t)allow;
+    p.allowMultipleSubscribers = m == SHARE;
     tool_old[0] = '\0';
     CUptiResult r = T.subscribe_v2(&tool_sub, tool_callback, nullptr, &p);
-    ct_note("the tool subscribes (allowMultipleSubscribers=%d): CUptiResult %d, CUPTI names '%s'", allow, (int)r,
-            tool_old);
+    ct_note("the tool subscribes (%s): CUptiResult %d, CUPTI names '%s'", mode_name[m], (int)r, tool_old);
     if (r != CUPTI_SUCCESS)
         return r;
     if (T.enable_callback(1, tool_sub, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020) ||
@@ -197,7 +207,7 @@ static int cb_first(void)
 {
     ct_gpu_ready(0);
     int es = ct_started({"cudaGetDevice.calls", "cudaLaunchKernel.calls"});
-    CHECK_EQ("the tool subscribes beside cupti_cb", tool_subscribe(1), CUPTI_SUCCESS);
+    CHECK_EQ("the tool subscribes beside cupti_cb", tool_subscribe(SHARE), CUPTI_SUCCESS);
     count_both(es);
     check_description();
     ct_destroy(&es);
@@ -205,11 +215,12 @@ static int cb_first(void)
     return ct_done();
 }
 
-static int tool_first(void)
+/* The tool subscribes (m) first, then cupti_cb; both count. */
+static int tool_then_cb(mode m)
 {
     require_gpu(1);
     ct_use_device(0);
-    CHECK_EQ("the tool subscribes first", tool_subscribe(1), CUPTI_SUCCESS);
+    CHECK_EQ("the tool subscribes first", tool_subscribe(m), CUPTI_SUCCESS);
     ct_gpu_ready(0);
     int es = ct_started({"cudaGetDevice.calls", "cudaLaunchKernel.calls"});
     count_both(es);
@@ -219,12 +230,33 @@ static int tool_first(void)
     return ct_done();
 }
 
-static int noopt_first(void)
+static int tool_first(void)
+{
+    return tool_then_cb(SHARE);
+}
+
+static int legacy_first(void)
+{
+    return tool_then_cb(LEGACY);
+}
+
+static int legacy_second(void)
+{
+    ct_gpu_ready(0);
+    int es = ct_started({"cudaGetDevice.calls", "cudaLaunchKernel.calls"});
+    CHECK_EQ("the legacy tool subscribes beside cupti_cb", tool_subscribe(LEGACY), CUPTI_SUCCESS);
+    count_both(es);
+    ct_destroy(&es);
+    tool_unsubscribe();
+    return ct_done();
+}
+
+static int refuse_first(void)
 {
     char err[4096] = "";
     require_gpu(1);
     ct_use_device(0);
-    CHECK_EQ("the tool subscribes first, not asking to share", tool_subscribe(0), CUPTI_SUCCESS);
+    CHECK_EQ("the tool subscribes first, refusing to share", tool_subscribe(REFUSE), CUPTI_SUCCESS);
     setenv("PAPI_VERBOSE", "1", 1);
     ct_gpu_ready(0);
     int es = PAPI_NULL;
@@ -256,12 +288,12 @@ static int noopt_first(void)
     return ct_done();
 }
 
-static int noopt_second(void)
+static int refuse_second(void)
 {
     long long v[2];
     ct_gpu_ready(0);
     int es = ct_started({"cudaGetDevice.calls", "cudaLaunchKernel.calls"});
-    CHECK_EQ("the tool, not asking to share, is refused", tool_subscribe(0),
+    CHECK_EQ("the tool, refusing to share, is refused", tool_subscribe(REFUSE),
              CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
     CHECK_TRUE("CUPTI names cupti_cb to the tool", strstr(tool_old, "cupti_cb (PAPI component)") != nullptr);
     gpu_calls();
@@ -273,7 +305,8 @@ static int noopt_second(void)
     return ct_done();
 }
 
-static int noopt_after(void)
+/* cupti_cb counts and lets go; then the tool (m) subscribes and counts. */
+static int cb_then_tool(mode m)
 {
     long long v[1];
     ct_gpu_ready(0);
@@ -284,7 +317,7 @@ static int noopt_after(void)
     PAPI_MUST(PAPI_stop(es, v));
     CHECK_EQ("cupti_cb: cudaGetDevice.calls", v[0], N_GET);
     ct_destroy(&es); /* the last set: cupti_cb unsubscribes */
-    CHECK_EQ("then a tool not asking to share subscribes", tool_subscribe(0), CUPTI_SUCCESS);
+    CHECK_EQ("then the tool subscribes", tool_subscribe(m), CUPTI_SUCCESS);
     long g0 = seen_get;
     gpu_calls();
     CHECK_EQ("the tool: cudaGetDevice callbacks", seen_get - g0, N_GET);
@@ -292,11 +325,21 @@ static int noopt_after(void)
     return ct_done();
 }
 
-static int noopt_before(void)
+static int legacy_after(void)
+{
+    return cb_then_tool(LEGACY);
+}
+
+static int refuse_after(void)
+{
+    return cb_then_tool(REFUSE);
+}
+
+static int legacy_before(void)
 {
     require_gpu(1);
     ct_use_device(0);
-    CHECK_EQ("a tool not asking to share subscribes", tool_subscribe(0), CUPTI_SUCCESS);
+    CHECK_EQ("the legacy tool subscribes", tool_subscribe(LEGACY), CUPTI_SUCCESS);
     tool_unsubscribe();
     setenv("CUPTI_CB_TRACE", "1", 1); /* says in which mode cupti_cb subscribed */
     ct_gpu_ready(0);
@@ -315,7 +358,7 @@ static int activity(void)
     const int n = 50;
     long long v[2];
     ct_gpu_ready(0);
-    CHECK_EQ("the tool subscribes first", tool_subscribe(1), CUPTI_SUCCESS);
+    CHECK_EQ("the tool subscribes first", tool_subscribe(SHARE), CUPTI_SUCCESS);
     CHECK_EQ("the tool registers its activity buffers (_v2)", T.act_register(tool_sub, tool_request, tool_complete),
              CUPTI_SUCCESS);
     CHECK_EQ("the tool records kernels (_v2)", T.act_enable(tool_sub, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, nullptr),
@@ -360,7 +403,7 @@ static int metrics(void)
     ct_gpu_ready(0);
     CUDA_MUST(cudaMalloc(&out, 64 * 128 * sizeof(unsigned)));
     fixed(out, 1); /* module loading stays out of the measured regions */
-    CHECK_EQ("the tool subscribes first", tool_subscribe(1), CUPTI_SUCCESS);
+    CHECK_EQ("the tool subscribes first", tool_subscribe(SHARE), CUPTI_SUCCESS);
     long l0 = seen_launch;
     long long one = inst_of(out, 1);
     long long three = inst_of(out, 3);
@@ -378,9 +421,12 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*run)(void);
-    } cases[] = {{"cb_first", cb_first},         {"tool_first", tool_first}, {"noopt_first", noopt_first},
-                 {"noopt_second", noopt_second}, {"noopt_after", noopt_after}, {"noopt_before", noopt_before},
-                 {"activity", activity},         {"metrics", metrics}};
+    } cases[] = {{"cb_first", cb_first},           {"tool_first", tool_first},
+                 {"legacy_first", legacy_first},   {"legacy_second", legacy_second},
+                 {"legacy_after", legacy_after},   {"legacy_before", legacy_before},
+                 {"refuse_first", refuse_first},   {"refuse_second", refuse_second},
+                 {"refuse_after", refuse_after},   {"activity", activity},
+                 {"metrics", metrics}};
     const char *lib = getenv(LIB_VAR);
     if (!lib || !lib[0])
         ct_skip("%s is not set: name a libcupti of CUDA 13.2 or newer with it (scripts/get-cupti installs one) "
