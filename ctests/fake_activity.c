@@ -9,6 +9,10 @@
  * number of valid bytes.  cuptiActivityGetNextRecord walks that layout.  Records for which no
  * buffer is given are dropped and counted, as are those fake_activity_drop() adds; both come back
  * from cuptiActivityGetNumDroppedRecords, which resets the count.
+ *
+ * The subscriber-scoped _v2 entry points of CUPTI 13.2 do the same for a valid subscriber handle;
+ * which kind of entry point was called is counted.  One registration at a time: the last one,
+ * process-wide or scoped, receives the buffers.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -40,7 +44,23 @@ static int enabled[64];
 static union fake_record queue[QUEUE_MAX];
 static size_t queued;
 static size_t dropped;
-static atomic_int n_flushes, n_register;
+static atomic_int n_flushes, n_register, n_v1, n_v2, n_bad_handles;
+typedef void(CUPTIAPI *request_v2)(uint8_t **, size_t *, size_t *, void *);
+typedef void(CUPTIAPI *complete_v2)(uint8_t *, size_t, size_t, void *);
+static request_v2 requested2;
+static complete_v2 completed2;
+
+int fake_cupti_handle_valid(CUpti_SubscriberHandle h); /* fake_cupti.c */
+
+/* A _v2 call: counted, and refused for a handle that is not subscribed. */
+static int scoped_call(CUpti_SubscriberHandle h)
+{
+    atomic_fetch_add(&n_v2, 1);
+    if (fake_cupti_handle_valid(h))
+        return 1;
+    atomic_fetch_add(&n_bad_handles, 1);
+    return 0;
+}
 
 static size_t record_size(CUpti_ActivityKind kind)
 {
@@ -155,6 +175,21 @@ int fake_activity_register_calls(void)
     return atomic_load(&n_register);
 }
 
+int fake_activity_v1_calls(void)
+{
+    return atomic_load(&n_v1);
+}
+
+int fake_activity_v2_calls(void)
+{
+    return atomic_load(&n_v2);
+}
+
+int fake_activity_bad_handles(void)
+{
+    return atomic_load(&n_bad_handles);
+}
+
 int fake_activity_enabled(CUpti_ActivityKind kind)
 {
     pthread_mutex_lock(&alock);
@@ -175,11 +210,31 @@ CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
                                            CUpti_BuffersCallbackCompleteFunc done)
 {
     atomic_fetch_add(&n_register, 1);
+    atomic_fetch_add(&n_v1, 1);
     pthread_mutex_lock(&alock);
     CUptiResult r = register_err;
     if (r == CUPTI_SUCCESS) {
         requested = req;
         completed = done;
+        requested2 = NULL;
+        completed2 = NULL;
+    }
+    pthread_mutex_unlock(&alock);
+    return r;
+}
+
+CUptiResult cuptiActivityRegisterCallbacks_v2(CUpti_SubscriberHandle sub, request_v2 req, complete_v2 done)
+{
+    atomic_fetch_add(&n_register, 1);
+    if (!scoped_call(sub))
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    pthread_mutex_lock(&alock);
+    CUptiResult r = register_err;
+    if (r == CUPTI_SUCCESS) {
+        requested2 = req;
+        completed2 = done;
+        requested = NULL;
+        completed = NULL;
     }
     pthread_mutex_unlock(&alock);
     return r;
@@ -197,12 +252,26 @@ static CUptiResult set_kind(CUpti_ActivityKind kind, int on)
 
 CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
 {
+    atomic_fetch_add(&n_v1, 1);
     return set_kind(kind, 1);
 }
 
 CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)
 {
+    atomic_fetch_add(&n_v1, 1);
     return set_kind(kind, 0);
+}
+
+CUptiResult cuptiActivityEnable_v2(CUpti_SubscriberHandle sub, CUpti_ActivityKind kind, void *config)
+{
+    (void)config;
+    return scoped_call(sub) ? set_kind(kind, 1) : CUPTI_ERROR_INVALID_PARAMETER;
+}
+
+CUptiResult cuptiActivityDisable_v2(CUpti_SubscriberHandle sub, CUpti_ActivityKind kind, void *config)
+{
+    (void)config;
+    return scoped_call(sub) ? set_kind(kind, 0) : CUPTI_ERROR_INVALID_PARAMETER;
 }
 
 /* Fills one buffer from the queue's head; returns the valid bytes, and how many records went. */
@@ -231,12 +300,17 @@ CUptiResult cuptiActivityFlushAll(uint32_t flag)
         size_t pending = queued;
         CUpti_BuffersCallbackRequestFunc req = requested;
         CUpti_BuffersCallbackCompleteFunc done = completed;
+        request_v2 req2 = requested2;
+        complete_v2 done2 = completed2;
         pthread_mutex_unlock(&alock);
-        if (!pending || !req || !done)
+        if (!pending || !((req && done) || (req2 && done2)))
             break;
         uint8_t *buf = NULL;
         size_t size = 0, max = 0, taken = 0;
-        req(&buf, &size, &max);
+        if (req2)
+            req2(&buf, &size, &max, NULL);
+        else
+            req(&buf, &size, &max);
         pthread_mutex_lock(&alock);
         size_t valid = buf ? fill(buf, size, &taken) : 0;
         if (!buf || !taken) {
@@ -244,14 +318,16 @@ CUptiResult cuptiActivityFlushAll(uint32_t flag)
             queued = 0;
         }
         pthread_mutex_unlock(&alock);
-        if (buf)
+        if (buf && done2)
+            done2(buf, size, valid, NULL);
+        else if (buf)
             done(NULL, 0, buf, size, valid);
     }
     pthread_mutex_unlock(&flush_lock);
     return CUPTI_SUCCESS;
 }
 
-CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid, CUpti_Activity **record)
+static CUptiResult next_record(uint8_t *buffer, size_t valid, CUpti_Activity **record)
 {
     size_t off = 0;
     if (!buffer || !record)
@@ -264,9 +340,20 @@ CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid, CUpti_Acti
     return CUPTI_SUCCESS;
 }
 
-CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext ctx, uint32_t stream, size_t *n)
+CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid, CUpti_Activity **record)
 {
-    (void)ctx, (void)stream;
+    atomic_fetch_add(&n_v1, 1);
+    return next_record(buffer, valid, record);
+}
+
+CUptiResult cuptiActivityGetNextRecord_v2(CUpti_SubscriberHandle sub, uint8_t *buffer, size_t valid,
+                                          CUpti_Activity **record)
+{
+    return scoped_call(sub) ? next_record(buffer, valid, record) : CUPTI_ERROR_INVALID_PARAMETER;
+}
+
+static CUptiResult dropped_records(size_t *n)
+{
     if (!n)
         return CUPTI_ERROR_INVALID_PARAMETER;
     pthread_mutex_lock(&alock);
@@ -274,4 +361,18 @@ CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext ctx, uint32_t stream, si
     dropped = 0;
     pthread_mutex_unlock(&alock);
     return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext ctx, uint32_t stream, size_t *n)
+{
+    (void)ctx, (void)stream;
+    atomic_fetch_add(&n_v1, 1);
+    return dropped_records(n);
+}
+
+CUptiResult cuptiActivityGetNumDroppedRecords_v2(CUpti_SubscriberHandle sub, CUcontext ctx, uint32_t stream,
+                                                 size_t *n)
+{
+    (void)ctx, (void)stream;
+    return scoped_call(sub) ? dropped_records(n) : CUPTI_ERROR_INVALID_PARAMETER;
 }

@@ -34,6 +34,7 @@
 #include <cuda.h>
 #include <cupti.h>
 
+#define FAKE_MAX_SUBS 4 /* subscribers at once (several only as CUPTI 13.2 allows them) */
 #define FAKE_CTX0 ((CUcontext)(uintptr_t)0x1000)
 #define FAKE_CTX1 ((CUcontext)(uintptr_t)0x2000)
 #define FAKE_RT CUPTI_CB_DOMAIN_RUNTIME_API
@@ -67,8 +68,8 @@ struct fake_call {
  * while a runtime call of this thread is open (fake_enter'ed and not yet fake_exit'ed). */
 void fake_call_init(struct fake_call *c, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                     const void *params, int ret, CUcontext ctx);
-/* The ENTER site: delivered to the subscriber only if it is subscribed and the CBID is enabled
- * at this moment.  A runtime call stays open on this thread until fake_exit. */
+/* The ENTER site: delivered to each subscriber that has the CBID enabled at this moment (in the
+ * order they subscribed, while their slots are not reused).  A runtime call stays open on this thread until fake_exit. */
 void fake_enter(struct fake_call *c);
 /* The EXIT site, under the same rule (a CBID disabled since the ENTER gets no EXIT). */
 void fake_exit(struct fake_call *c);
@@ -113,19 +114,35 @@ void fake_repeat_sites(int n);
  * CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED and cuptiSubscribe_v2 writes name into
  * oldSubscriberName ("" leaves it empty). */
 void fake_other_subscriber(const char *name);
+/* While name is not NULL, every subscribe that asks to share (allowMultipleSubscribers = 1) fails with
+ * CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED naming name, even alone: the choice of a
+ * subscriber that has left, kept for the process. */
+void fake_refuse_sharing(const char *name);
 /* While err is not CUPTI_SUCCESS, every subscribe fails with err. */
 void fake_subscribe_error(CUptiResult err);
-/* Disarms every fault above (libcupti and libcuda alike). */
+/* What cuptiGetVersion returns from now (e.g. 130001 for 13.0, 130500 for 13.5); 0: the real
+ * libcupti's.  From 130200 on, subscribers that all pass allowMultipleSubscribers = 1 share
+ * the process (see fake_cupti.c); below it, one subscriber at a time. */
+void fake_cupti_version(unsigned version);
+/* Disarms every fault above (libcupti and libcuda alike), and the version override. */
 void fake_reset_faults(void);
 
 /* ------------------------------------------------------------------ queries (libcupti) */
 
-int fake_subscribed(void);          /* 1 while a subscription is held */
+int fake_subscribed(void);          /* subscriptions held now (0 or 1, unless shared) */
+/* The last cuptiSubscribe / _v2 call, failed or not: 1 if it asked to share
+ * (allowMultipleSubscribers = 1), 0 if it refused (= 0, or cuptiSubscribe), 2 if it did not say
+ * (13.0's CUpti_SubscriberParams, without the field), and the structSize of its
+ * CUpti_SubscriberParams in *struct_size (0: none passed); -1 if none yet. */
+int fake_last_subscribe(size_t *struct_size);
+/* The subscriber holding CUPTI now under this subscriberName: its allowMultipleSubscribers and
+ * structSize, as fake_last_subscribe; -1 if there is none. */
+int fake_subscriber(const char *name, size_t *struct_size);
 int fake_subscribe_calls(void);     /* successful cuptiSubscribe / cuptiSubscribe_v2 calls */
 int fake_unsubscribe_calls(void);   /* successful cuptiUnsubscribe calls */
 int fake_enable_calls(void);        /* cuptiEnableCallback calls with enable=1, failed ones too */
-int fake_enabled_count(CUpti_CallbackDomain domain); /* CBIDs enabled now */
-int fake_is_enabled(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+int fake_enabled_count(CUpti_CallbackDomain domain); /* CBIDs enabled now, summed over subscribers */
+int fake_is_enabled(CUpti_CallbackDomain domain, CUpti_CallbackId cbid); /* by any subscriber */
 long fake_delivered(void);          /* sites delivered to the subscriber so far */
 long fake_cupti_calls(void);        /* calls of any libcupti entry point by anyone */
 const char *fake_real_cupti(void);  /* the real libcupti names are taken from */
@@ -156,7 +173,15 @@ void fake_activity_drop(size_t n);
 /* While err is not CUPTI_SUCCESS, cuptiActivityRegisterCallbacks fails with it (another tool). */
 void fake_activity_register_error(CUptiResult err);
 int fake_activity_flushes(void);           /* cuptiActivityFlushAll calls */
-int fake_activity_register_calls(void);    /* cuptiActivityRegisterCallbacks calls */
+int fake_activity_register_calls(void);    /* cuptiActivityRegisterCallbacks and _v2 calls */
+/* Calls of the process-wide entry points (cuptiActivityRegisterCallbacks, Enable, Disable,
+ * GetNextRecord, GetNumDroppedRecords) and of their subscriber-scoped _v2 variants (CUPTI 13.2),
+ * with a valid subscriber handle; a _v2 call with a handle that is not subscribed fails with
+ * CUPTI_ERROR_INVALID_PARAMETER and counts in fake_activity_bad_handles.  cuptiActivityFlushAll
+ * has no variant and counts in neither. */
+int fake_activity_v1_calls(void);
+int fake_activity_v2_calls(void);
+int fake_activity_bad_handles(void);
 int fake_activity_enabled(CUpti_ActivityKind kind);
 size_t fake_activity_queued(void);         /* records waiting for a flush */
 

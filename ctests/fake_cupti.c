@@ -3,6 +3,14 @@
  * through the control API of fake_cuda.h.  The names CUPTI gives (callback names, result strings,
  * version) come from the real libcupti, opened with dlopen from FAKE_REAL_CUPTI; the subscription,
  * the enabled callback IDs and the delivery of callbacks are faked, with fault injection.
+ *
+ * Subscribers: up to FAKE_MAX_SUBS at once, each with its own enabled callback IDs, as CUPTI 13.2
+ * and newer: a second subscriber is accepted only when the version this fake reports
+ * (fake_cupti_version) is 13.2 or newer and no subscriber, the new one included, refused to
+ * share.  A subscriber refuses with allowMultipleSubscribers = 0 in a CUpti_SubscriberParams
+ * large enough to hold it, or by calling cuptiSubscribe; one that passes 13.0's smaller
+ * structure leaves it open, and shares (as libcupti 13.5 was measured to do).  Otherwise the
+ * newcomer gets CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED and the first subscriber's name.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -28,17 +36,27 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 
-static _Atomic(CUpti_CallbackFunc) sub_fn;
-static _Atomic(void *) sub_data;
-static atomic_int subscribed;
-static atomic_uchar enabled_rt[N_RT], enabled_drv[N_DRV], enabled_res[CUPTI_CBID_RESOURCE_SIZE];
+struct fake_sub {
+	atomic_int used;
+	_Atomic(CUpti_CallbackFunc) fn;
+	_Atomic(void *) data;
+	atomic_uchar rt[N_RT], drv[N_DRV], res[CUPTI_CBID_RESOURCE_SIZE];
+	CUpti_SubscriberHandle handle;
+	char name[128];		/* "CUPTI for <subscriberName>" */
+	size_t struct_size;	/* of the CUpti_SubscriberParams it passed; 0: none */
+	int allow;		/* 1 asked to share, 0 refused, 2 did not say (13.0's structure) */
+};
+static struct fake_sub subs[FAKE_MAX_SUBS];
+static atomic_uint version_override;	/* what cuptiGetVersion says; 0: the real libcupti's */
+static char *refuse_share_name;		/* sharing refused to all, naming this */
+static size_t last_struct_size;		/* of the last subscribe, failed or not */
+static int last_allow = -1;
 
 static int n_subscribe, n_unsubscribe, n_enable;
 static int fail_enable_in;	/* enables (enable=1) to go before the failing one; 0: off */
 static CUptiResult fail_enable_err;
 static int block_enable_in, enable_blocked, enable_released;
 static char *other_name;	/* another tool holds CUPTI */
-static char holder_name[128];	/* "CUPTI for <name>" of our own subscriber */
 static CUptiResult subscribe_err;
 
 static atomic_int drop_exits, repeat_sites;
@@ -85,6 +103,11 @@ const char *fake_real_cupti(void)
 CUptiResult CUPTIAPI cuptiGetVersion(uint32_t *version)
 {
 	atomic_fetch_add(&cupti_calls, 1);
+	unsigned v = atomic_load(&version_override);
+	if (v && version) {
+		*version = v;
+		return CUPTI_SUCCESS;
+	}
 	need_real();
 	return real_get_version ? real_get_version(version) : CUPTI_ERROR_UNKNOWN;
 }
@@ -105,6 +128,47 @@ CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t 
 
 /* ---- the subscription -------------------------------------------------------------------- */
 
+/* The allowMultipleSubscribers field of CUPTI 13.2's CUpti_SubscriberParams, which follows the
+ * four fields of 13.0's (read by offset: the 13.0 headers lack it). */
+#define ALLOW_OFFSET (offsetof(CUpti_SubscriberParams, oldSubscriberSize) + sizeof(size_t))
+
+static struct fake_sub *sub_of(CUpti_SubscriberHandle h)
+{
+	for (int i = 0; h && i < FAKE_MAX_SUBS; i++)
+		if (atomic_load(&subs[i].used) && subs[i].handle == h)
+			return &subs[i];
+	return NULL;
+}
+
+int fake_cupti_handle_valid(CUpti_SubscriberHandle h)
+{
+	pthread_mutex_lock(&lock);
+	int ok = sub_of(h) != NULL;
+	pthread_mutex_unlock(&lock);
+	return ok;
+}
+
+/* The first subscriber still there (in the order of subscription), or NULL. */
+static struct fake_sub *first_sub(void)
+{
+	struct fake_sub *f = NULL;
+	for (int i = 0; i < FAKE_MAX_SUBS; i++)
+		if (atomic_load(&subs[i].used) && (!f || (uintptr_t)subs[i].handle < (uintptr_t)f->handle))
+			f = &subs[i];
+	return f;
+}
+
+/* Whether one more subscriber may join those there are (called with one there at least). */
+static int may_share(int allow)
+{
+	if (allow == 0 || atomic_load(&version_override) < 130200u)
+		return 0;
+	for (int i = 0; i < FAKE_MAX_SUBS; i++)
+		if (atomic_load(&subs[i].used) && subs[i].allow == 0)
+			return 0;
+	return 1;
+}
+
 static CUptiResult subscribe(CUpti_SubscriberHandle *sub, CUpti_CallbackFunc fn, void *data,
 			     CUpti_SubscriberParams *p)
 {
@@ -112,23 +176,46 @@ static CUptiResult subscribe(CUpti_SubscriberHandle *sub, CUpti_CallbackFunc fn,
 	atomic_fetch_add(&cupti_calls, 1);
 	if (!sub)
 		return CUPTI_ERROR_INVALID_PARAMETER;
+	size_t size = p ? p->structSize : 0;
+	int allow = !p ? 0 : size > ALLOW_OFFSET ? *((const uint8_t *)p + ALLOW_OFFSET) != 0 : 2;
 	pthread_mutex_lock(&lock);
-	if (other_name || atomic_load(&subscribed)) {
-		/* One subscriber per process, as CUPTI 13.0. */
-		const char *holder = other_name ? other_name : holder_name;
+	last_struct_size = size;
+	last_allow = allow;
+	struct fake_sub *first = first_sub(), *free_slot = NULL;
+	for (int i = 0; i < FAKE_MAX_SUBS && !free_slot; i++)
+		if (!atomic_load(&subs[i].used))
+			free_slot = &subs[i];
+	if (other_name || (first && !may_share(allow)) || (refuse_share_name && allow == 1)) {
+		/* Another tool holds CUPTI and does not share it (or this one did not ask), or a
+		 * subscriber that has left chose for the process not to share. */
+		const char *holder = other_name ? other_name : first ? first->name : refuse_share_name;
 		if (p && p->oldSubscriberName && p->oldSubscriberSize > 0)
 			snprintf(p->oldSubscriberName, p->oldSubscriberSize, "%s", holder);
 		r = CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
 	} else if (subscribe_err != CUPTI_SUCCESS) {
 		r = subscribe_err;
+	} else if (!free_slot) {
+		r = CUPTI_ERROR_MAX_LIMIT_REACHED;
 	} else {
-		atomic_store(&sub_fn, fn);
-		atomic_store(&sub_data, data);
-		atomic_store(&subscribed, 1);
+		struct fake_sub *f = free_slot;
+		for (int i = 0; i < N_RT; i++)
+			atomic_store(&f->rt[i], 0);
+		for (int i = 0; i < N_DRV; i++)
+			atomic_store(&f->drv[i], 0);
+		for (int i = 0; i < CUPTI_CBID_RESOURCE_SIZE; i++)
+			atomic_store(&f->res[i], 0);
 		n_subscribe++;
-		snprintf(holder_name, sizeof holder_name, "CUPTI for %s",
-			 p && p->subscriberName ? p->subscriberName : "unnamed");
-		*sub = (CUpti_SubscriberHandle)(uintptr_t)(0x5000 + n_subscribe);
+		snprintf(f->name, sizeof f->name, "CUPTI for %s", p && p->subscriberName ? p->subscriberName : "unnamed");
+		f->handle = (CUpti_SubscriberHandle)(uintptr_t)(0x5000 + n_subscribe);
+		f->struct_size = size;
+		f->allow = allow;
+		atomic_store(&f->fn, fn);
+		atomic_store(&f->data, data);
+		atomic_store(&f->used, 1);
+		*sub = f->handle;
+		/* With several subscribers allowed, CUPTI names the first one. */
+		if (p && p->oldSubscriberName && p->oldSubscriberSize > 0 && first)
+			snprintf(p->oldSubscriberName, p->oldSubscriberSize, "%s", first->name);
 	}
 	pthread_mutex_unlock(&lock);
 	return r;
@@ -139,10 +226,11 @@ CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle *sub, CUpti_CallbackF
 	return subscribe(sub, fn, data, NULL);
 }
 
+/* The 13.0 structure at least; a larger one (13.2's) is read up to what the fake knows. */
 CUptiResult CUPTIAPI cuptiSubscribe_v2(CUpti_SubscriberHandle *sub, CUpti_CallbackFunc fn, void *data,
 				       CUpti_SubscriberParams *p)
 {
-	if (p && p->structSize < CUpti_SubscriberParams_STRUCT_SIZE)
+	if (p && p->structSize < ALLOW_OFFSET)
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	return subscribe(sub, fn, data, p);
 }
@@ -152,33 +240,35 @@ CUptiResult CUPTIAPI cuptiUnsubscribe(CUpti_SubscriberHandle sub)
 	CUptiResult r = CUPTI_SUCCESS;
 	atomic_fetch_add(&cupti_calls, 1);
 	pthread_mutex_lock(&lock);
-	if (!sub || !atomic_load(&subscribed)) {
+	struct fake_sub *f = sub_of(sub);
+	if (!f) {
 		r = CUPTI_ERROR_INVALID_PARAMETER;
 	} else {
 		/* Unsubscribing drops the subscriber's enabled callbacks. */
+		atomic_store(&f->used, 0);
 		for (int i = 0; i < N_RT; i++)
-			atomic_store(&enabled_rt[i], 0);
+			atomic_store(&f->rt[i], 0);
 		for (int i = 0; i < N_DRV; i++)
-			atomic_store(&enabled_drv[i], 0);
+			atomic_store(&f->drv[i], 0);
 		for (int i = 0; i < CUPTI_CBID_RESOURCE_SIZE; i++)
-			atomic_store(&enabled_res[i], 0);
-		atomic_store(&subscribed, 0);
-		atomic_store(&sub_fn, NULL);
-		atomic_store(&sub_data, NULL);
+			atomic_store(&f->res[i], 0);
+		atomic_store(&f->fn, NULL);
+		atomic_store(&f->data, NULL);
+		f->handle = NULL;
 		n_unsubscribe++;
 	}
 	pthread_mutex_unlock(&lock);
 	return r;
 }
 
-static atomic_uchar *slot(CUpti_CallbackDomain d, CUpti_CallbackId cbid)
+static atomic_uchar *slot(struct fake_sub *f, CUpti_CallbackDomain d, CUpti_CallbackId cbid)
 {
 	if (d == CUPTI_CB_DOMAIN_RUNTIME_API && cbid < N_RT)
-		return &enabled_rt[cbid];
+		return &f->rt[cbid];
 	if (d == CUPTI_CB_DOMAIN_DRIVER_API && cbid < N_DRV)
-		return &enabled_drv[cbid];
+		return &f->drv[cbid];
 	if (d == CUPTI_CB_DOMAIN_RESOURCE && cbid < CUPTI_CBID_RESOURCE_SIZE)
-		return &enabled_res[cbid];	/* context creation and destruction */
+		return &f->res[cbid];	/* context creation and destruction */
 	return NULL;
 }
 
@@ -187,7 +277,6 @@ CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle
 {
 	CUptiResult r = CUPTI_SUCCESS;
 	atomic_fetch_add(&cupti_calls, 1);
-	atomic_uchar *s = slot(d, cbid);
 	pthread_mutex_lock(&lock);
 	if (enable) {
 		n_enable++;
@@ -200,7 +289,9 @@ CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle
 			enable_blocked = 0;
 		}
 	}
-	if (!sub || !atomic_load(&subscribed) || !s)
+	struct fake_sub *f = sub_of(sub);
+	atomic_uchar *s = f ? slot(f, d, cbid) : NULL;
+	if (!s)
 		r = CUPTI_ERROR_INVALID_PARAMETER;
 	else if (enable && fail_enable_in > 0 && --fail_enable_in == 0)
 		r = fail_enable_err;
@@ -248,13 +339,13 @@ void fake_call_init(struct fake_call *c, CUpti_CallbackDomain domain, CUpti_Call
 		real_callback_name(domain, cbid, &c->name);
 }
 
-static void deliver(struct fake_call *c, CUpti_ApiCallbackSite site)
+static void deliver_to(struct fake_sub *f, struct fake_call *c, CUpti_ApiCallbackSite site)
 {
-	atomic_uchar *s = slot(c->domain, c->cbid);
-	if (!s || !atomic_load(&subscribed) || !atomic_load(s))
+	atomic_uchar *s = slot(f, c->domain, c->cbid);
+	if (!s || !atomic_load(&f->used) || !atomic_load(s))
 		return;	/* CUPTI calls back only for enabled CBIDs */
-	CUpti_CallbackFunc fn = atomic_load(&sub_fn);
-	void *data = atomic_load(&sub_data);
+	CUpti_CallbackFunc fn = atomic_load(&f->fn);
+	void *data = atomic_load(&f->data);
 	if (!fn)
 		return;
 	if (site == CUPTI_API_EXIT) {
@@ -283,6 +374,13 @@ static void deliver(struct fake_call *c, CUpti_ApiCallbackSite site)
 		atomic_fetch_add(&delivered, 1);
 		fn(data, c->domain, c->cbid, &cd);
 	}
+}
+
+/* Every subscriber that enabled the CBID gets the site, in slot order. */
+static void deliver(struct fake_call *c, CUpti_ApiCallbackSite site)
+{
+	for (int i = 0; i < FAKE_MAX_SUBS; i++)
+		deliver_to(&subs[i], c, site);
 }
 
 void fake_enter(struct fake_call *c)
@@ -409,6 +507,14 @@ void fake_other_subscriber(const char *name)
 	pthread_mutex_unlock(&lock);
 }
 
+void fake_refuse_sharing(const char *name)
+{
+	pthread_mutex_lock(&lock);
+	free(refuse_share_name);
+	refuse_share_name = name ? strdup(name) : NULL;
+	pthread_mutex_unlock(&lock);
+}
+
 void fake_subscribe_error(CUptiResult err)
 {
 	pthread_mutex_lock(&lock);
@@ -426,8 +532,11 @@ void fake_cupti_reset_faults(void)
 	pthread_cond_broadcast(&cond);
 	free(other_name);
 	other_name = NULL;
+	free(refuse_share_name);
+	refuse_share_name = NULL;
 	subscribe_err = CUPTI_SUCCESS;
 	pthread_mutex_unlock(&lock);
+	atomic_store(&version_override, 0);
 	atomic_store(&drop_exits, 0);
 	atomic_store(&repeat_sites, 0);
 }
@@ -444,7 +553,42 @@ void fake_cupti_reset_faults(void)
 
 int fake_subscribed(void)
 {
-	return atomic_load(&subscribed);
+	int n = 0;
+	for (int i = 0; i < FAKE_MAX_SUBS; i++)
+		n += atomic_load(&subs[i].used);
+	return n;
+}
+
+void fake_cupti_version(unsigned version)
+{
+	atomic_store(&version_override, version);
+}
+
+int fake_last_subscribe(size_t *struct_size)
+{
+	pthread_mutex_lock(&lock);
+	int allow = last_allow;
+	if (struct_size)
+		*struct_size = last_struct_size;
+	pthread_mutex_unlock(&lock);
+	return allow;
+}
+
+int fake_subscriber(const char *name, size_t *struct_size)
+{
+	char full[160];
+	int allow = -1;
+	snprintf(full, sizeof full, "CUPTI for %s", name);
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < FAKE_MAX_SUBS; i++) {
+		if (atomic_load(&subs[i].used) && strcmp(subs[i].name, full) == 0) {
+			allow = subs[i].allow;
+			if (struct_size)
+				*struct_size = subs[i].struct_size;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return allow;
 }
 
 int fake_subscribe_calls(void)
@@ -465,19 +609,25 @@ int fake_enable_calls(void)
 int fake_enabled_count(CUpti_CallbackDomain d)
 {
 	int n = 0;
-	if (d == CUPTI_CB_DOMAIN_RUNTIME_API)
-		for (int i = 0; i < N_RT; i++)
-			n += atomic_load(&enabled_rt[i]);
-	else if (d == CUPTI_CB_DOMAIN_DRIVER_API)
-		for (int i = 0; i < N_DRV; i++)
-			n += atomic_load(&enabled_drv[i]);
+	for (int k = 0; k < FAKE_MAX_SUBS; k++) {
+		if (d == CUPTI_CB_DOMAIN_RUNTIME_API)
+			for (int i = 0; i < N_RT; i++)
+				n += atomic_load(&subs[k].rt[i]);
+		else if (d == CUPTI_CB_DOMAIN_DRIVER_API)
+			for (int i = 0; i < N_DRV; i++)
+				n += atomic_load(&subs[k].drv[i]);
+	}
 	return n;
 }
 
 int fake_is_enabled(CUpti_CallbackDomain d, CUpti_CallbackId cbid)
 {
-	atomic_uchar *s = slot(d, cbid);
-	return s ? atomic_load(s) : 0;
+	int on = 0;
+	for (int k = 0; k < FAKE_MAX_SUBS; k++) {
+		atomic_uchar *s = slot(&subs[k], d, cbid);
+		on |= s ? atomic_load(s) : 0;
+	}
+	return on;
 }
 
 long fake_delivered(void)

@@ -2,6 +2,8 @@
 # run-gpu-tests: runs the installed cupti_cb PAPI-level tests (cpu_*, gpu_* in this directory),
 # or only the ones named on the command line, and prints PASS/FAIL/SKIP with each test's output.
 # Exit status 77 is SKIP.  Each test may run CTEST_TIMEOUT seconds (default 600).
+# CUPTI_CB_TEST_CUPTI, if set, names a libcupti of CUDA 13.2 or newer (scripts/get-cupti):
+# gpu_multisub runs cupti_cb beside another CUPTI subscriber with it, and SKIPs without it.
 # The last line is "N passed, N failed, N skipped"; the exit status is 1 if any test failed.
 set -u
 
@@ -22,6 +24,15 @@ if [ -n "$devices" ]; then
     printf '%s\n' "$devices" | sed 's/^/# device: /'
 else
     echo "# device: none (nvidia-smi lists no GPU)"
+fi
+if [ -n "${CUPTI_CB_TEST_CUPTI:-}" ]; then
+    if [ -r "$CUPTI_CB_TEST_CUPTI" ]; then
+        export CUPTI_CB_TEST_CUPTI
+        echo "# libcupti for gpu_multisub: $CUPTI_CB_TEST_CUPTI"
+    else
+        echo "# CUPTI_CB_TEST_CUPTI=$CUPTI_CB_TEST_CUPTI is not there: gpu_multisub will SKIP"
+        unset CUPTI_CB_TEST_CUPTI
+    fi
 fi
 run_limited() {
     if command -v timeout >/dev/null 2>&1; then timeout "$timeout_s" "$@"; else "$@"; fi

@@ -108,9 +108,36 @@ static void set_disabled(const char *why)
  * cmp_info.disabled is only written under init_lock. */
 static atomic_int stage;
 
+#define DESCRIPTION "CUDA API calls, launches, bytes, syncs (CUPTI callbacks) and GPU hardware metrics (CUPTI profiler)"
+
+/* Once libcupti is loaded, the description (papi_component_avail's
+ * "Active components") says which one, its version, and whether cupti_cb
+ * shares CUPTI with other subscribers; the path is cut at PAPI's 128
+ * bytes, CUPTI_CB_TRACE=1 prints it whole. */
+static void describe(void)
+{
+	PAPI_component_info_t *ci = &_cupti_cb_vector.cmp_info;
+	char v[32];
+	if (!engine.api.cupti_lib) {
+		snprintf(ci->description, sizeof ci->description, "%s", DESCRIPTION);
+		return;
+	}
+	char d[sizeof engine.api.cupti_path + 128];
+	cupti_cb_cupti_version_str(engine.api.cupti_version, v, sizeof v);
+	snprintf(d, sizeof d, "CUDA calls, GPU work, metrics; CUPTI %s, %s: %s", v,
+		 cupti_cb_engine_can_share(&engine) ? "shared"
+		 : engine.api.cupti_version	    ? "exclusive"
+						    : "mode set at first use",
+		 engine.api.cupti_path);
+	size_t n = strnlen(d, sizeof ci->description - 1);	/* cut on purpose */
+	memcpy(ci->description, d, n);
+	ci->description[n] = '\0';
+}
+
 static void set_stage_from_engine(void)
 {
 	PAPI_component_info_t *ci = &_cupti_cb_vector.cmp_info;
+	describe();
 	switch (engine.state) {
 	case CUPTI_CB_READY:
 		ci->disabled = 0;
@@ -716,7 +743,7 @@ papi_vector_t _cupti_cb_vector = {
 	.cmp_info = {
 		.name = "cupti_cb",
 		.short_name = "cupti_cb",
-		.description = "CUDA API calls, launches, bytes, syncs (CUPTI callbacks) and GPU hardware metrics (CUPTI profiler)",
+		.description = DESCRIPTION,
 		.version = "0.1.0",
 		.support_version = "n/a",
 		.kernel_version = "n/a",

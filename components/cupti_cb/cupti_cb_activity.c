@@ -74,6 +74,16 @@ int cupti_cb_activity_init(struct cupti_cb_activity *a, struct cupti_cb_engine *
 			 e->api.cupti_path[0] ? e->api.cupti_path : "libcupti");
 		return -1;
 	}
+	/* Optional: a libcupti older than 13.2 lacks them, and cupti_cb then
+	 * holds CUPTI alone, where the process-wide calls are right. */
+	struct cupti_cb_activity_v2_fns *v = &a->v2;
+	*(void **)&v->register_callbacks = dlsym(lib, "cuptiActivityRegisterCallbacks_v2");
+	*(void **)&v->enable = dlsym(lib, "cuptiActivityEnable_v2");
+	*(void **)&v->disable = dlsym(lib, "cuptiActivityDisable_v2");
+	*(void **)&v->next_record = dlsym(lib, "cuptiActivityGetNextRecord_v2");
+	*(void **)&v->dropped = dlsym(lib, "cuptiActivityGetNumDroppedRecords_v2");
+	if (!v->register_callbacks || !v->enable || !v->disable || !v->next_record || !v->dropped)
+		memset(v, 0, sizeof *v);
 	return 0;
 }
 
@@ -142,18 +152,36 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
 		atomic_fetch_add(&a->refused_buffers, 1);
 }
 
-static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
-				      size_t valid)
+static void completed(struct cupti_cb_activity *a, uint8_t *buffer, size_t valid, CUcontext ctx, uint32_t stream)
 {
-	struct cupti_cb_activity *a = the_activity;
-	(void)size;
 	if (!a || !buffer)
 		return;
 	cupti_cb_activity_process(a, buffer, valid);
 	size_t dropped = 0;
-	if (a->fn.dropped(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
+	CUptiResult r = a->scoped ? a->v2.dropped(a->sub, NULL, 0, &dropped) : a->fn.dropped(ctx, stream, &dropped);
+	if (r == CUPTI_SUCCESS && dropped)
 		atomic_fetch_add(&a->dropped, dropped);
 	cupti_cb_activity_buffer_put(a, buffer);
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
+				      size_t valid)
+{
+	(void)size;
+	completed(the_activity, buffer, valid, ctx, stream);
+}
+
+/* The subscriber-scoped pair (cuptiActivityRegisterCallbacks_v2). */
+static void CUPTIAPI buffer_requested_v2(uint8_t **buffer, size_t *size, size_t *max_records, void *info)
+{
+	(void)info;
+	buffer_requested(buffer, size, max_records);
+}
+
+static void CUPTIAPI buffer_completed_v2(uint8_t *buffer, size_t size, size_t valid, void *info)
+{
+	(void)size, (void)info;
+	completed(the_activity, buffer, valid, NULL, 0);
 }
 
 /* ---- records -------------------------------------------------------------- */
@@ -280,7 +308,8 @@ void cupti_cb_activity_process(struct cupti_cb_activity *a, uint8_t *buf, size_t
 {
 	CUpti_Activity *r = NULL;
 	pthread_mutex_lock(&a->proc);
-	while (valid && a->fn.next_record(buf, valid, &r) == CUPTI_SUCCESS) {
+	while (valid && (a->scoped ? a->v2.next_record(a->sub, buf, valid, &r) : a->fn.next_record(buf, valid, &r)) ==
+				CUPTI_SUCCESS) {
 		struct work w;
 		if (decode(r, &w) == 0) {
 			account(a, &w);
@@ -292,18 +321,27 @@ void cupti_cb_activity_process(struct cupti_cb_activity *a, uint8_t *buf, size_t
 
 /* ---- kinds and users ------------------------------------------------------ */
 
+static CUptiResult set_kind(struct cupti_cb_activity *a, CUpti_ActivityKind kind, int on)
+{
+	if (a->scoped)
+		return on ? a->v2.enable(a->sub, kind, NULL) : a->v2.disable(a->sub, kind, NULL);
+	return on ? a->fn.enable(kind) : a->fn.disable(kind);
+}
+
 static void kinds_off(struct cupti_cb_activity *a)
 {
 	for (size_t i = 0; i < N_KINDS; i++)
-		a->fn.disable(kinds[i].kind);
+		set_kind(a, kinds[i].kind, 0);
 	atomic_store(&a->e->corr, NULL);
-	a->fn.flush_all(0);	/* what finished counts; nothing reads it later */
+	/* What finished counts; nothing reads it later. No subscriber-scoped
+	 * flush exists: this flushes the other subscribers' buffers too. */
+	a->fn.flush_all(0);
 }
 
 static int kinds_on(struct cupti_cb_activity *a, char *why, size_t len)
 {
 	for (size_t i = 0; i < N_KINDS; i++) {
-		CUptiResult r = a->fn.enable(kinds[i].kind);
+		CUptiResult r = set_kind(a, kinds[i].kind, 1);
 		if (r != CUPTI_SUCCESS && kinds[i].optional) {
 			if (a->e->trace)
 				fprintf(stderr, "cupti_cb: activity: kind %d not recorded: %s\n", (int)kinds[i].kind,
@@ -312,7 +350,7 @@ static int kinds_on(struct cupti_cb_activity *a, char *why, size_t len)
 			snprintf(why, len, "CUPTI refused to record GPU activity (kind %d): %s", (int)kinds[i].kind,
 				 cupti_cb_cupti_error(&a->e->api, r));
 			for (size_t k = 0; k < i; k++)
-				a->fn.disable(kinds[k].kind);
+				set_kind(a, kinds[k].kind, 0);
 			return CUPTI_CB_EUNAVAIL;
 		}
 	}
@@ -320,24 +358,38 @@ static int kinds_on(struct cupti_cb_activity *a, char *why, size_t len)
 	return 0;
 }
 
+/* Registration belongs to the process with the process-wide calls, and to
+ * the subscription with the subscriber-scoped ones: a new subscription
+ * (after the engine let go of CUPTI) registers again. */
 static int register_once(struct cupti_cb_activity *a, char *why, size_t len)
 {
-	if (a->registered)
+	CUpti_SubscriberHandle sub = NULL;
+	int scoped = cupti_cb_engine_subscriber(a->e, &sub) == 1 && a->v2.register_callbacks;
+	if (a->registered && a->scoped == scoped && (!scoped || a->sub == sub))
 		return 0;
 	if (!a->map && !(a->map = calloc(1, sizeof *a->map))) {
 		snprintf(why, len, "cupti_cb could not set up GPU activity: out of memory");
 		return CUPTI_CB_ENOMEM;
 	}
 	the_activity = a;
-	CUptiResult r = a->fn.register_callbacks(buffer_requested, buffer_completed);
+	CUptiResult r = scoped ? a->v2.register_callbacks(sub, buffer_requested_v2, buffer_completed_v2)
+			       : a->fn.register_callbacks(buffer_requested, buffer_completed);
+	if (a->e->trace)
+		fprintf(stderr, "cupti_cb: activity: %s: %s\n",
+			scoped ? "cuptiActivityRegisterCallbacks_v2 (subscriber-scoped calls, shared CUPTI)"
+			       : "cuptiActivityRegisterCallbacks (process-wide calls)",
+			cupti_cb_cupti_error(&a->e->api, r));
 	if (r != CUPTI_SUCCESS) {
 		snprintf(why, len,
-			 "Another tool owns CUPTI's activity buffers: cuptiActivityRegisterCallbacks "
+			 "Another tool owns CUPTI's activity buffers: %s "
 			 "failed (%s); the gpu.* events cannot be counted, the other events can",
+			 scoped ? "cuptiActivityRegisterCallbacks_v2" : "cuptiActivityRegisterCallbacks",
 			 cupti_cb_cupti_error(&a->e->api, r));
 		return CUPTI_CB_ECONFLICT;
 	}
 	a->registered = 1;
+	a->scoped = scoped;
+	a->sub = sub;
 	return 0;
 }
 

@@ -19,6 +19,7 @@
 
 #include "cupti_cb_corr.h"
 #include "cupti_cb_derived.h"
+#include "cupti_cb_multisub.h"
 
 struct cupti_cb_engine;
 struct cupti_cb_block;
@@ -36,6 +37,14 @@ struct cupti_cb_activity_fns {
 struct cupti_cb_activity {
 	struct cupti_cb_engine *e;
 	struct cupti_cb_activity_fns fn;
+	/* The subscriber-scoped calls (CUPTI 13.2), all or none (NULL). Used
+	 * whenever the engine's subscription is shared: CUPTI does not allow
+	 * the process-wide calls once several subscribers exist. Their only
+	 * process-wide call left is cuptiActivityFlushAll, which has no
+	 * subscriber-scoped variant: it flushes every subscriber's buffers. */
+	struct cupti_cb_activity_v2_fns v2;
+	int scoped;			/* registered through v2 for sub */
+	CUpti_SubscriberHandle sub;
 	unsigned n_devrows;		/* devices + 1 row for an unknown device */
 
 	pthread_mutex_t lock;		/* cold path: registration, kinds, users */
@@ -76,8 +85,9 @@ uint64_t cupti_cb_busy_merge(uint64_t *start, uint64_t *end, uint64_t s, uint64_
 
 /* Resolves the entry points from the engine's libcupti; 0, or -1 with why. */
 int cupti_cb_activity_init(struct cupti_cb_activity *a, struct cupti_cb_engine *e);
-/* A set with activity events starts for the first time: register with
- * CUPTI (once), enable the kinds and the attribution (first user). 0, or
+/* A set with activity events starts for the first time (the engine's
+ * subscription held by that set): register with CUPTI (once per
+ * subscription when it is shared, once per process otherwise), enable the kinds and the attribution (first user). 0, or
  * an enum cupti_cb_source_err with the sentence in why. */
 int cupti_cb_activity_use(struct cupti_cb_activity *a, char *why, size_t len);
 /* The set is cleaned up; the last user disables the kinds. */

@@ -101,34 +101,121 @@ static void quiet_callback(void *u, CUpti_CallbackDomain d, CUpti_CallbackId c, 
 	(void)u, (void)d, (void)c, (void)p;
 }
 
-/* Subscribe; on success the handle is in *sub. Fills why on failure. */
+/* cupti_cb asks to share the process with other CUPTI subscribers where
+ * the loaded libcupti can (CUPTI 13.2 and newer, cupti_cb_multisub.h). */
+int cupti_cb_engine_can_share(const struct cupti_cb_engine *e)
+{
+	return e->api.cuptiSubscribe_v2 && e->api.cupti_version >= CUPTI_CB_MULTISUB_VERSION;
+}
+
+void cupti_cb_engine_cupti_summary(const struct cupti_cb_engine *e, char *buf, size_t len)
+{
+	char v[32];
+	cupti_cb_cupti_version_str(e->api.cupti_version, v, sizeof v);
+	snprintf(buf, len, "libcupti %s (CUPTI %s, API %u): %s", e->api.cupti_path[0] ? e->api.cupti_path : "?", v,
+		 (unsigned)e->api.cupti_version,
+		 cupti_cb_engine_can_share(e) ? "shares CUPTI with other subscribers that allow it"
+		 : e->api.cupti_version	      ? "one CUPTI subscriber per process (sharing needs CUPTI 13.2 or newer)"
+					      : "version not known before the driver stage, which decides whether to share");
+}
+
+/* The sentence when another subscriber holds CUPTI and will not share it;
+ * written whole, then cut to why's size (a long path loses its end). */
+static void say_conflict(struct cupti_cb_engine *e, const char *holder, int shared)
+{
+	char v[32], s[CUPTI_CB_WHY_LEN + 512];
+	cupti_cb_cupti_version_str(e->api.cupti_version, v, sizeof v);
+	if (shared)
+		snprintf(s, sizeof s,
+			 "Another CUPTI subscriber is active: '%s' holds CUPTI in this process and does not share "
+			 "it (cupti_cb asked to share; libcupti %s is CUPTI %s, which allows several subscribers "
+			 "only if each asks for it)",
+			 holder, e->api.cupti_path, v);
+	else
+		snprintf(s, sizeof s,
+			 "Another CUPTI subscriber is active: '%s' holds CUPTI in this process (libcupti %s is "
+			 "CUPTI %s, which allows one subscriber; with CUPTI 13.2 or newer, set by %s, cupti_cb "
+			 "shares it with tools that allow it)",
+			 holder, e->api.cupti_path, v, CUPTI_CB_ENV_CUPTI_LIB);
+	size_t n = strnlen(s, sizeof e->why - 1);
+	memcpy(e->why, s, n);
+	e->why[n] = '\0';
+}
+
+/* One cuptiSubscribe_v2 (cuptiSubscribe where it is missing), asking to
+ * share or not; old receives the holder's name. */
+static CUptiResult try_subscribe(struct cupti_cb_engine *e, CUpti_CallbackFunc fn, CUpti_SubscriberHandle *sub,
+				 int share, char *old, size_t old_len)
+{
+	if (!e->api.cuptiSubscribe_v2)
+		return e->api.cuptiSubscribe(sub, fn, e);
+	/* Our own copy of the structure: 13.0 headers lack the field. */
+	struct cupti_cb_subscriber_params p = { 0 };
+	p.structSize = share ? CUPTI_CB_SUBSCRIBER_PARAMS_SIZE_V132 : CUPTI_CB_SUBSCRIBER_PARAMS_SIZE_V130;
+	p.subscriberName = SUBSCRIBER_NAME;
+	p.oldSubscriberName = old;
+	p.oldSubscriberSize = old_len;
+	p.allowMultipleSubscribers = (uint8_t)share;
+	old[0] = '\0';
+	return e->api.cuptiSubscribe_v2(sub, fn, e, (CUpti_SubscriberParams *)(void *)&p);
+}
+
+/* Subscribe; on success the handle is in *sub and e->shared says whether
+ * CUPTI lets others subscribe beside it. Fills why on failure. */
 static int subscribe(struct cupti_cb_engine *e, CUpti_CallbackFunc fn, CUpti_SubscriberHandle *sub)
 {
-	char old[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN * 2] = "";
-	CUptiResult r;
-	if (e->api.cuptiSubscribe_v2) {
-		CUpti_SubscriberParams p = { 0 };
-		p.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
-		p.subscriberName = SUBSCRIBER_NAME;
-		p.oldSubscriberName = old;
-		p.oldSubscriberSize = sizeof old;
-		r = e->api.cuptiSubscribe_v2(sub, fn, e, &p);
-	} else {
-		r = e->api.cuptiSubscribe(sub, fn, e);
+	char old[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN * 2], alone[sizeof old];
+	int share = cupti_cb_engine_can_share(e);
+	CUptiResult r = try_subscribe(e, fn, sub, share, old, sizeof old);
+	int refused_sharing = 0;
+	if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED && share) {
+		/* CUPTI may keep the sharing choice of a subscriber that has
+		 * left: alone in the process, asking not to share works. If
+		 * another subscriber is there, this fails too. */
+		refused_sharing = try_subscribe(e, fn, sub, 0, alone, sizeof alone) == CUPTI_SUCCESS;
+		if (refused_sharing)
+			r = CUPTI_SUCCESS;
 	}
-	TRACE(e, "subscribe: %s", cupti_cb_cupti_error(&e->api, r));
-	if (r == CUPTI_SUCCESS)
+	if (r == CUPTI_SUCCESS) {
+		e->shared = share && !refused_sharing;
+		if (e->shared) {
+			/* CUPTI names the first subscriber: another tool, or us. */
+			int other = old[0] && strcmp(old, "CUPTI for " SUBSCRIBER_NAME) != 0;
+			TRACE(e, "subscribe: %s: cupti_cb holds the CUPTI subscription in shared mode "
+				 "(allowMultipleSubscribers=1; %s%s%s)",
+			      cupti_cb_cupti_error(&e->api, r), other ? "the first subscriber is '" : "no other subscriber yet",
+			      other ? old : "", other ? "'" : "");
+		} else if (refused_sharing) {
+			TRACE(e, "subscribe: %s: cupti_cb holds the CUPTI subscription in exclusive mode (CUPTI "
+				 "refused to share, naming '%s': a subscriber that did not allow several came first)",
+			      cupti_cb_cupti_error(&e->api, r), old[0] ? old : "unnamed");
+		} else {
+			char v[32];
+			cupti_cb_cupti_version_str(e->api.cupti_version, v, sizeof v);
+			TRACE(e, "subscribe: %s: cupti_cb holds the CUPTI subscription in exclusive mode "
+				 "(CUPTI %s allows one subscriber)",
+			      cupti_cb_cupti_error(&e->api, r), v);
+		}
 		return 0;
+	}
+	TRACE(e, "subscribe: %s%s%s%s", cupti_cb_cupti_error(&e->api, r), old[0] ? " (held by '" : "", old,
+	      old[0] ? "')" : "");
 	if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-		snprintf(e->why, sizeof e->why,
-			 "Another CUPTI subscriber is active: '%s' holds CUPTI in this process "
-			 "(CUPTI allows one; Nsight tools and other profilers take it)",
-			 old[0] ? old : "unnamed");
+		say_conflict(e, old[0] ? old : "unnamed", share);
 		return CUPTI_CB_ECONFLICT;
 	}
 	snprintf(e->why, sizeof e->why, "CUPTI refused the subscription: %s",
 		 cupti_cb_cupti_error(&e->api, r));
 	return CUPTI_CB_ECUPTI;
+}
+
+int cupti_cb_engine_subscriber(struct cupti_cb_engine *e, CUpti_SubscriberHandle *sub)
+{
+	pthread_mutex_lock(&e->lock);
+	int shared = e->subscribed ? e->shared : -1;
+	*sub = e->subscribed ? e->sub : NULL;
+	pthread_mutex_unlock(&e->lock);
+	return shared;
 }
 
 /* A subscribe/unsubscribe round trip with nothing enabled: tells whether
@@ -164,7 +251,12 @@ int cupti_cb_engine_open_catalog(struct cupti_cb_engine *e)
 	 * With a chip named in CUPTI_CB_CHIP the user plans event sets for
 	 * another machine (a login node): the catalogues are listed all the
 	 * same, and the first add says there is no driver. */
-	if (!e->api.cuda_lib && cupti_cb_load_cuda(&e->api, e->why, sizeof e->why)) {
+	int cuda = e->api.cuda_lib || !cupti_cb_load_cuda(&e->api, e->why, sizeof e->why);
+	/* libcupti 13.5's cuptiGetVersion fails where it cannot load the
+	 * driver: with libcuda loaded, ask again. */
+	if (cuda && !e->api.cupti_version && e->api.cuptiGetVersion(&e->api.cupti_version) != CUPTI_SUCCESS)
+		e->api.cupti_version = 0;
+	if (!cuda) {
 		const char *chip = getenv(CUPTI_CB_ENV_CHIP);
 		if (!chip || !chip[0])
 			return -1;
@@ -176,6 +268,11 @@ int cupti_cb_engine_open_catalog(struct cupti_cb_engine *e)
 	if (cupti_cb_catalog_build(&e->cat, e->api.cuptiGetCallbackName, -1)) {
 		snprintf(e->why, sizeof e->why, "cupti_cb could not build its catalogue: out of memory");
 		return -1;
+	}
+	if (e->trace) {
+		char summary[CUPTI_CB_WHY_LEN];
+		cupti_cb_engine_cupti_summary(e, summary, sizeof summary);
+		TRACE(e, "%s", summary);
 	}
 	TRACE(e, "catalogue: %.2f ms (%u events, %u duplicate names dropped), no driver touched",
 	      (cupti_cb_mono_ns() - t0) / 1e6, e->cat.n_events, e->cat.n_duplicates);
@@ -196,6 +293,17 @@ int cupti_cb_engine_open(struct cupti_cb_engine *e)
 		return -1;
 	if (count_devices(e, &n))
 		return -1;
+	/* libcupti 13.5's cuptiGetVersion fails (CUPTI_ERROR_UNKNOWN) where it
+	 * cannot load the driver: with the driver there, ask again. */
+	if (!e->api.cupti_version) {
+		if (e->api.cuptiGetVersion(&e->api.cupti_version) != CUPTI_SUCCESS)
+			e->api.cupti_version = 0;
+		if (e->trace) {
+			char summary[CUPTI_CB_WHY_LEN];
+			cupti_cb_engine_cupti_summary(e, summary, sizeof summary);
+			TRACE(e, "%s", summary);
+		}
+	}
 	uint64_t t2 = cupti_cb_mono_ns();
 	if (probe_subscriber(e))
 		return -1;

@@ -15,6 +15,7 @@
 #include "cupti_cb_catalog.h"
 #include "cupti_cb_clock.h"
 #include "cupti_cb_loader.h"
+#include "cupti_cb_multisub.h"
 #include "cupti_cb_ops.h"
 #include "cupti_cb_windows.h"
 
@@ -82,6 +83,7 @@ struct cupti_cb_engine {
 	unsigned epoch;			/* bumped when the engine lets go of CUPTI */
 	CUpti_SubscriberHandle sub;
 	int subscribed;
+	int shared;			/* sub was taken with allowMultipleSubscribers=1 */
 	int n_devices;
 
 	/* Contexts created and destroyed, for the sources that follow them
@@ -123,6 +125,16 @@ int cupti_cb_engine_setup(struct cupti_cb_engine *e, int n_devices);
 /* fork(): the child of a process whose CUDA was initialized cannot use
  * CUDA or CUPTI; the engine then disables itself there with a sentence. */
 void cupti_cb_engine_after_fork_child(struct cupti_cb_engine *e);
+
+/* Whether cupti_cb asks CUPTI to share the process with other subscribers
+ * (the loaded libcupti is 13.2 or newer); and one line saying which
+ * libcupti is loaded and that, for listings and traces. */
+int cupti_cb_engine_can_share(const struct cupti_cb_engine *e);
+void cupti_cb_engine_cupti_summary(const struct cupti_cb_engine *e, char *buf, size_t len);
+/* The subscription now: -1 if none (*sub NULL), else 1 if shared, 0 if
+ * exclusive. A source that makes subscriber-scoped calls reads it while a
+ * hold of its own keeps the subscription. */
+int cupti_cb_engine_subscriber(struct cupti_cb_engine *e, CUpti_SubscriberHandle *sub);
 
 /* Drops the subscription (callbacks disabled first) and, when no thread can
  * call back any more, the memory. */

@@ -78,15 +78,17 @@ static void *open_first(const char *const *cand, size_t n, char *path, size_t pl
 int cupti_cb_load_cupti(struct cupti_cb_api *api, char *why, size_t len)
 {
 	const char *env = getenv(CUPTI_CB_ENV_CUPTI_LIB);
-	if (env && env[0]) {
-		/* An explicit override must work: never fall back silently. */
-		const char *cand[] = { env };
+	const char *chosen = env && env[0] ? env : CUPTI_CB_CUPTI_LIB_DEFAULT;
+	if (chosen[0]) {
+		/* An explicit choice must work: never fall back silently. */
+		const char *cand[] = { chosen };
 		char err[256];
 		api->cupti_lib = open_first(cand, 1, api->cupti_path, sizeof api->cupti_path,
 					    err, sizeof err);
 		if (!api->cupti_lib) {
-			snprintf(why, len, "libcupti not found: %s=%s cannot be loaded (%s)",
-				 CUPTI_CB_ENV_CUPTI_LIB, env, err);
+			snprintf(why, len, "libcupti not found: %s%s cannot be loaded (%s)",
+				 chosen == env ? CUPTI_CB_ENV_CUPTI_LIB "=" : "configure --with-cupti-lib=", chosen,
+				 err);
 			return -1;
 		}
 	} else {
@@ -118,6 +120,10 @@ int cupti_cb_load_cupti(struct cupti_cb_api *api, char *why, size_t len)
 		api->cupti_lib = NULL;
 		return -1;
 	}
+	/* Which CUPTI this is decides whether cupti_cb may share the process
+	 * with other subscribers (cupti_cb_multisub.h); 0 if it will not say. */
+	if (api->cuptiGetVersion(&api->cupti_version) != CUPTI_SUCCESS)
+		api->cupti_version = 0;
 	return 0;
 }
 

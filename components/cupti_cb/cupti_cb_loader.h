@@ -13,6 +13,12 @@
 #define CUPTI_CB_ENV_CUPTI_LIB "CUPTI_CB_CUPTI_LIB"
 #define CUPTI_CB_ENV_CUDA_LIB  "CUPTI_CB_CUDA_LIB"
 
+/* The libcupti configure --with-cupti-lib named, loaded when the variable
+ * is not set ("": search the CUDA dir and the library path). */
+#ifndef CUPTI_CB_CUPTI_LIB_DEFAULT
+#define CUPTI_CB_CUPTI_LIB_DEFAULT ""
+#endif
+
 /* Where configure found CUDA; Rules.cupti_cb passes it. */
 #ifndef CUPTI_CB_CUDA_DIR
 #define CUPTI_CB_CUDA_DIR "/usr/local/cuda"
@@ -22,6 +28,7 @@ struct cupti_cb_api {
 	void *cupti_lib;
 	void *cuda_lib;
 	char cupti_path[512];
+	uint32_t cupti_version;		/* cuptiGetVersion of the loaded libcupti (CUPTI_API_VERSION) */
 
 	/* libcupti */
 	CUptiResult (*cuptiGetVersion)(uint32_t *);

@@ -1,7 +1,16 @@
 /* cupti_cb_profapi.h: the Profiler Host, profiler target and Range Profiler
  * entry points, resolved from the libcupti the loader opened. Kept apart
  * from struct cupti_cb_api because only the metrics source needs them, and
- * a libcupti without them (older than CUDA 12.6) still serves callbacks. */
+ * a libcupti without them (older than CUDA 12.6) still serves callbacks.
+ *
+ * Beside other CUPTI subscribers (cupti_cb_multisub.h): none of these has a
+ * subscriber-scoped variant, up to CUPTI 13.5 at least. The Host API only
+ * computes (configurations, metric values) and shares nothing. The profiler
+ * target and the Range Profiler act on a context's hardware counters,
+ * which serve one range at a time: while another tool profiles a context of
+ * the device, cuptiRangeProfilerEnable or Start fails and the metric events
+ * say so (the callback and activity events still count); the other tool
+ * meets the same error while cupti_cb's range runs. */
 #ifndef CUPTI_CB_PROFAPI_H
 #define CUPTI_CB_PROFAPI_H
 
