@@ -277,8 +277,11 @@ static int refuse_first(void)
     ct_note("add: %s, start: %s; sentence: %s", ct_papi_err(rc), ct_papi_err(src), said);
     CHECK_TRUE("disabled at the add, or PAPI_start fails with PAPI_ECNFLCT",
                (rc != PAPI_OK && ci->disabled != 0) || (rc == PAPI_OK && src == PAPI_ECNFLCT));
-    CHECK_TRUE("the sentence names the tool",
-               strstr(said, "Another CUPTI subscriber is active: 'CUPTI for " TOOL "'") != nullptr);
+    /* CUPTI 13.5 gives no holder's name when the holder refused to share (H100, driver 580,
+     * 2026-11-23): the sentence then says 'unnamed', as for any holder CUPTI does not name. */
+    CHECK_TRUE("the sentence names the tool, or 'unnamed' where CUPTI gives no name",
+               strstr(said, "Another CUPTI subscriber is active: 'CUPTI for " TOOL "'") != nullptr ||
+                   strstr(said, "Another CUPTI subscriber is active: 'unnamed'") != nullptr);
     CHECK_TRUE("the sentence says it does not share", strstr(said, "does not share it") != nullptr);
     long g0 = seen_get;
     gpu_calls();
@@ -295,7 +298,9 @@ static int refuse_second(void)
     int es = ct_started({"cudaGetDevice.calls", "cudaLaunchKernel.calls"});
     CHECK_EQ("the tool, refusing to share, is refused", tool_subscribe(REFUSE),
              CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
-    CHECK_TRUE("CUPTI names cupti_cb to the tool", strstr(tool_old, "cupti_cb (PAPI component)") != nullptr);
+    /* CUPTI 13.5 names no one to a subscriber that refuses to share (measured as above). */
+    CHECK_TRUE("CUPTI names cupti_cb to the tool, or no one",
+               strstr(tool_old, "cupti_cb (PAPI component)") != nullptr || tool_old[0] == '\0');
     gpu_calls();
     PAPI_MUST(PAPI_stop(es, v));
     CHECK_EQ("cupti_cb: cudaGetDevice.calls", v[0], N_GET);
