@@ -25,6 +25,8 @@
  *   floor_domains  empty callback on the whole runtime and driver domains
  *   counted        cupti_cb event set per thread counting the API's calls
  *   counted_time   the same plus the API's host time
+ *   counted_all    the same set plus api.calls, which has cupti_cb take every
+ *                  runtime and driver CBID (as cupti_cb_run does)
  *   other          cupti_cb event set counting cudaMemcpy only
  *   stopped        counted set started, warmed up and stopped (cupti_cb
  *                  subscribed, then unsubscribed) before the timing
@@ -84,9 +86,9 @@ static const struct api_desc APIS[] = {
 };
 static const char *const OTHER_EVENT = "cupti_cb:::cudaMemcpy.calls";
 
-enum mode { BARE, FLOOR, FLOOR_DOMAINS, COUNTED, COUNTED_TIME, OTHER, STOPPED, MUTEX_MAP, NMODES };
+enum mode { BARE, FLOOR, FLOOR_DOMAINS, COUNTED, COUNTED_TIME, OTHER, STOPPED, MUTEX_MAP, COUNTED_ALL, NMODES };
 static const char *const MODE_NAMES[NMODES] = {
-    "bare", "floor", "floor_domains", "counted", "counted_time", "other", "stopped", "mutex_map",
+    "bare", "floor", "floor_domains", "counted", "counted_time", "other", "stopped", "mutex_map", "counted_all",
 };
 
 static enum mode g_mode;
@@ -222,7 +224,8 @@ struct worker {
 
 static int papi_mode(void)
 {
-    return g_mode == COUNTED || g_mode == COUNTED_TIME || g_mode == OTHER || g_mode == STOPPED;
+    return g_mode == COUNTED || g_mode == COUNTED_TIME || g_mode == OTHER || g_mode == STOPPED ||
+           g_mode == COUNTED_ALL;
 }
 
 /* Compares the first counter with what the thread did; the time counter of
@@ -254,6 +257,8 @@ static void *worker_main(void *arg)
         PAPI_CHECK(PAPI_add_named_event(set, g_mode == OTHER ? OTHER_EVENT : g_api->calls_event));
         if (g_mode == COUNTED_TIME)
             PAPI_CHECK(PAPI_add_named_event(set, g_api->time_event));
+        if (g_mode == COUNTED_ALL)
+            PAPI_CHECK(PAPI_add_named_event(set, "cupti_cb:::api.calls"));
         nev = PAPI_num_events(set);
         PAPI_CHECK(PAPI_start(set));
     }
@@ -334,7 +339,7 @@ int main(int argc, char **argv)
     g_mode = (enum mode)m;
     g_api = strcmp(api, "launch") == 0 ? &APIS[1] : strcmp(api, "getdevice") == 0 ? &APIS[0] : NULL;
     if (g_mode == NMODES || !g_api || iters_arg <= 0)
-        die("usage: bench_calls --mode=bare|floor|floor_domains|counted|counted_time|other|"
+        die("usage: bench_calls --mode=bare|floor|floor_domains|counted|counted_time|counted_all|other|"
             "stopped|mutex_map --api=getdevice|launch --threads=T[,T...] --iters=N");
 
     bench_require_gpu();
