@@ -33,8 +33,12 @@
  *   mutex_map      our own CUPTI callback on the floor CBIDs doing what a
  *                  global-lock tool layer does: name lookup, one process-wide
  *                  mutex, a map keyed by name, count and time per function
+ * BENCH_MAIN_SET="event,..." has the main thread run a set of those events meanwhile, started
+ * after the CUDA context exists, or before the first CUDA call with BENCH_MAIN_SET_EARLY=1.
  * check=ok means the cupti_cb counters read at PAPI_stop equal the calls the
  * thread made (0 for mode=other); '-' for modes without PAPI. */
+#include <signal.h>
+
 #include <cuda_runtime.h>
 #include <cupti.h>
 
@@ -326,6 +330,67 @@ static void run_round(int threads, int iters, const char *cbid_label)
     free(w);
 }
 
+/* BENCH_MAIN_SET="ev1,ev2": the main thread runs a set of these events for the whole process
+ * (with any mode), as a tool that counts the process from outside the measured threads does. */
+struct owner {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int set, made;
+};
+
+/* BENCH_MAIN_SET_OWNER=1: the set is created by a parked thread with every signal blocked (as
+ * cupti_cb_run's library does), and added to and started by the main thread. */
+static void *owner_main(void *arg)
+{
+    struct owner *o = (struct owner *)arg;
+    int set = PAPI_NULL;
+    PAPI_CHECK(PAPI_create_eventset(&set));
+    pthread_mutex_lock(&o->mu);
+    o->set = set;
+    o->made = 1;
+    pthread_cond_broadcast(&o->cv);
+    for (;;)
+        pthread_cond_wait(&o->cv, &o->mu);
+    return NULL;
+}
+
+static int owned_set(void)
+{
+    static struct owner o = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PAPI_NULL, 0};
+    sigset_t all, old;
+    pthread_t t;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    if (pthread_create(&t, NULL, owner_main, &o) != 0)
+        die("pthread_create");
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_mutex_lock(&o.mu);
+    while (!o.made)
+        pthread_cond_wait(&o.cv, &o.mu);
+    pthread_mutex_unlock(&o.mu);
+    return o.set;
+}
+
+static void main_set(void)
+{
+    const char *list = getenv("BENCH_MAIN_SET");
+    if (!list || !*list)
+        return;
+    if (!papi_mode())
+        bench_papi_init();
+    int set = PAPI_NULL;
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", list);
+    if (getenv("BENCH_MAIN_SET_OWNER"))
+        set = owned_set();
+    else
+        PAPI_CHECK(PAPI_create_eventset(&set));
+    for (char *save = NULL, *ev = strtok_r(buf, ",", &save); ev; ev = strtok_r(NULL, ",", &save))
+        PAPI_CHECK(PAPI_add_named_event(set, ev));
+    PAPI_CHECK(PAPI_start(set));
+    fprintf(stderr, "bench: the main thread counts %s\n", list);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = opt_str(argc, argv, "mode", "bare");
@@ -343,13 +408,18 @@ int main(int argc, char **argv)
             "stopped|mutex_map --api=getdevice|launch --threads=T[,T...] --iters=N");
 
     bench_require_gpu();
+    int early = getenv("BENCH_MAIN_SET_EARLY") != NULL;
+    if (early)
+        main_set();	/* before the first CUDA call: before the context exists */
     CUDA_CHECK(cudaSetDevice(0));
     CUDA_CHECK(cudaFree(0)); /* create the context before anything is timed */
     const char *cbid_label = NULL;
     if (g_mode == FLOOR || g_mode == FLOOR_DOMAINS || g_mode == MUTEX_MAP)
         cbid_label = subscribe();
-    if (papi_mode())
+    if (papi_mode() && !early)
         bench_papi_init();
+    if (!early)
+        main_set();
 
     for (const char *p = threads; *p;) {
         char *end;

@@ -29,7 +29,7 @@ dir=${CUPTI_CB_RUN_DIR:?CUPTI_CB_RUN_DIR is not set}
 
 if test -n "$envfile"; then
 	for v in CUDA_INJECTION64_PATH CUPTI_CB_RUN_ACTIVITY CUPTI_CB_RUN_METRICS \
-		CUPTI_CB_RUN_INTERVAL_MS CUPTI_CB_RUN_TRACE; do
+		CUPTI_CB_RUN_INTERVAL_MS CUPTI_CB_RUN_START CUPTI_CB_RUN_TRACE; do
 		eval "printf '%s=%s\n' $v \"\${$v-(unset)}\""
 	done > "$envfile"
 	case $dir in /*) test -d "$dir" && echo "CUPTI_CB_RUN_DIR is a directory" >> "$envfile" ;; esac

@@ -2,7 +2,7 @@
 # run_env: the environment the runner gives the program (the contract with
 # the injected library): the library's path (installed in $(pkglibdir),
 # or CUPTI_CB_RUN_INJECT), a private run directory, metric groups expanded,
-# the activity switch, the live-view interval, the trace switch; --keep
+# the activity switch, the live-view interval, the delayed start, the trace switch; --keep
 # keeps the run directory, which is otherwise removed.
 . "$LIB_SH"
 
@@ -29,6 +29,17 @@ line env.txt "CUPTI_CB_RUN_TRACE=1"
 rc 0 "$RUNNER" --metrics sol --interval 500ms -- "$FAKE_APP" -e env.txt none
 line env.txt "CUPTI_CB_RUN_METRICS=sm__issue_active.avg.pct_of_peak_sustained_elapsed,l1tex__t_sectors.avg.pct_of_peak_sustained_elapsed,lts__t_sectors.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__cycles_active.avg,gpu__time_duration.sum"
 line env.txt "CUPTI_CB_RUN_INTERVAL_MS=500"
+
+# --start-after: the set-up waits that long after the program's first cuInit; without it, a
+# CUPTI_CB_RUN_START of the caller's does not reach the program.
+rc 0 "$RUNNER" --start-after 300ms -- "$FAKE_APP" -e env.txt none
+line env.txt "CUPTI_CB_RUN_START=defer:300"
+rc 0 "$RUNNER" --start-after 2s -- "$FAKE_APP" -e env.txt none
+line env.txt "CUPTI_CB_RUN_START=defer:2000"
+rc 0 env CUPTI_CB_RUN_START=defer:5 "$RUNNER" -- "$FAKE_APP" -e env.txt none
+line env.txt "CUPTI_CB_RUN_START=(unset)"
+rc 2 "$RUNNER" --start-after soon -- "$FAKE_APP" none
+line err "cupti_cb_run: --start-after 'soon': give a duration such as 1s or 300ms (cupti_cb_run --help lists the options)"
 
 # The run directory: private, removed after the run, kept with --keep.
 rc 0 env TMPDIR="$work" "$RUNNER" -o t.txt -- sh -c 'ls -ld "$CUPTI_CB_RUN_DIR" > mode.txt; "$0" a' "$FAKE_APP"

@@ -17,10 +17,16 @@
  * makes its driver stage call neither cuInit nor cuDeviceGetCount; CUPTI itself may be called
  * there (subscribing, enabling callbacks and activity kinds: what CUPTI's own injection
  * samples do).  The hardware metrics need the driver (the chip of each device, a context):
- * they are not collected yet, and the file says so.  CUPTI_CB_RUN_START=defer moves the whole
- * set-up to a thread of the library, whose cuInit waits for the program's (a cuInit on another
- * thread during the program's did no harm); it exists to compare: there, the program's first
- * calls are missed.
+ * they are not collected yet, and the file says so.
+ *
+ * The price of counting from the first call.  With CUPTI subscribed during the program's first
+ * cuInit (here, or on a thread started here), every kernel launch of a program whose threads
+ * launch at once cost 3 to 4 times a bare launch at 4 threads on an H100 (CUDA 13.0, driver
+ * 580); subscribed 300 ms after it, the same events cost nothing measurable
+ * (bench/results-runner-h100-2026-11-23-4e4f491.txt).  CUPTI_CB_RUN_START=defer:MS (the
+ * runner's --start-after) sets up on a thread of the library MS ms after cuInit, trading the
+ * program's first calls for that cost; the file says so.  CUPTI_CB_RUN_START=defer (no delay)
+ * only moves the set-up to that thread.
  *
  * The thread that owns the sets.  PAPI allows one running event set per component and thread
  * (PAPI_EISRUN), and with PAPI_thread_init a set belongs to the thread that created it
@@ -212,6 +218,13 @@ static void setup_and_signal(struct cupti_cb_inj *s)
 
 static void *deferred_setup(void *arg)
 {
+	/* CUPTI_CB_RUN_START=defer:MS waits MS ms first (see the top of this file). */
+	const char *start = getenv("CUPTI_CB_RUN_START");
+	long ms = start && !strncmp(start, "defer:", 6) ? strtol(start + 6, NULL, 10) : 0;
+	if (ms > 0) {
+		struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+		nanosleep(&t, NULL);
+	}
 	setup_and_signal(arg);
 	return NULL;
 }
@@ -281,11 +294,14 @@ int InitializeInjection(void)
 	 * for that lock: the program's first CUDA calls can be missed, and the file says so. */
 	const char *start = getenv("CUPTI_CB_RUN_START");
 	int papi_first = PAPI_is_initialized() != PAPI_NOT_INITED;
-	if (papi_first || (start && !strcmp(start, "defer"))) {
+	if (papi_first || (start && !strncmp(start, "defer", 5))) {
 		pthread_t t;
 		if (papi_first)
 			cupti_cb_inj_note(s, "the program initialized PAPI before CUDA: counting started on a thread of "
 					  "the library after cuInit, so the program's first CUDA calls may be missing");
+		else if (start[5] == ':')
+			cupti_cb_inj_note(s, "counting started %s ms after the program's first cuInit "
+					  "(--start-after): the CUDA calls made before are not counted", start + 6);
 		if (cupti_cb_inj_spawn(&t, deferred_setup, s) == 0) {
 			pthread_detach(t);
 			return 1;

@@ -29,6 +29,7 @@ struct cupti_cb_run_opts {
 	const char *fail_above;	/* rule list, or NULL for the default */
 	const char *hl_output;	/* directory */
 	long interval_ms;	/* 0: no live view */
+	long start_after_ms;	/* 0: count from inside the first cuInit */
 	int no_activity;
 	int keep;
 	int trace;

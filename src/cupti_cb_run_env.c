@@ -91,6 +91,11 @@ int cupti_cb_run_set_env(const struct cupti_cb_run_opts *o, const char *dir)
 		snprintf(num, sizeof num, "%ld", o->interval_ms);
 		rc |= setenv("CUPTI_CB_RUN_INTERVAL_MS", num, 1);
 	}
+	unsetenv("CUPTI_CB_RUN_START");
+	if (o->start_after_ms > 0) {
+		snprintf(num, sizeof num, "defer:%ld", o->start_after_ms);
+		rc |= setenv("CUPTI_CB_RUN_START", num, 1);
+	}
 	unsetenv("CUPTI_CB_RUN_TRACE");
 	if (o->trace)
 		rc |= setenv("CUPTI_CB_RUN_TRACE", "1", 1);

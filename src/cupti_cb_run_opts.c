@@ -28,6 +28,9 @@ void cupti_cb_run_usage(FILE *f)
 		"                        (groups: cupti_cb_metric_groups)\n"
 		"      --no-gpu-activity leave out the gpu.* events (CUPTI Activity API)\n"
 		"      --interval T      every T (1s, 500ms) print one live line to standard error\n"
+		"      --start-after T   start counting T (1s, 300ms) after the program's first\n"
+		"                        CUDA call instead of inside it: the first calls are not\n"
+		"                        counted, and threads launching kernels pay far less\n"
 		"      --keep            keep the run directory of process files\n"
 		"      --trace           the injected library says what it does\n"
 		"      --compare BASE    compare with the report file BASE; exit 3 when a\n"
@@ -61,7 +64,7 @@ static long parse_interval(const char *s)
 	return -1;
 }
 
-enum { OPT_CSV = 256, OPT_JSON, OPT_METRICS, OPT_NOACT, OPT_INTERVAL, OPT_KEEP, OPT_TRACE,
+enum { OPT_CSV = 256, OPT_JSON, OPT_METRICS, OPT_NOACT, OPT_INTERVAL, OPT_START, OPT_KEEP, OPT_TRACE,
        OPT_COMPARE, OPT_FAIL, OPT_REPORT, OPT_HL };
 
 static const struct option longopts[] = {
@@ -71,6 +74,7 @@ static const struct option longopts[] = {
 	{ "metrics", required_argument, 0, OPT_METRICS },
 	{ "no-gpu-activity", no_argument, 0, OPT_NOACT },
 	{ "interval", required_argument, 0, OPT_INTERVAL },
+	{ "start-after", required_argument, 0, OPT_START },
 	{ "keep", no_argument, 0, OPT_KEEP },
 	{ "trace", no_argument, 0, OPT_TRACE },
 	{ "compare", required_argument, 0, OPT_COMPARE },
@@ -112,6 +116,11 @@ int cupti_cb_run_parse_opts(int argc, char **argv, struct cupti_cb_run_opts *o)
 			o->interval_ms = parse_interval(optarg);
 			if (o->interval_ms < 0)
 				return bad("--interval '%s': give a duration such as 1s or 500ms", optarg);
+			break;
+		case OPT_START:
+			o->start_after_ms = parse_interval(optarg);
+			if (o->start_after_ms < 0)
+				return bad("--start-after '%s': give a duration such as 1s or 300ms", optarg);
 			break;
 		case OPT_KEEP: o->keep = 1; break;
 		case OPT_TRACE: o->trace = 1; break;
