@@ -1,11 +1,12 @@
 /* bench_app_loop: an ordinary CUDA program, with no PAPI and no CUPTI in it, for measuring
  * what a tool that attaches from outside (cupti_cb_run, nsys) costs it.
  *
- *   bench_app_loop [--threads=T] [--iters=N] [--copies=C]
+ *   bench_app_loop [--threads=T] [--iters=N] [--copies=C] [--pause-ms=P]
  *
  * Each of T threads launches N empty kernels on its own stream, with a 4 KiB host-to-device
  * copy every N/C launches, then synchronizes.  A first round of N/10 launches warms up (it pays
- * for the first CUDA call, where tools load).  Prints one line:
+ * for the first CUDA call, where tools load), then the program waits P ms (default 0: room for a
+ * tool that starts counting later, such as cupti_cb_run --start-after).  Prints one line:
  *   app threads=T iters=N ns_per_launch=X loop_ms=Y first_call_ms=Z
  * ns_per_launch: wall time of the timed loop (all threads) / N launches of one thread. */
 #include <pthread.h>
@@ -16,7 +17,7 @@
 
 #include <cuda_runtime_api.h>
 
-static long iters = 20000, copies = 100;
+static long iters = 20000, copies = 100, pause_ms = 0;
 static int threads = 1;
 static pthread_barrier_t go;
 
@@ -81,6 +82,7 @@ int main(int argc, char **argv)
     threads = (int)opt(argc, argv, "--threads", 1);
     iters = opt(argc, argv, "--iters", iters);
     copies = opt(argc, argv, "--copies", copies);
+    pause_ms = opt(argc, argv, "--pause-ms", 0);
     if (threads < 1 || iters < 1) {
         fprintf(stderr, "usage: bench_app_loop [--threads=T] [--iters=N] [--copies=C]\n");
         return 2;
@@ -94,6 +96,10 @@ int main(int argc, char **argv)
     for (int i = 0; i < threads; i++)
         pthread_create(&tid[i], NULL, worker, NULL);
     pthread_barrier_wait(&go);	/* every thread warmed up */
+    if (pause_ms > 0) {
+        struct timespec p = {pause_ms / 1000, (pause_ms % 1000) * 1000000L};
+        nanosleep(&p, NULL);
+    }
     unsigned long long t1 = now_ns();
     pthread_barrier_wait(&go);
     pthread_barrier_wait(&go);	/* every thread done */

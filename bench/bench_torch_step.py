@@ -1,7 +1,7 @@
 """bench_torch_step: PyTorch training steps on the GPU, timed from inside, for measuring what
 a tool attached from outside (cupti_cb_run, nsys) costs a real workload.
 
-    python3 bench_torch_step.py [--steps N] [--warmup W] [--batch B]
+    python3 bench_torch_step.py [--steps N] [--warmup W] [--batch B] [--pause-ms P]
 
 A small MLP (4 layers of 2048) with Adam, W warm-up steps (they pay for the first CUDA calls,
 cuBLAS and the caching allocator), then N timed steps, synchronized at the end.  Prints one line:
@@ -17,6 +17,8 @@ def main():
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--warmup", type=int, default=20)
     p.add_argument("--batch", type=int, default=256)
+    p.add_argument("--pause-ms", type=int, default=0,
+                   help="wait this long after the warm-up (room for a tool that starts counting later)")
     a = p.parse_args()
     import torch
     if not torch.cuda.is_available():
@@ -48,6 +50,7 @@ def main():
     for _ in range(a.warmup):
         step()
     torch.cuda.synchronize()
+    time.sleep(a.pause_ms / 1000.0)
     t1 = time.perf_counter()
     for _ in range(a.steps):
         step()

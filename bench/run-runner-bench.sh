@@ -1,10 +1,12 @@
 #!/bin/bash
 # run-runner-bench [OUTDIR]: what cupti_cb_run costs the programs it measures, on a GPU machine,
 # in one run: each workload bare, under cupti_cb_run (callbacks and GPU activity: its default),
-# under cupti_cb_run --no-gpu-activity, and under Nsight Systems (nsys profile --trace=cuda),
+# under cupti_cb_run --start-after 300ms (counting set up after the first CUDA call), under
+# cupti_cb_run --no-gpu-activity, and under Nsight Systems (nsys profile --trace=cuda),
 # in rounds whose mode order alternates.
 #
 # Workloads:
+# Each workload waits 600 ms after its warm-up, so that --start-after 300ms counts its timed part.
 #   app     bench_app_loop: empty kernel launches (1 and 4 threads) with a copy every 200;
 #           its own measure is ns per launch in the steady loop
 #   torch   bench_torch_step.py: training steps of a small MLP with PyTorch (when python3 can
@@ -22,7 +24,8 @@
 # Environment (all optional): NSYS (the nsys to use), PYTHON (default python3),
 # BENCH_ROUNDS (default 3), BENCH_ITERS (launches per thread, default 20000), BENCH_STEPS
 # (timed training steps, default 200), BENCH_BUDGET (seconds for the whole run, default 300),
-# BENCH_COMMIT (commit recorded; default: <prefix>/share/cupti_cb/commit).
+# BENCH_NSYS_LIMIT (seconds one nsys run may take, default 90), BENCH_COMMIT (commit recorded;
+# default: <prefix>/share/cupti_cb/commit).
 # (run-runner-bench.sh in the source tree, installed as run-runner-bench.)
 set -u
 
@@ -34,6 +37,7 @@ rounds=${BENCH_ROUNDS:-3}
 iters=${BENCH_ITERS:-20000}
 steps=${BENCH_STEPS:-200}
 budget=${BENCH_BUDGET:-300}
+nsys_limit=${BENCH_NSYS_LIMIT:-90}	# seconds one nsys run may take (its report is written at exit)
 python=${PYTHON:-python3}
 . "$here/bench-lib.sh"
 bench_begin run-runner-bench "$out"
@@ -48,7 +52,7 @@ if "$python" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else
 else
     echo "note torch skipped: $python cannot import torch or torch sees no GPU" >> "$res"
 fi
-modes="bare runner runner_cb"
+modes="bare runner runner_late runner_cb"
 [ -n "$nsys" ] && modes="$modes nsys" || echo "note nsys skipped: not found" >> "$res"
 
 {
@@ -64,9 +68,9 @@ sed -n 's/^meta \(commit\|date\|host\|device\|torch\) /# \1: /p' "$res"
 
 program() { # program WORKLOAD: the command line of a workload
     case $1 in
-    app1) echo "$here/bench_app_loop --threads=1 --iters=$iters --copies=100" ;;
-    app4) echo "$here/bench_app_loop --threads=4 --iters=$iters --copies=100" ;;
-    torch) echo "$python $here/bench_torch_step.py --steps=$steps" ;;
+    app1) echo "$here/bench_app_loop --threads=1 --iters=$iters --copies=100 --pause-ms=600" ;;
+    app4) echo "$here/bench_app_loop --threads=4 --iters=$iters --copies=100 --pause-ms=600" ;;
+    torch) echo "$python $here/bench_torch_step.py --steps=$steps --pause-ms=600" ;;
     esac
 }
 
@@ -85,8 +89,10 @@ measure() {
     case $m in
     bare) timeout "$left" $cmd > "$tmp/out" 2>> "$log" ;;
     runner) timeout "$left" "$runner" -o "$report" -- $cmd > "$tmp/out" 2>> "$log" ;;
+    runner_late) timeout "$left" "$runner" --start-after 300ms -o "$report" -- $cmd > "$tmp/out" 2>> "$log" ;;
     runner_cb) timeout "$left" "$runner" --no-gpu-activity -o "$report" -- $cmd > "$tmp/out" 2>> "$log" ;;
-    nsys) timeout "$left" "$nsys" profile --trace=cuda -o "$tmp/nsys-$w" --force-overwrite true $cmd > "$tmp/out" 2>> "$log" ;;
+    nsys) [ "$left" -gt "$nsys_limit" ] && left=$nsys_limit
+          timeout "$left" "$nsys" profile --trace=cuda -o "$tmp/nsys-$w" --force-overwrite true $cmd > "$tmp/out" 2>> "$log" ;;
     esac
     rc=$?
     t1=$(date +%s%N)
@@ -131,12 +137,12 @@ END {
     printf "# cupti_cb_run overhead\n\n%s\n", meta
     print "| workload | mode | own measure (median) | x bare | wall ms (median) | x bare |"
     print "|---|---|---:|---:|---:|---:|"
-    split("app1 app4 torch", ws, " "); split("bare runner runner_cb nsys", ms, " ")
+    split("app1 app4 torch", ws, " "); split("bare runner runner_late runner_cb nsys", ms, " ")
     for (i = 1; i <= 3; i++) {
         w = ws[i]; if (!(w in seen)) continue
         unit = (w == "torch") ? "ms/step" : "ns/launch"
         b = median(inner[w SUBSEP "bare"]); bw = median(wall[w SUBSEP "bare"])
-        for (j = 1; j <= 4; j++) {
+        for (j = 1; j <= 5; j++) {
             m = ms[j]; k = w SUBSEP m; if (!(k in inner)) continue
             v = median(inner[k]); vw = median(wall[k])
             printf "| %s | %s | %.4g %s | %s | %d | %s |\n", w, m, v, unit,
