@@ -19,14 +19,9 @@
  * samples do).  The hardware metrics need the driver (the chip of each device, a context):
  * they are not collected yet, and the file says so.
  *
- * The price of counting from the first call.  With CUPTI subscribed during the program's first
- * cuInit (here, or on a thread started here), every kernel launch of a program whose threads
- * launch at once cost 3 to 4 times a bare launch at 4 threads on an H100 (CUDA 13.0, driver
- * 580); subscribed 300 ms after it, the same events cost nothing measurable
- * (bench/results-runner-h100-2026-11-23-4e4f491.txt).  CUPTI_CB_RUN_START=defer:MS (the
- * runner's --start-after) sets up on a thread of the library MS ms after cuInit, trading the
- * program's first calls for that cost; the file says so.  CUPTI_CB_RUN_START=defer (no delay)
- * only moves the set-up to that thread.
+ * CUPTI_CB_RUN_START=defer:MS (the runner's --start-after) sets up on a thread of the library
+ * MS ms after cuInit, to leave out a program's start-up; the file says so.
+ * CUPTI_CB_RUN_START=defer (no delay) only moves the set-up to that thread, to compare.
  *
  * The thread that owns the sets.  PAPI allows one running event set per component and thread
  * (PAPI_EISRUN), and with PAPI_thread_init a set belongs to the thread that created it
