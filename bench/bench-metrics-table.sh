@@ -6,28 +6,16 @@
 #
 # Input lines: "meta KEY text", "error ...", "note ...", and result lines
 # "PART comp=SIDE key=value ... rep=N" (see bench_metrics.cu).  POSIX awk.
-program=$(cat <<'AWK'
-function parse(    i, p) {
+here=$(dirname "$0")
+program=$(cat "$here/bench-lib.awk"; cat <<'AWK'
+# F[key] = value for each key=value field after the first word, as text.
+function parse_text(    i, p) {
     split("", F)
     for (i = 2; i <= NF; i++)
         if ((p = index($i, "=")) > 0)
             F[substr($i, 1, p - 1)] = substr($i, p + 1)
 }
 function isnum(v) { return v ~ /^-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$/ }
-function note(s) { if (!(s in NOTED)) { NOTED[s] = 1; NOTES[++nnotes] = s } }
-# Median of the numbers in the space-separated list s; sets LO, HI, CNT.
-function median(s,    v, n, i, j, x) {
-    n = split(s, v, " ")
-    if (n == 0) { CNT = 0; return "" }
-    for (i = 2; i <= n; i++) {
-        x = v[i] + 0
-        for (j = i - 1; j >= 1 && v[j] + 0 > x; j--)
-            v[j + 1] = v[j]
-        v[j + 1] = x
-    }
-    LO = v[1] + 0; HI = v[n] + 0; CNT = n
-    return n % 2 ? v[(n + 1) / 2] + 0 : (v[n / 2] + v[n / 2 + 1]) / 2
-}
 function fmt(x,    a) {
     if (x == "") return "-"
     x += 0
@@ -44,7 +32,7 @@ function cell(k, side,    m) {
     MED[k, side] = m
     return fmt(m) (CNT > 1 ? " (" fmt(LO) "; " CNT ")" : "")
 }
-function ratio(k, digits,    a, b) {
+function ratio_of(k, digits,    a, b) {
     if (!((k, US) in MED) || !((k, THEM) in MED)) return "-"
     a = MED[k, THEM]; b = MED[k, US]
     if (b == 0) return "-"
@@ -55,14 +43,14 @@ function row(part, key, label, unit,    k, a, b) {
     if (!((k, US) in V) && !((k, THEM) in V)) return
     SEEN[k] = 1
     a = cell(k, US); b = cell(k, THEM)
-    print "| " label " | " unit " | " a " | " b " | " ratio(k) " |"
+    print "| " label " | " unit " | " a " | " b " | " ratio_of(k) " |"
 }
 
 BEGIN { US = "cupti_cb"; THEM = "cuda" }
 $1 == "meta" {
     key = $2
     if (key == "event") {
-        parse()
+        parse_text()
         EVENT[F["comp"], F["metric"]] = F["name"]
         next
     }
@@ -81,7 +69,7 @@ $1 == "error" {
     next
 }
 $1 == "value" {
-    parse()
+    parse_text()
     m = F["metric"]
     if (!(m in METRIC)) { METRIC[m] = 1; MORDER[++nm] = m }
     for (f = 1; f <= 2; f++) {
@@ -93,7 +81,7 @@ $1 == "value" {
 }
 {
     part = $1
-    parse()
+    parse_text()
     side = F["comp"]
     if (side == "") next
     if (part == "listing" && F["complete"] == "0")
@@ -187,7 +175,7 @@ END {
                     line = line " | -"
             }
         }
-        print line " | " ratio(m SUBSEP "end", 4) " |"
+        print line " | " ratio_of(m SUBSEP "end", 4) " |"
     }
 
     print ""

@@ -5,35 +5,9 @@
 #
 # Input lines are "word key=value ..." or "mode=... api=... ..." (bench_calls);
 # "meta KEY free text" lines give the header.  Plain POSIX awk (mawk works).
-program=$(cat <<'AWK'
-# F[key] = value for each key=value field of the line; numbers as numbers.
-function parse(    i, p, v) {
-    split("", F)
-    for (i = 1; i <= NF; i++)
-        if ((p = index($i, "=")) > 0) {
-            v = substr($i, p + 1)
-            F[substr($i, 1, p - 1)] = v ~ /^-?[0-9]+(\.[0-9]*)?$/ ? v + 0 : v
-        }
-}
-function note(s) { if (!(s in NOTED)) { NOTED[s] = 1; NOTES[++nnotes] = s } }
-# Median of the numbers in the space-separated list s; sets LO, HI, CNT.
-function median(s,    v, n, i, j, x) {
-    n = split(s, v, " ")
-    for (i = 2; i <= n; i++) {
-        x = v[i] + 0
-        for (j = i - 1; j >= 1 && v[j] + 0 > x; j--)
-            v[j + 1] = v[j]
-        v[j + 1] = x
-    }
-    LO = v[1] + 0; HI = v[n] + 0; CNT = n
-    return n % 2 ? v[(n + 1) / 2] + 0 : (v[n / 2] + v[n / 2 + 1]) / 2
-}
-function num(x) { return x != "" && x != "-" }
-function fmt_ns(x) { return !num(x) ? "-" : (x < 1000 ? sprintf("%.1f", x) : sprintf("%.0f", x)) }
-function ratio(a, b) { return (num(a) && num(b) && b > 0) ? a / b : "" }
-function fmt_r(r) { return r == "" ? "-" : sprintf("%.2f", r) }
+here=$(dirname "$0")
+program=$(cat "$here/bench-lib.awk"; cat <<'AWK'
 function cost(mode, api, t) { return ((mode, api, t) in NS) ? NS[mode, api, t] : "" }
-function verdict(ok, have) { return !have ? "n/a" : (ok ? "PASS" : "MISS") }
 
 # Largest num/den over the thread counts in list (comma-separated); sets
 # DETAIL to "t: r, ..." and returns "" when a value is missing.
