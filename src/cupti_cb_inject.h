@@ -121,8 +121,6 @@ int cupti_cb_inj_device_count(void);
 void cupti_cb_inj_build_and_start(struct cupti_cb_inj *s);
 /* Starts a part's thread, which creates its (empty) set: PAPI_OK, or the error. */
 int cupti_cb_inj_open_part(struct cupti_cb_inj *s, int windowed);
-/* Stops part p on its own thread (its owner's finish) and puts its values in s->values. */
-void cupti_cb_inj_stop_part(struct cupti_cb_inj *s, int p);
 /* Asks every part's thread to stop its set; 0, or -1 when one did not within timeout_s. */
 int cupti_cb_inj_finish_parts(struct cupti_cb_inj *s, int timeout_s);
 

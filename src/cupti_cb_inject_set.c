@@ -255,7 +255,8 @@ static void list_functions(struct cupti_cb_inj *s)
 
 /* ---- parts (see cupti_cb_inject.h) ---- */
 
-void cupti_cb_inj_stop_part(struct cupti_cb_inj *s, int p)
+/* Stops part p (on its own thread: the owner's finish) and puts its values in s->values. */
+static void stop_part(struct cupti_cb_inj *s, int p)
 {
 	struct cupti_cb_inj_part *pt = &s->parts[p];
 	if (!pt->started || !s->values)
@@ -290,7 +291,7 @@ void cupti_cb_inj_stop_part(struct cupti_cb_inj *s, int p)
 static void part_finish(struct cupti_cb_inj_owner *o, void *arg)
 {
 	struct cupti_cb_inj *s = arg;
-	cupti_cb_inj_stop_part(s, (int)((struct cupti_cb_inj_part *)(void *)o - s->parts));
+	stop_part(s, (int)((struct cupti_cb_inj_part *)(void *)o - s->parts));
 }
 
 int cupti_cb_inj_open_part(struct cupti_cb_inj *s, int windowed)
