@@ -18,6 +18,14 @@ line env.txt "CUPTI_CB_RUN_DIR is a directory"
 rc 0 env -u CUPTI_CB_RUN_INJECT "$RUNNER" -- "$FAKE_APP" -e env.txt none
 line env.txt "CUDA_INJECTION64_PATH=$PKGLIBDIR/libcupti_cb_inject.so"
 
+# A prefix moved elsewhere: the runner takes the library beside it (<prefix>/lib/cupti_cb)
+# before the configured one.
+mkdir -p "$work/moved/bin" "$work/moved/lib/cupti_cb"
+cp "$RUNNER" "$work/moved/bin/cupti_cb_run"
+: > "$work/moved/lib/cupti_cb/libcupti_cb_inject.so"
+rc 0 env -u CUPTI_CB_RUN_INJECT "$work/moved/bin/cupti_cb_run" -- "$FAKE_APP" -e env.txt none
+line env.txt "CUDA_INJECTION64_PATH=$(cd "$work/moved/lib/cupti_cb" && pwd -P)/libcupti_cb_inject.so"
+
 # Groups expand (cupti_cb_mgroups.c); names pass through without their
 # cupti_cb::: prefix; a name given twice is passed once.
 rc 0 "$RUNNER" --metrics memory,cupti_cb:::sm__cycles_active.avg,dram__bytes_read.sum --no-gpu-activity \

@@ -2,8 +2,14 @@
  * to count and where to write (the contract in man/cupti_cb_run.1,
  * ENVIRONMENT). Set in the runner before the fork: the runner itself never
  * starts CUDA, so nothing here acts on it. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* realpath, readlink under -std=c11 */
+#endif
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cupti_cb_run.h"
 #include "cupti_cb_mgroups.h"
@@ -12,11 +18,36 @@
 #error "CUPTI_CB_RUN_INJECT_PATH must name the installed injected library"
 #endif
 
+/* The library beside this program as make install lays them out (<prefix>/bin and
+ * <prefix>/lib/cupti_cb), so that a prefix copied or moved elsewhere, or a build installed into
+ * another prefix than a build before it was compiled for, finds its own library; "" if none. */
+static const char *beside_us(void)
+{
+	static char path[PATH_MAX];
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return "";
+	exe[n] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return "";
+	*slash = '\0';
+	char guess[PATH_MAX + 64];
+	snprintf(guess, sizeof guess, "%s/../lib/cupti_cb/libcupti_cb_inject.so", exe);
+	if (access(guess, R_OK) != 0 || !realpath(guess, path))
+		return "";
+	return path;
+}
+
 const char *cupti_cb_run_inject_path(void)
 {
 	/* Tests point at the library of the build tree. */
 	const char *p = getenv("CUPTI_CB_RUN_INJECT");
-	return p && *p ? p : CUPTI_CB_RUN_INJECT_PATH;
+	if (p && *p)
+		return p;
+	p = beside_us();
+	return *p ? p : CUPTI_CB_RUN_INJECT_PATH;
 }
 
 /* Appends name to the comma-separated out unless already there. */
