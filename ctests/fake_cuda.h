@@ -156,6 +156,8 @@ void fake_chip(const char *name);
  * cuptiProfilerGetCounterAvailability, return (CUPTI_ERROR_NOT_SUPPORTED by default: no GPU). */
 void fake_range_error(CUptiResult err);
 int fake_profiler_init_calls(void);  /* cuptiProfilerInitialize calls */
+int fake_profiler_up(void);          /* 1 between cuptiProfilerInitialize and DeInitialize */
+int fake_profiler_double_inits(void); /* cuptiProfilerInitialize calls while it was up */
 int fake_range_enable_calls(void);   /* cuptiRangeProfilerEnable calls */
 
 /* ------------------------------------------------------------------ activity (libcupti) */
