@@ -11,9 +11,10 @@
  *   cbids_res     cbids, plus the resource callbacks cupti_cb takes (context creation and
  *                 destruction)
  *   defer:MS      the same from a thread of the library, MS ms later
- * BENCH_INJECT_PROFILER=init|init_deinit (with defer:MS) also calls cuptiProfilerInitialize
- * there, and cuptiProfilerDeInitialize right after it (init_deinit): what an initialized CUPTI
- * profiler costs the launches that follow.
+ * BENCH_INJECT_PROFILER=init|init_deinit|host (with defer:MS) also calls cuptiProfilerInitialize
+ * there, and cuptiProfilerDeInitialize right after it (init_deinit), or makes a Profiler Host
+ * API object for the chip BENCH_INJECT_CHIP (default GH100) and keeps it (host): what an
+ * initialized CUPTI profiler, or a live host object, costs the launches that follow.
  * libcupti is a dependency of this library, so it is loaded by the driver's dlopen, late, as it
  * is for cupti_cb_run (unless the program preloads it).  run-runner-bench and the overhead
  * experiments compare cupti_cb_run's cost with this floor. */
@@ -24,6 +25,7 @@
 #include <time.h>
 
 #include <cupti.h>
+#include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 
 static CUpti_SubscriberHandle subscriber;
@@ -79,6 +81,18 @@ static void subscribe(void)
 
 static void profiler(const char *how)
 {
+	if (!strcmp(how, "host")) {
+		const char *chip = getenv("BENCH_INJECT_CHIP");
+		CUpti_Profiler_Host_Initialize_Params hp = { .structSize =
+								     CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE };
+		hp.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+		hp.pChipName = chip && *chip ? chip : "GH100";
+		CUptiResult r = cuptiProfilerHostInitialize(&hp);
+		const char *s = "?";
+		cuptiGetResultString(r, &s);
+		fprintf(stderr, "bench_inject_floor: profiler host object for %s: %s\n", hp.pChipName, s);
+		return;
+	}
 	CUpti_Profiler_Initialize_Params ip = { CUpti_Profiler_Initialize_Params_STRUCT_SIZE, NULL };
 	CUptiResult r = cuptiProfilerInitialize(&ip);
 	if (r == CUPTI_SUCCESS && !strcmp(how, "init_deinit")) {

@@ -22,6 +22,10 @@
  *               leaves it de-initialized; a metric set's start takes it up, and it is
  *               de-initialized again when the start fails, and when the last set holding
  *               metrics is cleaned up or destroyed; never initialized twice in a row.
+ *   counted   - given the device count (CUPTI_CB_DEVICE_COUNT: inside the program's cuInit, as
+ *               cupti_cb_run's library is), a listing asks the profiler nothing and lists no
+ *               metric; once the count is no longer given, the next listing builds the
+ *               catalogue.
  *   nodevice  - no device (cuInit fails): a listing still lists every callback event and no
  *               metric, leaves the component enabled, and the first add says why.
  */
@@ -263,6 +267,24 @@ static int profiler_case(void)
     return ct_done();
 }
 
+static int counted_case(void)
+{
+    setenv("CUPTI_CB_DEVICE_COUNT", "1", 1);
+    ct_library_init();
+    int n_cb, n_metric, n_quals;
+    PAPI_event_info_t first;
+    walk(cb_cidx(), &n_cb, &n_metric, &n_quals, &first);
+    CHECK_REL("callback events are listed", n_cb, ">", 2000);
+    CHECK_EQ("no metric is listed while the count is given", n_metric, 0);
+    CHECK_EQ("and the profiler was not asked", fake_profiler_init_calls(), 0);
+    unsetenv("CUPTI_CB_DEVICE_COUNT");
+    walk(cb_cidx(), &n_cb, &n_metric, &n_quals, &first);
+    CHECK_EQ("a later listing lists the metrics", n_metric, GH100_METRICS);
+    CHECK_EQ("asking the chip under one initialization", fake_profiler_init_calls(), 1);
+    CHECK_EQ("which is undone", fake_profiler_up(), 0);
+    return ct_done();
+}
+
 static int otherchip_case(void)
 {
     char err[8192] = "";
@@ -307,7 +329,7 @@ int main(int argc, char **argv)
     static const struct fake_case cases[] = {
         { "listing", listing_case },     { "groups", groups_case },     { "passes", passes_case },
         { "noperm", noperm_case },       { "otherchip", otherchip_case }, { "nodevice", nodevice_case },
-        { "profiler", profiler_case },
+        { "profiler", profiler_case },   { "counted", counted_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

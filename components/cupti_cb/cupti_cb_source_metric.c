@@ -118,6 +118,9 @@ static int profiler_hold(struct msrc *m)
 	CUpti_Profiler_Initialize_Params ip = { CUpti_Profiler_Initialize_Params_STRUCT_SIZE, NULL };
 	CUptiResult r = m->p.cuptiProfilerInitialize(&ip);
 	if (r != CUPTI_SUCCESS) {
+		/* A failed initialization may leave part of the profiler up: undo it too. */
+		CUpti_Profiler_DeInitialize_Params dp = { CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE, NULL };
+		m->p.cuptiProfilerDeInitialize(&dp);
 		m->profiler_holds = 0;
 		snprintf(m->why, sizeof m->why, "cuptiProfilerInitialize failed: %s",
 			 cupti_cb_cupti_error(&m->e->api, r));
@@ -197,6 +200,18 @@ static int ensure_catalog_locked(struct msrc *m)
 	int named = env && env[0];
 	if (m->tried_catalog)
 		return -1;
+	/* Given the device count, cupti_cb is inside the program's own cuInit (an injected tool:
+	 * cupti_cb_run), where the profiler must not be asked the chip: there
+	 * cuptiProfilerInitialize fails and still leaves every later kernel launch 3.5 times
+	 * dearer (H100, CUDA 13.0). The catalogue waits for a later listing or lookup, made once
+	 * the count is no longer given, unless the chip is named. */
+	const char *given = getenv(CUPTI_CB_ENV_DEVICE_COUNT);
+	if (!named && given && given[0]) {
+		snprintf(m->why, sizeof m->why, "the metric catalogue is not built while " CUPTI_CB_ENV_DEVICE_COUNT
+						" is set (inside cuInit): name the chip with " ENV_CHIP
+						" (for example GH100), or list again later");
+		return -1;
+	}
 	m->tried_catalog = 1;
 	if (load_profapi(m))
 		return -1;
