@@ -22,8 +22,16 @@
  *   count     CUPTI_CB_DEVICE_COUNT given (as the library gives it on a GPU machine, from NVML):
  *             cupti_cb calls no cuInit of its own inside the program's, and counts 2 devices
  *   live      CUPTI_CB_RUN_INTERVAL_MS: the live view prints the program's counts on stderr
- *   metrics   CUPTI_CB_RUN_METRICS: not collected yet (at the first cuInit cupti_cb cannot
- *             reach the chip without the driver); the note says so, everything else counts
+ *   metrics   CUPTI_CB_RUN_METRICS with a working (fake) Range Profiler: the metrics start on
+ *             the library's thread after the program's first CUDA call after cuInit; what the
+ *             GPU "did" after that (fake_metric_add) is in "metrics" with exact values, names,
+ *             devices, units, an integer for a counter's .sum and a real for a ratio; an
+ *             unknown name and a metric that needs more than one pass are left out with their
+ *             notes; the callback counts are exact
+ *   metricperm CUPTI refuses profiling (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES): "metrics" is [],
+ *             a note says what to change, the callback counts are exact
+ *   metricwait the program makes no CUDA call within CUPTI_CB_RUN_METRICS_WAIT_MS after cuInit:
+ *             the note says the metrics were not collected, the rest counts
  */
 #include "ctest_util.h"
 #include "fake_play.h"
@@ -41,8 +49,12 @@ static void *exit_from_thread(void *arg)
     exit(0);
 }
 
-static void app_calls(void)
+/* The calls every application below makes (after_first: called after the first of them). */
+static void app_calls_then(void (*after_first)(void))
 {
+    play_get_device(4);
+    if (after_first)
+        after_first();
     CUdeviceptr a = play_malloc(1 << 20, 0), b = play_malloc(1 << 20, 1 << 20);
     for (int i = 0; i < 3; i++)
         play_htod(1000, 0);
@@ -53,7 +65,11 @@ static void app_calls(void)
     play_sync();
     play_free(a);
     play_free(b);
-    play_get_device(4);
+}
+
+static void app_calls(void)
+{
+    app_calls_then(NULL);
 }
 
 static int app_basic(void)
@@ -154,10 +170,47 @@ static int app_live(void)
     return 0;
 }
 
+/* What the GPU does in app-metrics while the metrics count. */
+#define METRIC_BYTES 4096.0
+#define METRIC_HIT_PCT 87.5
+
+/* The library's thread saw the first call and starts the metrics: the range profiler starts
+ * once on the primary context, and again after the baseline sample of PAPI_start (2 starts).
+ * Work the GPU does before that is not counted, so the application waits for it. */
+static void wait_metrics_then_work(void)
+{
+    for (int i = 0; i < 5000 && fake_range_starts() < 2; i++) {
+        struct timespec ts = {0, 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    printf("# range profiler starts before the work: %d\n", fake_range_starts());
+    fake_metric_add("dram__bytes_read.sum", METRIC_BYTES);
+    fake_metric_add("lts__t_request_hit_rate.pct", METRIC_HIT_PCT);
+}
+
 static int app_metrics(void)
 {
+    const char *perm = getenv("APP_NOPERM");
+    fake_range_error(perm && *perm ? CUPTI_ERROR_INSUFFICIENT_PRIVILEGES : CUPTI_SUCCESS);
     if (cuInit(0) != CUDA_SUCCESS)
         return 10;
+    /* the rest of the calls (with driver calls) come after the work, as a GPU's work is issued */
+    app_calls_then(perm && *perm ? NULL : wait_metrics_then_work);
+    /* without permission: exit after the library's thread tried to start the metrics */
+    for (int i = 0; perm && *perm && i < 5000 && fake_range_enable_calls() < 1; i++) {
+        struct timespec ts = {0, 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
+static int app_metricwait(void)
+{
+    fake_range_error(CUPTI_SUCCESS);
+    if (cuInit(0) != CUDA_SUCCESS)
+        return 10;
+    struct timespec ts = {0, 200 * 1000 * 1000};	/* 100 waits of 2 ms */
+    nanosleep(&ts, NULL);
     app_calls();
     return 0;
 }
@@ -347,18 +400,96 @@ static void check_live(void)
     inj_done(&r);
 }
 
+/* The metrics[] entry of name on device 0, or NULL. */
+static json_t *metric_of(json_t *doc, const char *name)
+{
+    size_t i;
+    json_t *m;
+    json_array_foreach(json_object_get(doc, "metrics"), i, m)
+        if (!strcmp(json_string_value(json_object_get(m, "name")) ?: "", name) &&
+            inj_int(json_object_get(m, "device")) == 0)
+            return m;
+    return NULL;
+}
+
+static void check_no_old_note(json_t *doc)
+{
+    const char *old = inj_note(doc, "are not collected by cupti_cb_run yet");
+    ct_result(old == NULL, "no note says the metrics are not collected yet: %s", old ? old : "(none)");
+}
+
 static void check_metrics(void)
 {
     struct inj_run r;
-    static const char *const env[] = {"CUPTI_CB_RUN_METRICS=dram__bytes_read.sum", NULL};
+    static const char *const env[] = {
+        "CUPTI_CB_RUN_METRICS=dram__bytes_read.sum,no_such__metric.sum,"
+        "sm__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_request_hit_rate.pct", NULL};
     run_app(&r, "app-metrics", env);
     CHECK_EQ("app-metrics: exit status", r.status, 0);
     inj_check_frame(&r, self);
     CHECK_TRUE("status.counting is true", inj_counting(r.doc));
-    const char *note = inj_note(r.doc, "hardware metrics (CUPTI_CB_RUN_METRICS=dram__bytes_read.sum) are not collected");
-    ct_result(note != NULL, "a note says the metrics are not collected: %s", note ? note : "(none)");
-    CHECK_EQ("metrics is []", json_array_size(json_object_get(r.doc, "metrics")), 0);
     check_calls(r.doc, 0);
+    check_no_old_note(r.doc);
+    json_t *metrics = json_object_get(r.doc, "metrics");
+    CHECK_EQ("metrics: the two that fit one pass, on the one device", json_array_size(metrics), 2);
+    json_t *bytes = metric_of(r.doc, "dram__bytes_read.sum"), *hit = metric_of(r.doc, "lts__t_request_hit_rate.pct");
+    CHECK_TRUE("dram__bytes_read.sum on device 0 is there", bytes != NULL);
+    CHECK_TRUE("... its value is an integer (a counter's .sum)", json_is_integer(json_object_get(bytes, "value")));
+    CHECK_EQ("... of the bytes read after the start", inj_int(json_object_get(bytes, "value")), (long long)METRIC_BYTES);
+    CHECK_TRUE("... in bytes", !strcmp(json_string_value(json_object_get(bytes, "units")) ?: "", "byte"));
+    CHECK_TRUE("lts__t_request_hit_rate.pct on device 0 is there", hit != NULL);
+    CHECK_TRUE("... its value is a real (a ratio)", json_is_real(json_object_get(hit, "value")));
+    ct_result(json_real_value(json_object_get(hit, "value")) == METRIC_HIT_PCT, "... %.17g, want %.17g",
+              json_real_value(json_object_get(hit, "value")), METRIC_HIT_PCT);
+    CHECK_TRUE("... in %", !strcmp(json_string_value(json_object_get(hit, "units")) ?: "", "%"));
+    const char *note = inj_note(r.doc, "hardware metric no_such__metric.sum (device 0) was left out: cupti_cb knows no such metric");
+    ct_result(note != NULL, "a note says the unknown metric was left out: %s", note ? note : "(none)");
+    note = inj_note(r.doc, "hardware metric sm__throughput.avg.pct_of_peak_sustained_elapsed (device 0) was left out: "
+                           "with the metrics before it in the list it needs more than one pass");
+    ct_result(note != NULL, "a note says the metric that needs passes was left out: %s", note ? note : "(none)");
+    note = inj_note(r.doc, "hardware metrics counted from the program's first CUDA call after cuInit");
+    ct_result(note != NULL, "a note says when the metrics started: %s", note ? note : "(none)");
+    note = inj_note(r.doc, "one range of CUPTI's range profiler over the run");
+    ct_result(note != NULL, "a note says what they cost: %s", note ? note : "(none)");
+    if (json_array_size(metrics) != 2)
+        inj_show_stderr(&r);
+    inj_done(&r);
+}
+
+static void check_metricperm(void)
+{
+    struct inj_run r;
+    static const char *const env[] = {"CUPTI_CB_RUN_METRICS=dram__bytes_read.sum", "APP_NOPERM=1", NULL};
+    run_app(&r, "app-metrics", env);
+    CHECK_EQ("app-metrics without profiling permission: exit status", r.status, 0);
+    inj_check_frame(&r, self);
+    CHECK_TRUE("status.counting is true", inj_counting(r.doc));
+    check_calls(r.doc, 0);
+    check_no_old_note(r.doc);
+    CHECK_EQ("metrics is []", json_array_size(json_object_get(r.doc, "metrics")), 0);
+    const char *note = inj_note(r.doc, "hardware metrics were not collected: profiling is restricted to administrators "
+                                       "(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)");
+    ct_result(note != NULL, "a note says profiling is restricted: %s", note ? note : "(none)");
+    CHECK_TRUE("... and what to change", note && strstr(note, "NVreg_RestrictProfilingToAdminUsers=0"));
+    CHECK_TRUE("no note says the metrics started",
+               !inj_note(r.doc, "hardware metrics counted from the program's first CUDA call"));
+    inj_done(&r);
+}
+
+static void check_metricwait(void)
+{
+    struct inj_run r;
+    static const char *const env[] = {"CUPTI_CB_RUN_METRICS=dram__bytes_read.sum", "CUPTI_CB_RUN_METRICS_WAIT_MS=20",
+                                      NULL};
+    run_app(&r, "app-metricwait", env);
+    CHECK_EQ("app-metricwait: exit status", r.status, 0);
+    inj_check_frame(&r, self);
+    CHECK_TRUE("status.counting is true", inj_counting(r.doc));
+    check_calls(r.doc, 0);
+    CHECK_EQ("metrics is []", json_array_size(json_object_get(r.doc, "metrics")), 0);
+    const char *note = inj_note(r.doc, "hardware metrics were not collected: the program made no CUDA call within 20 ms "
+                                       "after cuInit");
+    ct_result(note != NULL, "a note says the wait gave up: %s", note ? note : "(none)");
     inj_done(&r);
 }
 
@@ -380,6 +511,8 @@ int main(int argc, char **argv)
             return app_live();
         if (!strcmp(argv[1], "app-metrics"))
             return app_metrics();
+        if (!strcmp(argv[1], "app-metricwait"))
+            return app_metricwait();
         ct_fatal("no application %s", argv[1]);
     }
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -405,5 +538,9 @@ int main(int argc, char **argv)
         check_live();
     if (!only || !strcmp(only, "metrics"))
         check_metrics();
+    if (!only || !strcmp(only, "metricperm"))
+        check_metricperm();
+    if (!only || !strcmp(only, "metricwait"))
+        check_metricwait();
     return ct_done();
 }

@@ -157,6 +157,12 @@ void fake_chip(const char *name);
 void fake_range_error(CUptiResult err);
 int fake_profiler_init_calls(void);  /* cuptiProfilerInitialize calls */
 int fake_range_enable_calls(void);   /* cuptiRangeProfilerEnable calls */
+/* With fake_range_error(CUPTI_SUCCESS) the Range Profiler works (fake_profiler.c): v is added to
+ * the metric (CUPTI's name, e.g. "dram__bytes_read.sum") in the ranges started now, as GPU work
+ * would be; nothing is added while no range is started.  fake_range_starts() counts the
+ * successful cuptiRangeProfilerStart calls. */
+void fake_metric_add(const char *name, double v);
+int fake_range_starts(void);
 
 /* ------------------------------------------------------------------ activity (libcupti) */
 
