@@ -445,7 +445,7 @@ static void check_metrics(void)
     const char *note = inj_note(r.doc, "hardware metric no_such__metric.sum (device 0) was left out: cupti_cb knows no such metric");
     ct_result(note != NULL, "a note says the unknown metric was left out: %s", note ? note : "(none)");
     note = inj_note(r.doc, "hardware metric sm__throughput.avg.pct_of_peak_sustained_elapsed (device 0) was left out: "
-                           "with the metrics before it in the list it needs more than one pass");
+                           "it needs more than one pass, alone or with the metrics before it in the list");
     ct_result(note != NULL, "a note says the metric that needs passes was left out: %s", note ? note : "(none)");
     note = inj_note(r.doc, "hardware metrics counted from the program's first CUDA call after cuInit");
     ct_result(note != NULL, "a note says when the metrics started: %s", note ? note : "(none)");

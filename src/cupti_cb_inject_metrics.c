@@ -81,8 +81,8 @@ static void note_refused_add(struct cupti_cb_inj *s, const char *metric, int dev
 		cupti_cb_inj_note(s, "hardware metric %s (device %d) was left out: cupti_cb knows no such metric "
 				  "on this GPU (papi_native_avail -i cupti_cb lists them)", metric, device);
 	else if (rc == PAPI_ECNFLCT)
-		cupti_cb_inj_note(s, "hardware metric %s (device %d) was left out: with the metrics before it in "
-				  "the list it needs more than one pass, and a run is one range (one pass); "
+		cupti_cb_inj_note(s, "hardware metric %s (device %d) was left out: it needs more than one pass, alone or "
+				  "with the metrics before it in the list, and a run is one range (one pass); "
 				  "collect it in another run", metric, device);
 	else
 		cupti_cb_inj_note(s, "hardware metric %s (device %d) was left out: %s", metric, device,
