@@ -28,6 +28,9 @@
  *             devices, units, an integer for a counter's .sum and a real for a ratio; an
  *             unknown name and a metric that needs more than one pass are left out with their
  *             notes; the callback counts are exact
+ *   metriclate the profiler cannot be initialized inside the first cuInit (where the library's
+ *             set-up lists the events, and cupti_cb first asks for the metric catalogue): the
+ *             metrics are still collected once cuInit returned, with the exact values
  *   metricperm CUPTI refuses profiling (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES): "metrics" is [],
  *             a note says what to change, the callback counts are exact
  *   metricwait the program makes no CUDA call within CUPTI_CB_RUN_METRICS_WAIT_MS after cuInit:
@@ -190,8 +193,9 @@ static void wait_metrics_then_work(void)
 
 static int app_metrics(void)
 {
-    const char *perm = getenv("APP_NOPERM");
+    const char *perm = getenv("APP_NOPERM"), *early = getenv("APP_PROFILER_LATE");
     fake_range_error(perm && *perm ? CUPTI_ERROR_INSUFFICIENT_PRIVILEGES : CUPTI_SUCCESS);
+    fake_profiler_refuse_in_cuinit(early && *early);
     if (cuInit(0) != CUDA_SUCCESS)
         return 10;
     /* the rest of the calls (with driver calls) come after the work, as a GPU's work is issued */
@@ -418,13 +422,15 @@ static void check_no_old_note(json_t *doc)
     ct_result(old == NULL, "no note says the metrics are not collected yet: %s", old ? old : "(none)");
 }
 
-static void check_metrics(void)
+static void check_metrics(const char *late)
 {
     struct inj_run r;
-    static const char *const env[] = {
+    const char *const env[] = {
         "CUPTI_CB_RUN_METRICS=dram__bytes_read.sum,no_such__metric.sum,"
-        "sm__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_request_hit_rate.pct", NULL};
+        "sm__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_request_hit_rate.pct", late, NULL};
     run_app(&r, "app-metrics", env);
+    if (late)
+        ct_note("%s: cuptiProfilerInitialize fails inside the first cuInit", late);
     CHECK_EQ("app-metrics: exit status", r.status, 0);
     inj_check_frame(&r, self);
     CHECK_TRUE("status.counting is true", inj_counting(r.doc));
@@ -537,7 +543,9 @@ int main(int argc, char **argv)
     if (!only || !strcmp(only, "live"))
         check_live();
     if (!only || !strcmp(only, "metrics"))
-        check_metrics();
+        check_metrics(NULL);
+    if (!only || !strcmp(only, "metriclate"))
+        check_metrics("APP_PROFILER_LATE=1");
     if (!only || !strcmp(only, "metricperm"))
         check_metricperm();
     if (!only || !strcmp(only, "metricwait"))

@@ -53,7 +53,13 @@ void fake_reset_faults(void)
  * dlopen()s that library and calls its InitializeInjection.  A cuInit made meanwhile (the
  * injected library's own, through cupti_cb) returns at once, like any later one.
  */
-static atomic_int injected;
+static atomic_int injected, injecting;
+
+int fake_injecting(void)
+{
+    return atomic_load(&injecting);
+}
+
 static void inject(void)
 {
     const char *path = getenv("CUDA_INJECTION64_PATH");
@@ -65,7 +71,10 @@ static void inject(void)
         fprintf(stderr, "fake libcuda: cannot inject %s: %s\n", path, dlerror());
         return;
     }
-    if (init() != 1)
+    atomic_store(&injecting, 1);
+    int rc = init();
+    atomic_store(&injecting, 0);
+    if (rc != 1)
         fprintf(stderr, "fake libcuda: InitializeInjection of %s did not return 1\n", path);
 }
 

@@ -163,6 +163,10 @@ int fake_range_enable_calls(void);   /* cuptiRangeProfilerEnable calls */
  * successful cuptiRangeProfilerStart calls. */
 void fake_metric_add(const char *name, double v);
 int fake_range_starts(void);
+/* While on, cuptiProfilerInitialize fails with CUPTI_ERROR_NOT_INITIALIZED when called inside the
+ * InitializeInjection of the first cuInit (fake_injecting()): what a driver that is not yet
+ * initialized may answer there. */
+void fake_profiler_refuse_in_cuinit(int on);
 
 /* ------------------------------------------------------------------ activity (libcupti) */
 
@@ -198,6 +202,8 @@ void fake_cuinit_result(CUresult r);
 /* cuDeviceGetCount returns r and, when r is CUDA_SUCCESS, n (default: success, 1 device). */
 void fake_device_count(CUresult r, int n);
 int fake_cuinit_calls(void);
+/* 1 while the first cuInit runs the injected library's InitializeInjection (CUDA_INJECTION64_PATH). */
+int fake_injecting(void);
 long fake_cuda_calls(void);         /* calls of any libcuda entry point by anyone */
 /* Contexts: FAKE_CTX0 and FAKE_CTX1 are the primary contexts of devices 0 and 1, active unless
  * fake_primary_active(0); cuCtxGetCurrent gives what fake_set_current set on this thread (NULL

@@ -41,7 +41,7 @@
 static pthread_mutex_t plock = PTHREAD_MUTEX_INITIALIZER;
 static char chip[64] = "GH100";
 static _Atomic CUptiResult range_err = CUPTI_ERROR_NOT_SUPPORTED;
-static atomic_int n_init, n_enable, n_start;
+static atomic_int n_init, n_enable, n_start, refuse_in_cuinit;
 
 /* The working Range Profiler's values (see the top of this file), under plock. */
 #define FAKE_IMAGE_MAGIC 0x31707266u	/* "frp1" */
@@ -84,6 +84,19 @@ int fake_profiler_init_calls(void)
 int fake_range_enable_calls(void)
 {
 	return atomic_load(&n_enable);
+}
+
+void fake_profiler_refuse_in_cuinit(int on)
+{
+	atomic_store(&refuse_in_cuinit, on);
+}
+
+/* The fake libcuda's fake_injecting (the program links both fakes). */
+static int injecting(void)
+{
+	int (*f)(void);
+	*(void **)&f = dlsym(RTLD_DEFAULT, "fake_injecting");
+	return f && f();
 }
 
 int fake_range_starts(void)
@@ -145,6 +158,8 @@ CUptiResult CUPTIAPI cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params *p
 {
 	(void)p;
 	atomic_fetch_add(&n_init, 1);
+	if (atomic_load(&refuse_in_cuinit) && injecting())
+		return CUPTI_ERROR_NOT_INITIALIZED;
 	return CUPTI_SUCCESS;
 }
 

@@ -179,6 +179,11 @@ static int ensure_catalog_locked(struct msrc *m)
 		return -1;
 	const char *chip = named ? env : device_chip(m, 0);
 	if (!chip) {
+		/* The device is asked again next time: the first ask can come before
+		 * the driver is ready (cupti_cb_run's injected library lists the
+		 * events inside the application's first cuInit). A named chip is
+		 * tried once. */
+		m->tried_catalog = named;
 		if (!m->why[0])
 			snprintf(m->why, sizeof m->why, "no CUDA device to take the chip name from: "
 							"name one with " ENV_CHIP " (for example GH100)");
