@@ -21,8 +21,8 @@
  *
  * Cost.  One range of CUPTI's range profiler over the run on each device (one pass: a metric
  * that would make the set need a second pass is left out, with a note), configured once at the
- * start (130 to 210 ms on an H100 in the GPU tests, on the library's thread); the read at exit waits for the
- * GPU's work.  Kernels are not serialized, nothing is replayed.
+ * start (130 to 210 ms on an H100 in the GPU tests, on the library's thread); the read at exit
+ * waits for the GPU's work.  Kernels are not serialized, nothing is replayed.
  *
  * Refusals (an unknown name, a second pass, no profiling permission, another profiler on the
  * device) become notes; the other events count on.
