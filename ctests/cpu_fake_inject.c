@@ -33,6 +33,8 @@
  *             metrics are still collected once cuInit returned, with the exact values
  *   metricperm CUPTI refuses profiling (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES): "metrics" is [],
  *             a note says what to change, the callback counts are exact
+ *   metricbusy another profiler holds the range profiler (CUPTI_ERROR_INVALID_OPERATION at its
+ *             enable): "metrics" is [], a note says so, the callback counts are exact
  *   metricwait the program makes no CUDA call within CUPTI_CB_RUN_METRICS_WAIT_MS after cuInit:
  *             the note says the metrics were not collected, the rest counts
  */
@@ -194,7 +196,11 @@ static void wait_metrics_then_work(void)
 static int app_metrics(void)
 {
     const char *perm = getenv("APP_NOPERM"), *early = getenv("APP_PROFILER_LATE");
-    fake_range_error(perm && *perm ? CUPTI_ERROR_INSUFFICIENT_PRIVILEGES : CUPTI_SUCCESS);
+    const char *other = getenv("APP_OTHER_PROFILER");
+    if (other && *other)
+        perm = "1";	/* refused like the missing permission, with another error */
+    fake_range_error(other && *other ? CUPTI_ERROR_INVALID_OPERATION
+                     : perm && *perm ? CUPTI_ERROR_INSUFFICIENT_PRIVILEGES : CUPTI_SUCCESS);
     fake_profiler_refuse_in_cuinit(early && *early);
     if (cuInit(0) != CUDA_SUCCESS)
         return 10;
@@ -462,21 +468,31 @@ static void check_metrics(const char *late)
     inj_done(&r);
 }
 
-static void check_metricperm(void)
+/* other: another profiler holds the range profiler (CUPTI_ERROR_INVALID_OPERATION), else no
+ * permission. */
+static void check_metricperm(int other)
 {
     struct inj_run r;
-    static const char *const env[] = {"CUPTI_CB_RUN_METRICS=dram__bytes_read.sum", "APP_NOPERM=1", NULL};
+    const char *const env[] = {"CUPTI_CB_RUN_METRICS=dram__bytes_read.sum",
+                               other ? "APP_OTHER_PROFILER=1" : "APP_NOPERM=1", NULL};
     run_app(&r, "app-metrics", env);
-    CHECK_EQ("app-metrics without profiling permission: exit status", r.status, 0);
+    CHECK_EQ("app-metrics, the range profiler refused: exit status", r.status, 0);
     inj_check_frame(&r, self);
     CHECK_TRUE("status.counting is true", inj_counting(r.doc));
     check_calls(r.doc, 0);
     check_no_old_note(r.doc);
     CHECK_EQ("metrics is []", json_array_size(json_object_get(r.doc, "metrics")), 0);
-    const char *note = inj_note(r.doc, "hardware metrics were not collected: profiling is restricted to administrators "
-                                       "(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)");
-    ct_result(note != NULL, "a note says profiling is restricted: %s", note ? note : "(none)");
-    CHECK_TRUE("... and what to change", note && strstr(note, "NVreg_RestrictProfilingToAdminUsers=0"));
+    const char *note;
+    if (other) {
+        note = inj_note(r.doc, "hardware metrics were not collected: their event set did not start (");
+        ct_result(note != NULL, "a note says the metrics did not start: %s", note ? note : "(none)");
+        CHECK_TRUE("... and that another profiler may hold the device", note && strstr(note, "another profiler may hold"));
+    } else {
+        note = inj_note(r.doc, "hardware metrics were not collected: profiling is restricted to administrators "
+                               "(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)");
+        ct_result(note != NULL, "a note says profiling is restricted: %s", note ? note : "(none)");
+        CHECK_TRUE("... and what to change", note && strstr(note, "NVreg_RestrictProfilingToAdminUsers=0"));
+    }
     CHECK_TRUE("no note says the metrics started",
                !inj_note(r.doc, "hardware metrics counted from the program's first CUDA call"));
     inj_done(&r);
@@ -547,7 +563,9 @@ int main(int argc, char **argv)
     if (!only || !strcmp(only, "metriclate"))
         check_metrics("APP_PROFILER_LATE=1");
     if (!only || !strcmp(only, "metricperm"))
-        check_metricperm();
+        check_metricperm(0);
+    if (!only || !strcmp(only, "metricbusy"))
+        check_metricperm(1);
     if (!only || !strcmp(only, "metricwait"))
         check_metricwait();
     return ct_done();

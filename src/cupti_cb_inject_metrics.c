@@ -99,9 +99,10 @@ static void note_refused_start(struct cupti_cb_inj *s, int rc)
 		cupti_cb_inj_note(s, "hardware metrics were not collected: another profiling session of this "
 				  "process holds metrics on the device that, with these, need more than one pass");
 	else
-		cupti_cb_inj_note(s, "hardware metrics were not collected: their event set did not start (%s; "
-				  "CUPTI_CB_TRACE=1 shows cupti_cb's reason, such as another profiler on the "
-				  "device)", PAPI_strerror(rc));
+		cupti_cb_inj_note(s, "hardware metrics were not collected: their event set did not start (%s): "
+				  "another profiler may hold the device (Nsight Compute, Nsight Systems GPU "
+				  "metrics, DCGM profiling); CUPTI_CB_TRACE=1 shows cupti_cb's reason",
+				  PAPI_strerror(rc));
 }
 
 /* Adds one metric on every device; 1 when the metric source has no catalogue at all (every
