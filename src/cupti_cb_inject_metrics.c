@@ -9,7 +9,8 @@
  * events cannot be added where the other events are.  They are added later, on the part's own
  * thread, once the program's cuInit has returned.  The signal is a counted CUDA call: cuInit
  * itself is not counted (the callbacks are enabled inside it), so process-scope api.calls > 0
- * means that the program made a CUDA call after its cuInit returned.  The thread waits for it
+ * means that the program made a CUDA call after its cuInit returned (the set starts at the end of
+ * the set-up, so nothing counted before triggers it).  The thread waits for it
  * with a one-event set (api.calls:process), read every POLL_MS (a read of a callback event is a
  * few loads), then every SLOW_POLL_MS after SLOW_AFTER_MS, and gives up after
  * CUPTI_CB_RUN_METRICS_WAIT_MS (default WAIT_MS) with a note.  A program whose first call after
