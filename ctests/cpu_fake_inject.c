@@ -35,6 +35,8 @@
  *             a note says what to change, the callback counts are exact
  *   metricbusy another profiler holds the range profiler (CUPTI_ERROR_INVALID_OPERATION at its
  *             enable): "metrics" is [], a note says so, the callback counts are exact
+ *   metricnochip no metric catalogue (CUPTI_CB_CHIP names no chip CUPTI knows): one note says
+ *             that no metric is offered, the callback counts are exact
  *   metricwait the program makes no CUDA call within CUPTI_CB_RUN_METRICS_WAIT_MS after cuInit:
  *             the note says the metrics were not collected, the rest counts
  */
@@ -498,6 +500,24 @@ static void check_metricperm(int other)
     inj_done(&r);
 }
 
+/* No metric catalogue (CUPTI_CB_CHIP names a chip CUPTI does not know): one note for all. */
+static void check_metricnochip(void)
+{
+    struct inj_run r;
+    static const char *const env[] = {"CUPTI_CB_RUN_METRICS=dram__bytes_read.sum,lts__t_request_hit_rate.pct",
+                                      "CUPTI_CB_CHIP=XX999", NULL};
+    run_app(&r, "app-metrics", env);
+    CHECK_EQ("app-metrics without a metric catalogue: exit status", r.status, 0);
+    inj_check_frame(&r, self);
+    CHECK_TRUE("status.counting is true", inj_counting(r.doc));
+    check_calls(r.doc, 0);
+    CHECK_EQ("metrics is []", json_array_size(json_object_get(r.doc, "metrics")), 0);
+    const char *note = inj_note(r.doc, "hardware metrics were not collected: cupti_cb offers no metric in this process");
+    ct_result(note != NULL, "a note says there is no metric: %s", note ? note : "(none)");
+    CHECK_TRUE("no note per metric", !inj_note(r.doc, "hardware metric dram__bytes_read.sum"));
+    inj_done(&r);
+}
+
 static void check_metricwait(void)
 {
     struct inj_run r;
@@ -566,6 +586,8 @@ int main(int argc, char **argv)
         check_metricperm(0);
     if (!only || !strcmp(only, "metricbusy"))
         check_metricperm(1);
+    if (!only || !strcmp(only, "metricnochip"))
+        check_metricnochip();
     if (!only || !strcmp(only, "metricwait"))
         check_metricwait();
     return ct_done();
