@@ -28,9 +28,11 @@
  *             devices, units, an integer for a counter's .sum and a real for a ratio; an
  *             unknown name and a metric that needs more than one pass are left out with their
  *             notes; the callback counts are exact
- *   metriclate the profiler cannot be initialized inside the first cuInit (where the library's
- *             set-up lists the events, and cupti_cb first asks for the metric catalogue): the
- *             metrics are still collected once cuInit returned, with the exact values
+ *   metriclate as on a GPU machine: NVML gives the device count (the fake libcuda named
+ *             libnvidia-ml.so.1), and the profiler cannot be initialized inside the first cuInit
+ *             (as on an H100), where the library's set-up lists the events: cupti_cb does not
+ *             ask it there, and the metrics are still collected once cuInit returned, with the
+ *             exact values
  *   metricperm CUPTI refuses profiling (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES): "metrics" is [],
  *             a note says what to change, the callback counts are exact
  *   metricbusy another profiler holds the range profiler (CUPTI_ERROR_INVALID_OPERATION at its
@@ -208,6 +210,9 @@ static int app_metrics(void)
         return 10;
     /* the rest of the calls (with driver calls) come after the work, as a GPU's work is issued */
     app_calls_then(perm && *perm ? NULL : wait_metrics_then_work);
+    /* the profiler was not asked inside cuInit (where it cannot work on a GPU) */
+    if (early && *early && fake_profiler_refused_in_cuinit() != 0)
+        return 40;
     /* without permission: exit after the library's thread tried to start the metrics */
     for (int i = 0; perm && *perm && i < 5000 && fake_range_enable_calls() < 1; i++) {
         struct timespec ts = {0, 1000 * 1000};
@@ -430,16 +435,42 @@ static void check_no_old_note(json_t *doc)
     ct_result(old == NULL, "no note says the metrics are not collected yet: %s", old ? old : "(none)");
 }
 
-static void check_metrics(const char *late)
+/* A directory where libnvidia-ml.so.1 is the fake libcuda (its NVML device count), for
+ * LD_LIBRARY_PATH: the library then knows the device count inside cuInit, as on a GPU machine. */
+static void fake_nvml_dir(char *dir, size_t dir_len, char *link, size_t link_len, char *env, size_t len)
+{
+    const char *cuda = fake_file_of((void *)fake_cuinit_calls), *old = getenv("LD_LIBRARY_PATH");
+    snprintf(dir, dir_len, "%s/cupti_cb_nvml.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!cuda || !mkdtemp(dir))
+        ct_fatal("cannot make the fake NVML directory");
+    snprintf(link, link_len, "%s/libnvidia-ml.so.1", dir);
+    if (symlink(cuda, link) != 0)
+        ct_fatal("symlink %s: %s", link, strerror(errno));
+    snprintf(env, len, "LD_LIBRARY_PATH=%s%s%s", dir, old ? ":" : "", old ? old : "");
+}
+
+static void check_metrics(int late)
 {
     struct inj_run r;
-    const char *const env[] = {
+    char dir[PATH_MAX], link[PATH_MAX + 32], nvml[2 * PATH_MAX + 64] = "";
+    const char *env[] = {
         "CUPTI_CB_RUN_METRICS=dram__bytes_read.sum,no_such__metric.sum,"
-        "sm__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_request_hit_rate.pct", late, NULL};
+        "sm__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_request_hit_rate.pct",
+        NULL, "APP_PROFILER_LATE=1", "CUPTI_CB_RUN_TRACE=1", NULL};
+    if (late) {
+        fake_nvml_dir(dir, sizeof dir, link, sizeof link, nvml, sizeof nvml);
+        env[1] = nvml;
+    }
     run_app(&r, "app-metrics", env);
-    if (late)
-        ct_note("%s: cuptiProfilerInitialize fails inside the first cuInit", late);
-    CHECK_EQ("app-metrics: exit status", r.status, 0);
+    if (late) {
+        unlink(link);
+        rmdir(dir);
+    }
+    if (late) {
+        ct_note("cuptiProfilerInitialize fails inside the first cuInit; NVML counts the devices (%s)", nvml);
+        CHECK_TRUE("the library gave cupti_cb the device count (NVML)", strstr(r.err, "visible (NVML or /proc") != NULL);
+    }
+    CHECK_EQ("app-metrics: exit status (40: the profiler was asked inside cuInit)", r.status, 0);
     inj_check_frame(&r, self);
     CHECK_TRUE("status.counting is true", inj_counting(r.doc));
     check_calls(r.doc, 0);
@@ -579,9 +610,9 @@ int main(int argc, char **argv)
     if (!only || !strcmp(only, "live"))
         check_live();
     if (!only || !strcmp(only, "metrics"))
-        check_metrics(NULL);
+        check_metrics(0);
     if (!only || !strcmp(only, "metriclate"))
-        check_metrics("APP_PROFILER_LATE=1");
+        check_metrics(1);
     if (!only || !strcmp(only, "metricperm"))
         check_metricperm(0);
     if (!only || !strcmp(only, "metricbusy"))

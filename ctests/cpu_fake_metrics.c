@@ -17,6 +17,15 @@
  *               absence.
  *   otherchip - the catalogue is of CUPTI_CB_CHIP's chip, the device is another: start refuses
  *               with a sentence naming both chips.
+ *   profiler  - the CUPTI profiler is initialized only while cupti_cb needs it (an initialized
+ *               profiler makes every launch dearer): a listing, which asks the chip's name,
+ *               leaves it de-initialized; a metric set's start takes it up, and it is
+ *               de-initialized again when the start fails, and when the last set holding
+ *               metrics is cleaned up or destroyed; never initialized twice in a row.
+ *   counted   - given the device count (CUPTI_CB_DEVICE_COUNT: inside the program's cuInit, as
+ *               cupti_cb_run's library is), a listing asks the profiler nothing and lists no
+ *               metric; once the count is no longer given, the next listing builds the
+ *               catalogue.
  *   nodevice  - no device (cuInit fails): a listing still lists every callback event and no
  *               metric, leaves the component enabled, and the first add says why.
  */
@@ -217,6 +226,65 @@ static int noperm_case(void)
     return ct_done();
 }
 
+static int profiler_case(void)
+{
+    long long v[2] = { 0, 0 };
+    ct_library_init();
+    int n_cb, n_metric, n_quals;
+    PAPI_event_info_t first;
+    walk(cb_cidx(), &n_cb, &n_metric, &n_quals, &first);
+    CHECK_EQ("a listing lists the metrics", n_metric, GH100_METRICS);
+    CHECK_EQ("the chip's name was asked under cuptiProfilerInitialize", fake_profiler_init_calls(), 1);
+    CHECK_EQ("the listing leaves the profiler de-initialized", fake_profiler_up(), 0);
+
+    /* The Range Profiler refuses (no GPU): the start fails and gives the profiler back. */
+    int es = PAPI_NULL, cb = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&es));
+    CHECK_PAPI(ct_add(es, "dram__bytes_read.sum"));
+    CHECK_TRUE("the start of a metric set fails without a GPU", PAPI_start(es) != PAPI_OK);
+    CHECK_EQ("the start initialized the profiler", fake_profiler_init_calls(), 2);
+    CHECK_EQ("a failed start leaves it de-initialized", fake_profiler_up(), 0);
+
+    /* A refusal that comes after the session exists (no permission, at the range profiler's
+     * enable): the session goes, and the profiler with it. */
+    fake_range_error(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES);
+    CHECK_EQ("no permission -> PAPI_EPERM", PAPI_start(es), PAPI_EPERM);
+    CHECK_EQ("a refused start leaves it de-initialized", fake_profiler_up(), 0);
+    PAPI_MUST(PAPI_cleanup_eventset(es));
+    PAPI_MUST(PAPI_destroy_eventset(&es));
+    CHECK_EQ("never initialized twice in a row", fake_profiler_double_inits(), 0);
+
+    /* Callback events never touch the profiler. */
+    int before = fake_profiler_init_calls();
+    PAPI_MUST(PAPI_create_eventset(&cb));
+    CHECK_PAPI(ct_add(cb, "kernel.launches"));
+    CHECK_PAPI(PAPI_start(cb));
+    play_launches(4, FAKE_CTX0);
+    CHECK_PAPI(PAPI_stop(cb, v));
+    CHECK_EQ("callback events count", v[0], 4);
+    CHECK_EQ("and never initialize the profiler", fake_profiler_init_calls(), before);
+    CHECK_EQ("which stays de-initialized", fake_profiler_up(), 0);
+    return ct_done();
+}
+
+static int counted_case(void)
+{
+    setenv("CUPTI_CB_DEVICE_COUNT", "1", 1);
+    ct_library_init();
+    int n_cb, n_metric, n_quals;
+    PAPI_event_info_t first;
+    walk(cb_cidx(), &n_cb, &n_metric, &n_quals, &first);
+    CHECK_REL("callback events are listed", n_cb, ">", 2000);
+    CHECK_EQ("no metric is listed while the count is given", n_metric, 0);
+    CHECK_EQ("and the profiler was not asked", fake_profiler_init_calls(), 0);
+    unsetenv("CUPTI_CB_DEVICE_COUNT");
+    walk(cb_cidx(), &n_cb, &n_metric, &n_quals, &first);
+    CHECK_EQ("a later listing lists the metrics", n_metric, GH100_METRICS);
+    CHECK_EQ("asking the chip under one initialization", fake_profiler_init_calls(), 1);
+    CHECK_EQ("which is undone", fake_profiler_up(), 0);
+    return ct_done();
+}
+
 static int otherchip_case(void)
 {
     char err[8192] = "";
@@ -261,6 +329,7 @@ int main(int argc, char **argv)
     static const struct fake_case cases[] = {
         { "listing", listing_case },     { "groups", groups_case },     { "passes", passes_case },
         { "noperm", noperm_case },       { "otherchip", otherchip_case }, { "nodevice", nodevice_case },
+        { "profiler", profiler_case },   { "counted", counted_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

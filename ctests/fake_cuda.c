@@ -78,6 +78,25 @@ static void inject(void)
         fprintf(stderr, "fake libcuda: InitializeInjection of %s did not return 1\n", path);
 }
 
+/* NVML, as far as the injected library asks it the device count (cupti_cb_inject_devices.c):
+ * a test that names this file libnvidia-ml.so.1 in LD_LIBRARY_PATH has the library find the
+ * fake's devices, as it finds a GPU machine's, and give cupti_cb the count inside cuInit. */
+int nvmlInit_v2(void)
+{
+    return 0;
+}
+
+int nvmlDeviceGetCount_v2(unsigned *count)
+{
+    *count = (unsigned)atomic_load(&n_devices);
+    return 0;
+}
+
+int nvmlShutdown(void)
+{
+    return 0;
+}
+
 CUresult CUDAAPI cuInit(unsigned int flags)
 {
     atomic_fetch_add(&cuda_calls, 1);

@@ -3,7 +3,9 @@
  * with fake_cupti.c; control API in fake_cuda.h).
  *
  * The Profiler Host API needs no GPU, so it is the real one: every cuptiProfilerHost* call is
- * forwarded to the real libcupti.  The target calls are faked: cuptiProfilerInitialize succeeds,
+ * forwarded to the real libcupti.  The target calls are faked: cuptiProfilerInitialize succeeds
+ * and the profiler stays initialized until cuptiProfilerDeInitialize (fake_profiler_up(); the
+ * target calls below fail with CUPTI_ERROR_NOT_INITIALIZED meanwhile, as CUPTI's do),
  * cuptiDeviceGetChipName names the chip fake_chip() set ("GH100" by default), the device is
  * supported.  The Range Profiler cannot work without a GPU: cuptiRangeProfilerEnable and
  * cuptiProfilerGetCounterAvailability return the error fake_range_error() set
@@ -41,7 +43,7 @@
 static pthread_mutex_t plock = PTHREAD_MUTEX_INITIALIZER;
 static char chip[64] = "GH100";
 static _Atomic CUptiResult range_err = CUPTI_ERROR_NOT_SUPPORTED;
-static atomic_int n_init, n_enable, n_start, refuse_in_cuinit;
+static atomic_int n_init, n_enable, n_double, up, n_start, refuse_in_cuinit, n_refused;
 
 /* The working Range Profiler's values (see the top of this file), under plock. */
 #define FAKE_IMAGE_MAGIC 0x31707266u	/* "frp1" */
@@ -81,6 +83,16 @@ int fake_profiler_init_calls(void)
 	return atomic_load(&n_init);
 }
 
+int fake_profiler_up(void)
+{
+	return atomic_load(&up);
+}
+
+int fake_profiler_double_inits(void)
+{
+	return atomic_load(&n_double);
+}
+
 int fake_range_enable_calls(void)
 {
 	return atomic_load(&n_enable);
@@ -89,6 +101,11 @@ int fake_range_enable_calls(void)
 void fake_profiler_refuse_in_cuinit(int on)
 {
 	atomic_store(&refuse_in_cuinit, on);
+}
+
+int fake_profiler_refused_in_cuinit(void)
+{
+	return atomic_load(&n_refused);
 }
 
 /* The fake libcuda's fake_injecting (the program links both fakes). */
@@ -158,20 +175,27 @@ CUptiResult CUPTIAPI cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params *p
 {
 	(void)p;
 	atomic_fetch_add(&n_init, 1);
-	if (atomic_load(&refuse_in_cuinit) && injecting())
+	if (atomic_load(&refuse_in_cuinit) && injecting()) {
+		atomic_fetch_add(&n_refused, 1);
 		return CUPTI_ERROR_NOT_INITIALIZED;
+	}
+	if (atomic_exchange(&up, 1))
+		atomic_fetch_add(&n_double, 1);
 	return CUPTI_SUCCESS;
 }
 
 CUptiResult CUPTIAPI cuptiProfilerDeInitialize(CUpti_Profiler_DeInitialize_Params *p)
 {
 	(void)p;
+	atomic_store(&up, 0);
 	return CUPTI_SUCCESS;
 }
 
 CUptiResult CUPTIAPI cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params *p)
 {
 	static char out[64];
+	if (!atomic_load(&up))
+		return CUPTI_ERROR_NOT_INITIALIZED;
 	pthread_mutex_lock(&plock);
 	memcpy(out, chip, sizeof out);
 	pthread_mutex_unlock(&plock);
@@ -181,6 +205,8 @@ CUptiResult CUPTIAPI cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params *p)
 
 CUptiResult CUPTIAPI cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported_Params *p)
 {
+	if (!atomic_load(&up))
+		return CUPTI_ERROR_NOT_INITIALIZED;
 	p->isSupported = CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
 	p->architecture = CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
 	p->sli = CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
@@ -213,6 +239,8 @@ static struct fake_image *image_of(const uint8_t *data, size_t size)
 CUptiResult CUPTIAPI cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params *p)
 {
 	atomic_fetch_add(&n_enable, 1);
+	if (!atomic_load(&up))
+		return CUPTI_ERROR_NOT_INITIALIZED;
 	if (!working())
 		return atomic_load(&range_err);
 	struct fake_rp *rp = calloc(1, sizeof *rp);

@@ -159,7 +159,12 @@ static void set_up()
     if (cupti_cb_load_cupti(&api, why, sizeof why) || cupti_cb_load_cuda(&api, why, sizeof why) ||
         cupti_cb_profapi_load(&prof, api.cupti_lib, why, sizeof why))
         ct_fatal("loading CUPTI and the driver: %s", why);
-    /* The session initializes the profiler and asks for the chip itself. */
+    /* The caller keeps the profiler initialized while sessions exist (the metric source does,
+     * only then: an initialized profiler makes every launch dearer); the session asks for the
+     * chip itself. */
+    CUpti_Profiler_Initialize_Params ip = { CUpti_Profiler_Initialize_Params_STRUCT_SIZE, NULL };
+    if (prof.cuptiProfilerInitialize(&ip) != CUPTI_SUCCESS)
+        ct_fatal("cuptiProfilerInitialize failed");
     must(cupti_cb_msession_init(&S, &api, &prof, 0, NULL, why, sizeof why), "cupti_cb_msession_init");
     ct_note("device 0: chip %s, %d SMs, libcupti %s", S.chip, sms, api.cupti_path);
 }

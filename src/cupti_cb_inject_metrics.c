@@ -23,7 +23,10 @@
  * Cost.  One range of CUPTI's range profiler over the run on each device (one pass: a metric
  * that would make the set need a second pass is left out, with a note), configured once at the
  * start (130 to 210 ms on an H100 in the GPU tests, on the library's thread); the read at exit
- * waits for the GPU's work.  Kernels are not serialized, nothing is replayed.
+ * waits for the GPU's work.  Kernels are not serialized, nothing is replayed.  CUPTI's profiler
+ * stays initialized while the metrics count, which makes every kernel launch of the process
+ * dearer (man/cupti_cb.7, "The profiler": 3.5 times a bare launch with four threads launching at
+ * once on an H100): the callback counts are not changed, the program's speed is.
  *
  * Refusals (an unknown name, a second pass, no profiling permission, another profiler on the
  * device) become notes; the other events count on.
@@ -201,7 +204,8 @@ static void begin_metrics(struct cupti_cb_inj *s, int es)
 			  "exit: GPU work issued before they started is not included");
 	cupti_cb_inj_note(s, "hardware metrics: one range of CUPTI's range profiler over the run on each "
 			  "device (one pass), set up once on a thread of the library (130 to 210 ms on an "
-			  "H100); reading it at exit waits for the GPU's work");
+			  "H100); reading it at exit waits for the GPU's work; while it runs, CUPTI's "
+			  "profiler makes every kernel launch dearer");
 }
 
 static void tick(struct cupti_cb_inj_owner *o, void *arg)

@@ -75,12 +75,6 @@ static int chip_name(struct cupti_cb_msession *s, char *why, size_t len)
 
 static int device_supported(struct cupti_cb_msession *s, char *why, size_t len)
 {
-	CUpti_Profiler_Initialize_Params pi = { CUpti_Profiler_Initialize_Params_STRUCT_SIZE, NULL };
-	CUptiResult r = s->p->cuptiProfilerInitialize(&pi);
-	if (r != CUPTI_SUCCESS) {
-		cupti_cb_mrange_error(s->api, "cuptiProfilerInitialize", r, why, len);
-		return -1;
-	}
 	if (!s->chip[0] && chip_name(s, why, len))
 		return -1;
 	CUpti_Profiler_DeviceSupported_Params d = {
@@ -489,6 +483,11 @@ int cupti_cb_msession_want(struct cupti_cb_msession *s, const char *const *names
 		release_dead(s);
 	}
 	return rc;
+}
+
+int cupti_cb_msession_idle(const struct cupti_cb_msession *s)
+{
+	return live_entries(s) == 0;
 }
 
 int cupti_cb_msession_unwant(struct cupti_cb_msession *s, const unsigned *ids, unsigned n, char *why,

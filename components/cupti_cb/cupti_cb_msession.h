@@ -116,7 +116,8 @@ struct cupti_cb_msession {
 
 /* Checks that the device supports range profiling (cuptiProfilerDeviceSupported:
  * architecture, SLI, vGPU, confidential computing, CMP, WSL; MIG through the
- * error CUPTI gives) and initializes the profiler. chip is the device's chip
+ * error CUPTI gives). The caller has initialized the profiler
+ * (cuptiProfilerInitialize) and keeps it so until the session is destroyed. chip is the device's chip
  * name ("GH100"); NULL: asked of cuptiDeviceGetChipName. CUDA must be initialized (cuInit)
  * by the application. Returns 0, or an error with one sentence in why. */
 int cupti_cb_msession_init(struct cupti_cb_msession *s, struct cupti_cb_api *api,
@@ -133,6 +134,8 @@ void cupti_cb_msession_destroy(struct cupti_cb_msession *s);
  * CUPTI_CB_MSESSION_EPASSES with a sentence naming the number of passes. */
 int cupti_cb_msession_want(struct cupti_cb_msession *s, const char *const *names,
 			   const int *additive, unsigned n, unsigned *ids_out, char *why, size_t len);
+/* 1 when no metric is referenced any more: the session can go. */
+int cupti_cb_msession_idle(const struct cupti_cb_msession *s);
 /* Drops one reference of each id. Metrics no longer referenced leave the
  * configuration; when none remains, collection stops (the
  * range profiler stays enabled on them). */

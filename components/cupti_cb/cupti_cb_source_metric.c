@@ -46,7 +46,7 @@ struct msrc {
 	int tried_catalog;
 	int have_catalog;
 	int have_profapi;
-	int profiler_up;		/* cuptiProfilerInitialize done */
+	unsigned profiler_holds;	/* the chip lookup and each session (profiler_hold) */
 	struct cupti_cb_profapi p;
 	struct cupti_cb_mcat cat;
 	char chip[64];
@@ -103,21 +103,40 @@ static int load_profapi(struct msrc *m)
 	return 0;
 }
 
-/* cuptiProfilerInitialize: needed by the target calls (chip names, counter
- * availability) and the range profiler. Needs the driver, no context. */
-static int profiler_up(struct msrc *m)
+/* The CUPTI profiler is initialized only while cupti_cb needs it: to ask
+ * the chips' names, and while a device's session exists. An initialized
+ * profiler costs every kernel launch of the process, whether or not
+ * anything is profiled: on an H100 (CUDA 13.0, driver 580) four threads
+ * launching at once paid 3.5 times a bare launch while it was up, and
+ * nothing once cuptiProfilerDeInitialize had run (bench/RESULTS.md). So
+ * cupti_cb calls cuptiProfilerInitialize when the first hold is taken and
+ * cuptiProfilerDeInitialize when the last one goes, never twice in a row. */
+static int profiler_hold(struct msrc *m)
 {
-	if (m->profiler_up)
+	if (m->profiler_holds++)
 		return 0;
 	CUpti_Profiler_Initialize_Params ip = { CUpti_Profiler_Initialize_Params_STRUCT_SIZE, NULL };
 	CUptiResult r = m->p.cuptiProfilerInitialize(&ip);
 	if (r != CUPTI_SUCCESS) {
+		/* A failed initialization may leave part of the profiler up: undo it too. */
+		CUpti_Profiler_DeInitialize_Params dp = { CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE, NULL };
+		m->p.cuptiProfilerDeInitialize(&dp);
+		m->profiler_holds = 0;
 		snprintf(m->why, sizeof m->why, "cuptiProfilerInitialize failed: %s",
 			 cupti_cb_cupti_error(&m->e->api, r));
 		return -1;
 	}
-	m->profiler_up = 1;
+	TRACE(m, "profiler initialized");
 	return 0;
+}
+
+static void profiler_release(struct msrc *m)
+{
+	if (!m->profiler_holds || --m->profiler_holds)
+		return;
+	CUpti_Profiler_DeInitialize_Params dp = { CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE, NULL };
+	CUptiResult r = m->p.cuptiProfilerDeInitialize(&dp);
+	TRACE(m, "profiler de-initialized: %s", cupti_cb_cupti_error(&m->e->api, r));
 }
 
 /* cuInit and the device count, once: the chip of a device needs no more
@@ -144,24 +163,31 @@ static int count_devices(struct msrc *m)
 	return n;
 }
 
+/* The chip of every device, asked once, under one short hold of the
+ * profiler (cuptiDeviceGetChipName needs it, the catalogue does not). */
 static const char *device_chip(struct msrc *m, int dev)
 {
-	if (dev < 0 || dev >= count_devices_locked(m))
+	int n = count_devices_locked(m);
+	if (dev < 0 || dev >= n)
 		return NULL;
 	if (m->dev_chip[dev][0])
 		return m->dev_chip[dev];
-	if (profiler_up(m))
+	if (profiler_hold(m))
 		return NULL;
-	CUpti_Device_GetChipName_Params cp = { CUpti_Device_GetChipName_Params_STRUCT_SIZE, NULL,
-					       (size_t)dev, NULL };
-	CUptiResult r = m->p.cuptiDeviceGetChipName(&cp);
-	if (r != CUPTI_SUCCESS || !cp.pChipName) {
-		snprintf(m->why, sizeof m->why, "cuptiDeviceGetChipName(%d) failed: %s", dev,
-			 cupti_cb_cupti_error(&m->e->api, r));
-		return NULL;
+	for (int d = 0; d < n; d++) {
+		if (m->dev_chip[d][0])
+			continue;
+		CUpti_Device_GetChipName_Params cp = { CUpti_Device_GetChipName_Params_STRUCT_SIZE, NULL,
+						       (size_t)d, NULL };
+		CUptiResult r = m->p.cuptiDeviceGetChipName(&cp);
+		if (r == CUPTI_SUCCESS && cp.pChipName)
+			snprintf(m->dev_chip[d], sizeof m->dev_chip[d], "%s", cp.pChipName);
+		else if (d == dev)
+			snprintf(m->why, sizeof m->why, "cuptiDeviceGetChipName(%d) failed: %s", dev,
+				 cupti_cb_cupti_error(&m->e->api, r));
 	}
-	snprintf(m->dev_chip[dev], sizeof m->dev_chip[dev], "%s", cp.pChipName);
-	return m->dev_chip[dev];
+	profiler_release(m);
+	return m->dev_chip[dev][0] ? m->dev_chip[dev] : NULL;
 }
 
 /* The catalogue: of CUPTI_CB_CHIP's chip at once, else of device 0's
@@ -174,16 +200,23 @@ static int ensure_catalog_locked(struct msrc *m)
 	int named = env && env[0];
 	if (m->tried_catalog)
 		return -1;
+	/* Given the device count, cupti_cb is inside the program's own cuInit (an injected tool:
+	 * cupti_cb_run), where the profiler must not be asked the chip: there
+	 * cuptiProfilerInitialize fails and still leaves every later kernel launch 3.5 times
+	 * dearer (H100, CUDA 13.0). The catalogue waits for a later listing or lookup, made once
+	 * the count is no longer given, unless the chip is named. */
+	const char *given = getenv(CUPTI_CB_ENV_DEVICE_COUNT);
+	if (!named && given && given[0]) {
+		snprintf(m->why, sizeof m->why, "the metric catalogue is not built while " CUPTI_CB_ENV_DEVICE_COUNT
+						" is set (inside cuInit): name the chip with " ENV_CHIP
+						" (for example GH100), or list again later");
+		return -1;
+	}
 	m->tried_catalog = 1;
 	if (load_profapi(m))
 		return -1;
 	const char *chip = named ? env : device_chip(m, 0);
 	if (!chip) {
-		/* The device is asked again next time: the first ask can come before
-		 * the driver is ready (cupti_cb_run's injected library lists the
-		 * events inside the application's first cuInit). A named chip is
-		 * tried once. */
-		m->tried_catalog = named;
 		if (!m->why[0])
 			snprintf(m->why, sizeof m->why, "no CUDA device to take the chip name from: "
 							"name one with " ENV_CHIP " (for example GH100)");
@@ -452,12 +485,45 @@ static struct cupti_cb_msession *session(struct msrc *m, int dev, char *why, siz
 		return NULL;
 	}
 	struct cupti_cb_msession *s = calloc(1, sizeof *s);
-	if (!s || cupti_cb_msession_init(s, &m->e->api, &m->p, dev, chip, why, len)) {
+	if (!s || profiler_hold(m)) {
+		snprintf(why, len, "%s", s ? m->why : "out of memory");
+		free(s);
+		return NULL;
+	}
+	if (cupti_cb_msession_init(s, &m->e->api, &m->p, dev, chip, why, len)) {
+		profiler_release(m);
 		free(s);
 		return NULL;
 	}
 	m->sess[dev] = s;
 	return s;
+}
+
+/* A device's session goes with the last metric it holds: the range
+ * profiler leaves the device's contexts, and with the last session the
+ * profiler is de-initialized, and the driver calls are no longer watched
+ * (see profiler_hold). The next set to start makes a new one. */
+static void end_session_locked(struct msrc *m, int dev)
+{
+	cupti_cb_msession_destroy(m->sess[dev]);
+	free(m->sess[dev]);
+	m->sess[dev] = NULL;
+	m->fresh[dev] = 0;
+	profiler_release(m);
+	for (int d = 0; d < CUPTI_CB_MAX_DEVICES; d++)
+		if (m->sess[d])
+			return;
+	cupti_cb_engine_unhold(m->e, &m->activity);
+	m->watch_activity = 0;
+}
+
+static void end_idle_sessions_locked(struct msrc *m)
+{
+	for (int d = 0; d < CUPTI_CB_MAX_DEVICES; d++)
+		if (m->sess[d] && cupti_cb_msession_idle(m->sess[d])) {
+			TRACE(m, "device %d: no metric held: the session ends", d);
+			end_session_locked(m, d);
+		}
 }
 
 /* The device a metric event without a device qualifier measures: the
@@ -499,6 +565,7 @@ static int m_set_update(void *self, void *set, const uint32_t *codes, unsigned n
 		return CUPTI_CB_EINVAL;
 	pthread_mutex_lock(&m->lock);
 	let_go_locked(m, s);	/* the events change: what they held goes */
+	end_idle_sessions_locked(m);
 	pthread_mutex_unlock(&m->lock);
 	for (unsigned i = 0; i < n; i++) {
 		int rc = decode(m, codes[i], &metric, &variant);
@@ -774,13 +841,16 @@ static int start_locked(struct msrc *m, struct mset *s, char *why, size_t len)
 	uint64_t t0 = cupti_cb_mono_ns();
 	if (!devices_unchanged(m, s, dev)) {
 		let_go_locked(m, s);
-		if ((rc = hold_locked(m, s, dev, why, len)))
+		rc = hold_locked(m, s, dev, why, len);
+		end_idle_sessions_locked(m);	/* after the hold: a session kept is not made again */
+		if (rc)
 			return rc;
 	}
 	uint64_t t1 = cupti_cb_mono_ns();
 	/* The baseline: what the sessions hold now (a GPU wait). */
 	if ((rc = sample(m, s, why, len))) {
 		let_go_locked(m, s);
+		end_idle_sessions_locked(m);
 		return rc;
 	}
 	TRACE(m, "start: %.2f ms taking the metrics into the sessions, %.2f ms for the baseline sample",
@@ -861,6 +931,7 @@ static void m_set_free(void *self, void *set)
 	m_set_stop(self, set);
 	pthread_mutex_lock(&m->lock);
 	let_go_locked(m, set);
+	end_idle_sessions_locked(m);
 	pthread_mutex_unlock(&m->lock);
 	free(set);
 }
@@ -872,17 +943,13 @@ static void m_close(void *self)
 	struct msrc *m = self;
 	TRACE(m, "%lu samples, %lu reads without GPU work since the last sample skipped theirs", m->samples,
 	      m->skipped);
-	cupti_cb_engine_unhold(m->e, &m->activity);
-	m->watch_activity = 0;
 	cupti_cb_engine_unwatch_contexts(m->e);
 	pthread_mutex_lock(&m->lock);
-	for (int d = 0; d < CUPTI_CB_MAX_DEVICES; d++) {
-		if (m->sess[d]) {
-			cupti_cb_msession_destroy(m->sess[d]);
-			free(m->sess[d]);
-			m->sess[d] = NULL;
-		}
-	}
+	for (int d = 0; d < CUPTI_CB_MAX_DEVICES; d++)
+		if (m->sess[d])
+			end_session_locked(m, d);
+	cupti_cb_engine_unhold(m->e, &m->activity);
+	m->watch_activity = 0;
 	m->epoch++;	/* every set's hold is void */
 	pthread_mutex_unlock(&m->lock);
 }

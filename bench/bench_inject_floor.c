@@ -1,0 +1,137 @@
+/* bench_inject_floor.c: libbench_inject_floor.so, CUPTI's floor for a tool injected through
+ * CUDA_INJECTION64_PATH, the way cupti_cb_run's library is.
+ *
+ * The driver loads it inside the program's first cuInit and calls InitializeInjection.  What it
+ * does there is chosen by BENCH_INJECT_FLOOR:
+ *   none          nothing (the cost of being an injection at all)
+ *   domains       (default) subscribe an empty callback and enable the runtime and driver
+ *                 domains, on the thread inside cuInit
+ *   cbids         the same, enabling each runtime and driver CBID one by one, as cupti_cb does
+ *                 for api.calls
+ *   cbids_res     cbids, plus the resource callbacks cupti_cb takes (context creation and
+ *                 destruction)
+ *   defer:MS      the same from a thread of the library, MS ms later
+ * BENCH_INJECT_PROFILER=init|init_deinit|host (with defer:MS) also calls cuptiProfilerInitialize
+ * there, and cuptiProfilerDeInitialize right after it (init_deinit), or makes a Profiler Host
+ * API object for the chip BENCH_INJECT_CHIP (default GH100) and keeps it (host): what an
+ * initialized CUPTI profiler, or a live host object, costs the launches that follow.
+ * libcupti is a dependency of this library, so it is loaded by the driver's dlopen, late, as it
+ * is for cupti_cb_run (unless the program preloads it).  run-runner-bench and the overhead
+ * experiments compare cupti_cb_run's cost with this floor. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cupti.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+
+static CUpti_SubscriberHandle subscriber;
+
+static void CUPTIAPI empty_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+				    const void *data)
+{
+	(void)userdata;
+	(void)domain;
+	(void)cbid;
+	(void)data;
+}
+
+static const char *mode;
+
+/* Every CBID of a domain, one by one; the unused numbers of the range are refused, as they
+ * are for cupti_cb, which never asks for them. */
+static void enable_each(CUpti_CallbackDomain d, unsigned n)
+{
+	for (unsigned id = 1; id < n; id++)
+		cuptiEnableCallback(1, subscriber, d, id);
+}
+
+static CUptiResult enable(void)
+{
+	if (!strncmp(mode, "cbids", 5)) {
+		enable_each(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
+		enable_each(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
+		if (!strcmp(mode, "cbids_res")) {
+			cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+			cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+					    CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+		}
+		return CUPTI_SUCCESS;
+	}
+	CUptiResult r = cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+	if (r == CUPTI_SUCCESS)
+		r = cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+	return r;
+}
+
+static void subscribe(void)
+{
+	CUptiResult r = cuptiSubscribe(&subscriber, empty_callback, NULL);
+	if (r == CUPTI_SUCCESS)
+		r = enable();
+	if (r != CUPTI_SUCCESS) {
+		const char *s = "?";
+		cuptiGetResultString(r, &s);
+		fprintf(stderr, "bench_inject_floor: %s\n", s);
+	}
+}
+
+static void profiler(const char *how)
+{
+	if (!strcmp(how, "host")) {
+		const char *chip = getenv("BENCH_INJECT_CHIP");
+		CUpti_Profiler_Host_Initialize_Params hp = { .structSize =
+								     CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE };
+		hp.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+		hp.pChipName = chip && *chip ? chip : "GH100";
+		CUptiResult r = cuptiProfilerHostInitialize(&hp);
+		const char *s = "?";
+		cuptiGetResultString(r, &s);
+		fprintf(stderr, "bench_inject_floor: profiler host object for %s: %s\n", hp.pChipName, s);
+		return;
+	}
+	CUpti_Profiler_Initialize_Params ip = { CUpti_Profiler_Initialize_Params_STRUCT_SIZE, NULL };
+	CUptiResult r = cuptiProfilerInitialize(&ip);
+	if (r == CUPTI_SUCCESS && !strcmp(how, "init_deinit")) {
+		CUpti_Profiler_DeInitialize_Params dp = { CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE, NULL };
+		r = cuptiProfilerDeInitialize(&dp);
+	}
+	const char *s = "?";
+	cuptiGetResultString(r, &s);
+	fprintf(stderr, "bench_inject_floor: profiler %s: %s\n", how, s);
+}
+
+static void *deferred(void *arg)
+{
+	long ms = (long)(size_t)arg;
+	struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+	nanosleep(&t, NULL);
+	subscribe();
+	const char *how = getenv("BENCH_INJECT_PROFILER");
+	if (how && *how)
+		profiler(how);
+	return NULL;
+}
+
+int InitializeInjection(void) __attribute__((visibility("default")));
+int InitializeInjection(void)
+{
+	mode = getenv("BENCH_INJECT_FLOOR");
+	if (!mode || !*mode)
+		mode = "domains";
+	if (!strcmp(mode, "none"))
+		return 1;
+	if (!strncmp(mode, "defer:", 6)) {
+		pthread_t t;
+		long ms = strtol(mode + 6, NULL, 10);
+		mode = "domains";
+		if (pthread_create(&t, NULL, deferred, (void *)(size_t)ms) == 0)
+			pthread_detach(t);
+		return 1;
+	}
+	subscribe();
+	return 1;
+}
