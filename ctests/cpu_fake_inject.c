@@ -22,8 +22,25 @@
  *   count     CUPTI_CB_DEVICE_COUNT given (as the library gives it on a GPU machine, from NVML):
  *             cupti_cb calls no cuInit of its own inside the program's, and counts 2 devices
  *   live      CUPTI_CB_RUN_INTERVAL_MS: the live view prints the program's counts on stderr
- *   metrics   CUPTI_CB_RUN_METRICS: not collected yet (at the first cuInit cupti_cb cannot
- *             reach the chip without the driver); the note says so, everything else counts
+ *   metrics   CUPTI_CB_RUN_METRICS with a working (fake) Range Profiler: the metrics start on
+ *             the library's thread after the program's first CUDA call after cuInit; what the
+ *             GPU "did" after that (fake_metric_add) is in "metrics" with exact values, names,
+ *             devices, units, an integer for a counter's .sum and a real for a ratio; an
+ *             unknown name and a metric that needs more than one pass are left out with their
+ *             notes; the callback counts are exact
+ *   metriclate as on a GPU machine: NVML gives the device count (the fake libcuda named
+ *             libnvidia-ml.so.1), and the profiler cannot be initialized inside the first cuInit
+ *             (as on an H100), where the library's set-up lists the events: cupti_cb does not
+ *             ask it there, and the metrics are still collected once cuInit returned, with the
+ *             exact values
+ *   metricperm CUPTI refuses profiling (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES): "metrics" is [],
+ *             a note says what to change, the callback counts are exact
+ *   metricbusy another profiler holds the range profiler (CUPTI_ERROR_INVALID_OPERATION at its
+ *             enable): "metrics" is [], a note says so, the callback counts are exact
+ *   metricnochip no metric catalogue (CUPTI_CB_CHIP names no chip CUPTI knows): one note says
+ *             that no metric is offered, the callback counts are exact
+ *   metricwait the program makes no CUDA call within CUPTI_CB_RUN_METRICS_WAIT_MS after cuInit:
+ *             the note says the metrics were not collected, the rest counts
  */
 #include "ctest_util.h"
 #include "fake_play.h"
@@ -41,8 +58,12 @@ static void *exit_from_thread(void *arg)
     exit(0);
 }
 
-static void app_calls(void)
+/* The calls every application below makes (after_first: called after the first of them). */
+static void app_calls_then(void (*after_first)(void))
 {
+    play_get_device(4);
+    if (after_first)
+        after_first();
     CUdeviceptr a = play_malloc(1 << 20, 0), b = play_malloc(1 << 20, 1 << 20);
     for (int i = 0; i < 3; i++)
         play_htod(1000, 0);
@@ -53,7 +74,11 @@ static void app_calls(void)
     play_sync();
     play_free(a);
     play_free(b);
-    play_get_device(4);
+}
+
+static void app_calls(void)
+{
+    app_calls_then(NULL);
 }
 
 static int app_basic(void)
@@ -154,10 +179,55 @@ static int app_live(void)
     return 0;
 }
 
+/* What the GPU does in app-metrics while the metrics count. */
+#define METRIC_BYTES 4096.0
+#define METRIC_HIT_PCT 87.5
+
+/* The library's thread saw the first call and starts the metrics: the range profiler starts
+ * once on the primary context, and again after the baseline sample of PAPI_start (2 starts).
+ * Work the GPU does before that is not counted, so the application waits for it. */
+static void wait_metrics_then_work(void)
+{
+    for (int i = 0; i < 5000 && fake_range_starts() < 2; i++) {
+        struct timespec ts = {0, 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    printf("# range profiler starts before the work: %d\n", fake_range_starts());
+    fake_metric_add("dram__bytes_read.sum", METRIC_BYTES);
+    fake_metric_add("lts__t_request_hit_rate.pct", METRIC_HIT_PCT);
+}
+
 static int app_metrics(void)
 {
+    const char *perm = getenv("APP_NOPERM"), *early = getenv("APP_PROFILER_LATE");
+    const char *other = getenv("APP_OTHER_PROFILER");
+    if (other && *other)
+        perm = "1";	/* refused like the missing permission, with another error */
+    fake_range_error(other && *other ? CUPTI_ERROR_INVALID_OPERATION
+                     : perm && *perm ? CUPTI_ERROR_INSUFFICIENT_PRIVILEGES : CUPTI_SUCCESS);
+    fake_profiler_refuse_in_cuinit(early && *early);
     if (cuInit(0) != CUDA_SUCCESS)
         return 10;
+    /* the rest of the calls (with driver calls) come after the work, as a GPU's work is issued */
+    app_calls_then(perm && *perm ? NULL : wait_metrics_then_work);
+    /* the profiler was not asked inside cuInit (where it cannot work on a GPU) */
+    if (early && *early && fake_profiler_refused_in_cuinit() != 0)
+        return 40;
+    /* without permission: exit after the library's thread tried to start the metrics */
+    for (int i = 0; perm && *perm && i < 5000 && fake_range_enable_calls() < 1; i++) {
+        struct timespec ts = {0, 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
+static int app_metricwait(void)
+{
+    fake_range_error(CUPTI_SUCCESS);
+    if (cuInit(0) != CUDA_SUCCESS)
+        return 10;
+    struct timespec ts = {0, 200 * 1000 * 1000};	/* 100 waits of 2 ms */
+    nanosleep(&ts, NULL);
     app_calls();
     return 0;
 }
@@ -347,18 +417,152 @@ static void check_live(void)
     inj_done(&r);
 }
 
-static void check_metrics(void)
+/* The metrics[] entry of name on device 0, or NULL. */
+static json_t *metric_of(json_t *doc, const char *name)
+{
+    size_t i;
+    json_t *m;
+    json_array_foreach(json_object_get(doc, "metrics"), i, m)
+        if (!strcmp(json_string_value(json_object_get(m, "name")) ?: "", name) &&
+            inj_int(json_object_get(m, "device")) == 0)
+            return m;
+    return NULL;
+}
+
+static void check_no_old_note(json_t *doc)
+{
+    const char *old = inj_note(doc, "are not collected by cupti_cb_run yet");
+    ct_result(old == NULL, "no note says the metrics are not collected yet: %s", old ? old : "(none)");
+}
+
+/* A directory where libnvidia-ml.so.1 is the fake libcuda (its NVML device count), for
+ * LD_LIBRARY_PATH: the library then knows the device count inside cuInit, as on a GPU machine. */
+static void fake_nvml_dir(char *dir, size_t dir_len, char *link, size_t link_len, char *env, size_t len)
+{
+    const char *cuda = fake_file_of((void *)fake_cuinit_calls), *old = getenv("LD_LIBRARY_PATH");
+    snprintf(dir, dir_len, "%s/cupti_cb_nvml.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!cuda || !mkdtemp(dir))
+        ct_fatal("cannot make the fake NVML directory");
+    snprintf(link, link_len, "%s/libnvidia-ml.so.1", dir);
+    if (symlink(cuda, link) != 0)
+        ct_fatal("symlink %s: %s", link, strerror(errno));
+    snprintf(env, len, "LD_LIBRARY_PATH=%s%s%s", dir, old ? ":" : "", old ? old : "");
+}
+
+static void check_metrics(int late)
 {
     struct inj_run r;
-    static const char *const env[] = {"CUPTI_CB_RUN_METRICS=dram__bytes_read.sum", NULL};
+    char dir[PATH_MAX], link[PATH_MAX + 32], nvml[2 * PATH_MAX + 64] = "";
+    const char *env[] = {
+        "CUPTI_CB_RUN_METRICS=dram__bytes_read.sum,no_such__metric.sum,"
+        "sm__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_request_hit_rate.pct",
+        NULL, "APP_PROFILER_LATE=1", "CUPTI_CB_RUN_TRACE=1", NULL};
+    if (late) {
+        fake_nvml_dir(dir, sizeof dir, link, sizeof link, nvml, sizeof nvml);
+        env[1] = nvml;
+    }
     run_app(&r, "app-metrics", env);
-    CHECK_EQ("app-metrics: exit status", r.status, 0);
+    if (late) {
+        unlink(link);
+        rmdir(dir);
+    }
+    if (late) {
+        ct_note("cuptiProfilerInitialize fails inside the first cuInit; NVML counts the devices (%s)", nvml);
+        CHECK_TRUE("the library gave cupti_cb the device count (NVML)", strstr(r.err, "visible (NVML or /proc") != NULL);
+    }
+    CHECK_EQ("app-metrics: exit status (40: the profiler was asked inside cuInit)", r.status, 0);
     inj_check_frame(&r, self);
     CHECK_TRUE("status.counting is true", inj_counting(r.doc));
-    const char *note = inj_note(r.doc, "hardware metrics (CUPTI_CB_RUN_METRICS=dram__bytes_read.sum) are not collected");
-    ct_result(note != NULL, "a note says the metrics are not collected: %s", note ? note : "(none)");
-    CHECK_EQ("metrics is []", json_array_size(json_object_get(r.doc, "metrics")), 0);
     check_calls(r.doc, 0);
+    check_no_old_note(r.doc);
+    json_t *metrics = json_object_get(r.doc, "metrics");
+    CHECK_EQ("metrics: the two that fit one pass, on the one device", json_array_size(metrics), 2);
+    json_t *bytes = metric_of(r.doc, "dram__bytes_read.sum"), *hit = metric_of(r.doc, "lts__t_request_hit_rate.pct");
+    CHECK_TRUE("dram__bytes_read.sum on device 0 is there", bytes != NULL);
+    CHECK_TRUE("... its value is an integer (a counter's .sum)", json_is_integer(json_object_get(bytes, "value")));
+    CHECK_EQ("... of the bytes read after the start", inj_int(json_object_get(bytes, "value")), (long long)METRIC_BYTES);
+    CHECK_TRUE("... in bytes", !strcmp(json_string_value(json_object_get(bytes, "units")) ?: "", "byte"));
+    CHECK_TRUE("lts__t_request_hit_rate.pct on device 0 is there", hit != NULL);
+    CHECK_TRUE("... its value is a real (a ratio)", json_is_real(json_object_get(hit, "value")));
+    ct_result(json_real_value(json_object_get(hit, "value")) == METRIC_HIT_PCT, "... %.17g, want %.17g",
+              json_real_value(json_object_get(hit, "value")), METRIC_HIT_PCT);
+    CHECK_TRUE("... in %", !strcmp(json_string_value(json_object_get(hit, "units")) ?: "", "%"));
+    const char *note = inj_note(r.doc, "hardware metric no_such__metric.sum (device 0) was left out: cupti_cb knows no such metric");
+    ct_result(note != NULL, "a note says the unknown metric was left out: %s", note ? note : "(none)");
+    note = inj_note(r.doc, "hardware metric sm__throughput.avg.pct_of_peak_sustained_elapsed (device 0) was left out: "
+                           "it needs more than one pass, alone or with the metrics before it in the list");
+    ct_result(note != NULL, "a note says the metric that needs passes was left out: %s", note ? note : "(none)");
+    note = inj_note(r.doc, "hardware metrics counted from the program's first CUDA call after cuInit");
+    ct_result(note != NULL, "a note says when the metrics started: %s", note ? note : "(none)");
+    note = inj_note(r.doc, "one range of CUPTI's range profiler over the run");
+    ct_result(note != NULL, "a note says what they cost: %s", note ? note : "(none)");
+    if (json_array_size(metrics) != 2)
+        inj_show_stderr(&r);
+    inj_done(&r);
+}
+
+/* other: another profiler holds the range profiler (CUPTI_ERROR_INVALID_OPERATION), else no
+ * permission. */
+static void check_metricperm(int other)
+{
+    struct inj_run r;
+    const char *const env[] = {"CUPTI_CB_RUN_METRICS=dram__bytes_read.sum",
+                               other ? "APP_OTHER_PROFILER=1" : "APP_NOPERM=1", NULL};
+    run_app(&r, "app-metrics", env);
+    CHECK_EQ("app-metrics, the range profiler refused: exit status", r.status, 0);
+    inj_check_frame(&r, self);
+    CHECK_TRUE("status.counting is true", inj_counting(r.doc));
+    check_calls(r.doc, 0);
+    check_no_old_note(r.doc);
+    CHECK_EQ("metrics is []", json_array_size(json_object_get(r.doc, "metrics")), 0);
+    const char *note;
+    if (other) {
+        note = inj_note(r.doc, "hardware metrics were not collected: their event set did not start (");
+        ct_result(note != NULL, "a note says the metrics did not start: %s", note ? note : "(none)");
+        CHECK_TRUE("... and that another profiler may hold the device", note && strstr(note, "another profiler may hold"));
+    } else {
+        note = inj_note(r.doc, "hardware metrics were not collected: profiling is restricted to administrators "
+                               "(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)");
+        ct_result(note != NULL, "a note says profiling is restricted: %s", note ? note : "(none)");
+        CHECK_TRUE("... and what to change", note && strstr(note, "NVreg_RestrictProfilingToAdminUsers=0"));
+    }
+    CHECK_TRUE("no note says the metrics started",
+               !inj_note(r.doc, "hardware metrics counted from the program's first CUDA call"));
+    inj_done(&r);
+}
+
+/* No metric catalogue (CUPTI_CB_CHIP names a chip CUPTI does not know): one note for all. */
+static void check_metricnochip(void)
+{
+    struct inj_run r;
+    static const char *const env[] = {"CUPTI_CB_RUN_METRICS=dram__bytes_read.sum,lts__t_request_hit_rate.pct",
+                                      "CUPTI_CB_CHIP=XX999", NULL};
+    run_app(&r, "app-metrics", env);
+    CHECK_EQ("app-metrics without a metric catalogue: exit status", r.status, 0);
+    inj_check_frame(&r, self);
+    CHECK_TRUE("status.counting is true", inj_counting(r.doc));
+    check_calls(r.doc, 0);
+    CHECK_EQ("metrics is []", json_array_size(json_object_get(r.doc, "metrics")), 0);
+    const char *note = inj_note(r.doc, "hardware metrics were not collected: cupti_cb offers no metric in this process");
+    ct_result(note != NULL, "a note says there is no metric: %s", note ? note : "(none)");
+    CHECK_TRUE("no note per metric", !inj_note(r.doc, "hardware metric dram__bytes_read.sum"));
+    inj_done(&r);
+}
+
+static void check_metricwait(void)
+{
+    struct inj_run r;
+    static const char *const env[] = {"CUPTI_CB_RUN_METRICS=dram__bytes_read.sum", "CUPTI_CB_RUN_METRICS_WAIT_MS=20",
+                                      NULL};
+    run_app(&r, "app-metricwait", env);
+    CHECK_EQ("app-metricwait: exit status", r.status, 0);
+    inj_check_frame(&r, self);
+    CHECK_TRUE("status.counting is true", inj_counting(r.doc));
+    check_calls(r.doc, 0);
+    CHECK_EQ("metrics is []", json_array_size(json_object_get(r.doc, "metrics")), 0);
+    const char *note = inj_note(r.doc, "hardware metrics were not collected: the program made no CUDA call within 20 ms "
+                                       "after cuInit");
+    ct_result(note != NULL, "a note says the wait gave up: %s", note ? note : "(none)");
     inj_done(&r);
 }
 
@@ -380,6 +584,8 @@ int main(int argc, char **argv)
             return app_live();
         if (!strcmp(argv[1], "app-metrics"))
             return app_metrics();
+        if (!strcmp(argv[1], "app-metricwait"))
+            return app_metricwait();
         ct_fatal("no application %s", argv[1]);
     }
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -404,6 +610,16 @@ int main(int argc, char **argv)
     if (!only || !strcmp(only, "live"))
         check_live();
     if (!only || !strcmp(only, "metrics"))
-        check_metrics();
+        check_metrics(0);
+    if (!only || !strcmp(only, "metriclate"))
+        check_metrics(1);
+    if (!only || !strcmp(only, "metricperm"))
+        check_metricperm(0);
+    if (!only || !strcmp(only, "metricbusy"))
+        check_metricperm(1);
+    if (!only || !strcmp(only, "metricnochip"))
+        check_metricnochip();
+    if (!only || !strcmp(only, "metricwait"))
+        check_metricwait();
     return ct_done();
 }

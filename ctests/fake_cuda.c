@@ -53,7 +53,13 @@ void fake_reset_faults(void)
  * dlopen()s that library and calls its InitializeInjection.  A cuInit made meanwhile (the
  * injected library's own, through cupti_cb) returns at once, like any later one.
  */
-static atomic_int injected;
+static atomic_int injected, injecting;
+
+int fake_injecting(void)
+{
+    return atomic_load(&injecting);
+}
+
 static void inject(void)
 {
     const char *path = getenv("CUDA_INJECTION64_PATH");
@@ -65,8 +71,30 @@ static void inject(void)
         fprintf(stderr, "fake libcuda: cannot inject %s: %s\n", path, dlerror());
         return;
     }
-    if (init() != 1)
+    atomic_store(&injecting, 1);
+    int rc = init();
+    atomic_store(&injecting, 0);
+    if (rc != 1)
         fprintf(stderr, "fake libcuda: InitializeInjection of %s did not return 1\n", path);
+}
+
+/* NVML, as far as the injected library asks it the device count (cupti_cb_inject_devices.c):
+ * a test that names this file libnvidia-ml.so.1 in LD_LIBRARY_PATH has the library find the
+ * fake's devices, as it finds a GPU machine's, and give cupti_cb the count inside cuInit. */
+int nvmlInit_v2(void)
+{
+    return 0;
+}
+
+int nvmlDeviceGetCount_v2(unsigned *count)
+{
+    *count = (unsigned)atomic_load(&n_devices);
+    return 0;
+}
+
+int nvmlShutdown(void)
+{
+    return 0;
 }
 
 CUresult CUDAAPI cuInit(unsigned int flags)

@@ -159,6 +159,17 @@ int fake_profiler_init_calls(void);  /* cuptiProfilerInitialize calls */
 int fake_profiler_up(void);          /* 1 between cuptiProfilerInitialize and DeInitialize */
 int fake_profiler_double_inits(void); /* cuptiProfilerInitialize calls while it was up */
 int fake_range_enable_calls(void);   /* cuptiRangeProfilerEnable calls */
+/* With fake_range_error(CUPTI_SUCCESS) the Range Profiler works (fake_profiler.c): v is added to
+ * the metric (CUPTI's name, e.g. "dram__bytes_read.sum") in the ranges started now, as GPU work
+ * would be; nothing is added while no range is started.  fake_range_starts() counts the
+ * successful cuptiRangeProfilerStart calls. */
+void fake_metric_add(const char *name, double v);
+int fake_range_starts(void);
+/* While on, cuptiProfilerInitialize fails with CUPTI_ERROR_NOT_INITIALIZED when called inside the
+ * InitializeInjection of the first cuInit (fake_injecting()): what a driver that is not yet
+ * initialized may answer there. */
+void fake_profiler_refuse_in_cuinit(int on);
+int fake_profiler_refused_in_cuinit(void); /* the calls so refused */
 
 /* ------------------------------------------------------------------ activity (libcupti) */
 
@@ -194,6 +205,10 @@ void fake_cuinit_result(CUresult r);
 /* cuDeviceGetCount returns r and, when r is CUDA_SUCCESS, n (default: success, 1 device). */
 void fake_device_count(CUresult r, int n);
 int fake_cuinit_calls(void);
+/* 1 while the first cuInit runs the injected library's InitializeInjection (CUDA_INJECTION64_PATH). */
+int fake_injecting(void);
+/* The fake libcuda also answers NVML's device count (nvmlInit_v2, nvmlDeviceGetCount_v2,
+ * nvmlShutdown: the fake's devices), for a test that names it libnvidia-ml.so.1. */
 long fake_cuda_calls(void);         /* calls of any libcuda entry point by anyone */
 /* Contexts: FAKE_CTX0 and FAKE_CTX1 are the primary contexts of devices 0 and 1, active unless
  * fake_primary_active(0); cuCtxGetCurrent gives what fake_set_current set on this thread (NULL

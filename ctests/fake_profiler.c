@@ -12,6 +12,15 @@
  * (CUPTI_ERROR_NOT_SUPPORTED by default), so that tests can give the component the refusals
  * real CUPTI gives (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES without profiling permission,
  * CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED with another profiler on the device).
+ *
+ * With fake_range_error(CUPTI_SUCCESS) the Range Profiler works, with values the test gives:
+ * fake_metric_add(name, v) adds v to the metric while a range is started (and is lost while
+ * none is, as GPU work outside a range is); a range stopped writes what it holds into its
+ * counter-data image (the fake's own layout, marked FAKE_IMAGE_MAGIC), and
+ * cuptiProfilerHostEvaluateToGpuValues gives those values for such an image (any other image
+ * goes to the real Host API).  A metric nothing was added to is 0, except
+ * gpu__time_duration.sum, FAKE_RANGE_NS per range, so that duration-weighted metrics have a
+ * weight.  One table for the process: enough for one device.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -19,7 +28,9 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cupti_profiler_host.h>
@@ -32,7 +43,28 @@
 static pthread_mutex_t plock = PTHREAD_MUTEX_INITIALIZER;
 static char chip[64] = "GH100";
 static _Atomic CUptiResult range_err = CUPTI_ERROR_NOT_SUPPORTED;
-static atomic_int n_init, n_enable, n_double, up;
+static atomic_int n_init, n_enable, n_double, up, n_start, refuse_in_cuinit, n_refused;
+
+/* The working Range Profiler's values (see the top of this file), under plock. */
+#define FAKE_IMAGE_MAGIC 0x31707266u	/* "frp1" */
+#define FAKE_MAX_METRICS 16
+#define FAKE_RANGE_NS 1000.0
+struct fake_value {
+	char name[96];
+	double v;
+};
+struct fake_image {
+	uint32_t magic;
+	uint32_t ranges;
+	struct fake_value values[FAKE_MAX_METRICS];
+};
+struct fake_rp {			/* a CUpti_RangeProfiler_Object */
+	uint8_t *image;
+	size_t size;
+	int started;
+};
+static struct fake_value acc[FAKE_MAX_METRICS];	/* what the started ranges hold */
+static int n_acc, n_started;
 
 void fake_chip(const char *name)
 {
@@ -66,6 +98,44 @@ int fake_range_enable_calls(void)
 	return atomic_load(&n_enable);
 }
 
+void fake_profiler_refuse_in_cuinit(int on)
+{
+	atomic_store(&refuse_in_cuinit, on);
+}
+
+int fake_profiler_refused_in_cuinit(void)
+{
+	return atomic_load(&n_refused);
+}
+
+/* The fake libcuda's fake_injecting (the program links both fakes). */
+static int injecting(void)
+{
+	int (*f)(void);
+	*(void **)&f = dlsym(RTLD_DEFAULT, "fake_injecting");
+	return f && f();
+}
+
+int fake_range_starts(void)
+{
+	return atomic_load(&n_start);
+}
+
+void fake_metric_add(const char *name, double v)
+{
+	pthread_mutex_lock(&plock);
+	if (n_started > 0) {
+		int i = 0;
+		while (i < n_acc && strcmp(acc[i].name, name))
+			i++;
+		if (i == n_acc && n_acc < FAKE_MAX_METRICS)
+			snprintf(acc[n_acc++].name, sizeof acc[0].name, "%s", name);
+		if (i < n_acc)
+			acc[i].v += v;
+	}
+	pthread_mutex_unlock(&plock);
+}
+
 /* ---- the Host API: the real one ------------------------------------------------------------ */
 
 static void *real(const char *name)
@@ -93,7 +163,6 @@ FORWARD_HOST(GetSupportedChips)
 FORWARD_HOST(GetBaseMetrics)
 FORWARD_HOST(GetSubMetrics)
 FORWARD_HOST(GetMetricProperties)
-FORWARD_HOST(EvaluateToGpuValues)
 FORWARD_HOST(ConfigAddMetrics)
 FORWARD_HOST(GetConfigImageSize)
 FORWARD_HOST(GetConfigImage)
@@ -106,6 +175,10 @@ CUptiResult CUPTIAPI cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params *p
 {
 	(void)p;
 	atomic_fetch_add(&n_init, 1);
+	if (atomic_load(&refuse_in_cuinit) && injecting()) {
+		atomic_fetch_add(&n_refused, 1);
+		return CUPTI_ERROR_NOT_INITIALIZED;
+	}
 	if (atomic_exchange(&up, 1))
 		atomic_fetch_add(&n_double, 1);
 	return CUPTI_SUCCESS;
@@ -150,33 +223,174 @@ CUptiResult CUPTIAPI cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCount
 	return atomic_load(&range_err);
 }
 
-/* ---- the Range Profiler: no GPU here ------------------------------------------------------- */
+/* ---- the Range Profiler: refusals, or the working fake ----------------------------------- */
+
+static int working(void)
+{
+	return atomic_load(&range_err) == CUPTI_SUCCESS;
+}
+
+static struct fake_image *image_of(const uint8_t *data, size_t size)
+{
+	struct fake_image *im = (struct fake_image *)(uintptr_t)data;
+	return data && size >= sizeof *im && im->magic == FAKE_IMAGE_MAGIC ? im : NULL;
+}
 
 CUptiResult CUPTIAPI cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params *p)
 {
-	(void)p;
 	atomic_fetch_add(&n_enable, 1);
 	if (!atomic_load(&up))
 		return CUPTI_ERROR_NOT_INITIALIZED;
+	if (!working())
+		return atomic_load(&range_err);
+	struct fake_rp *rp = calloc(1, sizeof *rp);
+	if (!rp)
+		return CUPTI_ERROR_OUT_OF_MEMORY;
+	p->pRangeProfilerObject = (CUpti_RangeProfiler_Object *)(void *)rp;
+	return CUPTI_SUCCESS;
+}
+
+#define RP(p) ((struct fake_rp *)(void *)(p)->pRangeProfilerObject)
+
+CUptiResult CUPTIAPI cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params *p)
+{
+	if (!working())
+		return atomic_load(&range_err);
+	struct fake_rp *rp = RP(p);
+	pthread_mutex_lock(&plock);
+	if (rp && rp->started)
+		n_started--;
+	pthread_mutex_unlock(&plock);
+	free(rp);
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params *p)
+{
+	if (!working())
+		return atomic_load(&range_err);
+	p->counterDataSize = sizeof(struct fake_image);
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiRangeProfilerCounterDataImageInitialize(
+	CUpti_RangeProfiler_CounterDataImage_Initialize_Params *p)
+{
+	if (!working())
+		return atomic_load(&range_err);
+	if (!p->pCounterData || p->counterDataSize < sizeof(struct fake_image))
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	memset(p->pCounterData, 0, sizeof(struct fake_image));
+	((struct fake_image *)(void *)p->pCounterData)->magic = FAKE_IMAGE_MAGIC;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params *p)
+{
+	if (!working())
+		return atomic_load(&range_err);
+	RP(p)->image = p->pCounterDataImage;
+	RP(p)->size = p->counterDataImageSize;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *p)
+{
+	if (!working())
+		return atomic_load(&range_err);
+	struct fake_rp *rp = RP(p);
+	pthread_mutex_lock(&plock);
+	int was = rp->started;
+	if (!was) {
+		rp->started = 1;
+		n_started++;
+	}
+	pthread_mutex_unlock(&plock);
+	if (was)
+		return CUPTI_ERROR_INVALID_OPERATION;
+	atomic_fetch_add(&n_start, 1);
+	return CUPTI_SUCCESS;
+}
+
+/* The range ends: what was added while it ran goes into its image. */
+CUptiResult CUPTIAPI cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *p)
+{
+	if (!working())
+		return atomic_load(&range_err);
+	struct fake_rp *rp = RP(p);
+	struct fake_image *im = image_of(rp->image, rp->size);
+	pthread_mutex_lock(&plock);
+	if (rp->started) {
+		rp->started = 0;
+		n_started--;
+		if (im) {
+			memcpy(im->values, acc, sizeof acc);
+			im->ranges = 1;
+		}
+		memset(acc, 0, sizeof acc);
+		n_acc = 0;
+	}
+	pthread_mutex_unlock(&plock);
+	p->isAllPassSubmitted = 1;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiRangeProfilerPushRange(CUpti_RangeProfiler_PushRange_Params *p)
+{
+	(void)p;
 	return atomic_load(&range_err);
 }
 
-/* cuptiRangeProfiler<X> takes CUpti_RangeProfiler_<Y>_Params. */
-#define REFUSE(x, y)                                                           \
-	CUptiResult CUPTIAPI cuptiRangeProfiler##x(CUpti_RangeProfiler_##y##_Params *p) \
-	{                                                                      \
-		(void)p;                                                       \
-		return atomic_load(&range_err);                                \
-	}
+CUptiResult CUPTIAPI cuptiRangeProfilerPopRange(CUpti_RangeProfiler_PopRange_Params *p)
+{
+	(void)p;
+	return atomic_load(&range_err);
+}
 
-REFUSE(Disable, Disable)
-REFUSE(SetConfig, SetConfig)
-REFUSE(Start, Start)
-REFUSE(Stop, Stop)
-REFUSE(PushRange, PushRange)
-REFUSE(PopRange, PopRange)
-REFUSE(DecodeData, DecodeData)
-REFUSE(GetCounterDataSize, GetCounterDataSize)
-REFUSE(GetCounterDataInfo, GetCounterDataInfo)
-REFUSE(CounterDataImageInitialize, CounterDataImage_Initialize)
-REFUSE(CounterDataGetRangeInfo, CounterData_GetRangeInfo)
+CUptiResult CUPTIAPI cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params *p)
+{
+	if (!working())
+		return atomic_load(&range_err);
+	p->numOfRangeDropped = 0;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params *p)
+{
+	if (!working())
+		return atomic_load(&range_err);
+	struct fake_image *im = image_of(p->pCounterDataImage, p->counterDataImageSize);
+	p->numTotalRanges = im ? im->ranges : 0;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiRangeProfilerCounterDataGetRangeInfo(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params *p)
+{
+	if (!working())
+		return atomic_load(&range_err);
+	p->rangeName = "fake";
+	return CUPTI_SUCCESS;
+}
+
+/* The values of a fake image (see the top of this file); any other image is the real Host
+ * API's to evaluate. */
+CUptiResult CUPTIAPI cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params *p)
+{
+	const struct fake_image *im = image_of(p->pCounterDataImage, p->counterDataImageSize);
+	if (!im) {
+		CUptiResult (*f)(CUpti_Profiler_Host_EvaluateToGpuValues_Params *);
+		*(void **)&f = real("cuptiProfilerHostEvaluateToGpuValues");
+		return f ? f(p) : CUPTI_ERROR_NOT_INITIALIZED;
+	}
+	if (p->rangeIndex >= im->ranges)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	for (size_t i = 0; i < p->numMetrics; i++) {
+		const char *name = p->ppMetricNames[i];
+		double v = strcmp(name, "gpu__time_duration.sum") ? 0 : FAKE_RANGE_NS;
+		for (int k = 0; k < FAKE_MAX_METRICS; k++)
+			if (im->values[k].name[0] && !strcmp(im->values[k].name, name))
+				v = im->values[k].v;
+		p->pMetricValues[i] = v;
+	}
+	return CUPTI_SUCCESS;
+}

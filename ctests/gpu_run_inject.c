@@ -7,6 +7,12 @@
  *   gpu_run_shared   the same program linked with the shared CUDA runtime (inj_demo_shared)
  *   gpu_run_driver   a driver-API-only program (inj_driver_app: cuModuleLoadData, cuLaunchKernel)
  *   gpu_run_threads  cupti_cb_demo threads: 4 threads, known launches each; process totals
+ *   gpu_run_metrics  cupti_cb_demo with CUPTI_CB_RUN_METRICS=dram__bytes_read.sum,
+ *                    smsp__inst_executed.sum (what cupti_cb --metrics asks for): the metrics
+ *                    start on the library's thread after the program's first CUDA call after
+ *                    cuInit; both are in "metrics" for device 0 and > 0 (the demo's kernels
+ *                    and copies come after that call), and every exact count of gpu_run_demo
+ *                    is unchanged
  *
  * The library and the programs are looked for next to this program: in the build tree
  * (../src/.libs, ../src) or in the installed prefix (<prefix>/lib/cupti_cb,
@@ -24,6 +30,7 @@
 #define MODE_SHARED 2
 #define MODE_DRIVER 3
 #define MODE_THREADS 4
+#define MODE_METRICS 5
 
 static json_t *doc;
 
@@ -143,6 +150,34 @@ static void check_driver(void)
     check_gpu("gpu.memcpy.bytes_dtoh", DEMO_D_BYTES);
 }
 
+/* The metrics entry of name on device 0 (its value, or -1 when it is not there). */
+static double metric_value(const char *name)
+{
+    size_t i;
+    json_t *m;
+    json_array_foreach(json_object_get(doc, "metrics"), i, m) {
+        json_t *v = json_object_get(m, "value");
+        if (!strcmp(json_string_value(json_object_get(m, "name")) ?: "", name) &&
+            inj_int(json_object_get(m, "device")) == 0)
+            return json_is_integer(v) ? (double)json_integer_value(v) : json_real_value(v);
+    }
+    return -1;
+}
+
+static void check_metrics(void)
+{
+    static const char *const names[] = {"dram__bytes_read.sum", "smsp__inst_executed.sum"};
+    CHECK_EQ("metrics: two on each device", json_array_size(json_object_get(doc, "metrics")),
+             2 * json_array_size(json_object_get(doc, "devices")));
+    for (unsigned i = 0; i < 2; i++) {
+        double v = metric_value(names[i]);
+        ct_result(v > 0, "%s on device 0: %.0f > 0", names[i], v);
+    }
+    const char *note = inj_note(doc, "hardware metrics counted from the program's first CUDA call after cuInit");
+    ct_result(note != NULL, "a note says when the metrics started: %s", note ? note : "(none)");
+    CHECK_TRUE("no note says the metrics were not collected", !inj_note(doc, "not collected"));
+}
+
 int main(void)
 {
     char why[768], here[PATH_MAX], lib_b[PATH_MAX + 64], lib_i[PATH_MAX + 64], prog_b[PATH_MAX + 64],
@@ -159,7 +194,7 @@ int main(void)
     if (!lib)
         ct_fatal("libcupti_cb_inject.so is neither at %s nor at %s", lib_b, lib_i);
     char *arg1 = NULL;
-#if INJ_MODE == MODE_DEMO || INJ_MODE == MODE_THREADS
+#if INJ_MODE == MODE_DEMO || INJ_MODE == MODE_THREADS || INJ_MODE == MODE_METRICS
     snprintf(prog_b, sizeof prog_b, "%s/../src/cupti_cb_demo", here);
     snprintf(prog_i, sizeof prog_i, "%s/../cupti_cb_demo", here);
 #if INJ_MODE == MODE_THREADS
@@ -182,7 +217,11 @@ int main(void)
     ct_note("program %s%s%s", prog, arg1 ? " " : "", arg1 ? arg1 : "");
     char *argv[] = {(char *)prog, arg1, NULL};
     struct inj_run r;
-    static const char *const env[] = {"CUPTI_CB_RUN_TRACE=1", NULL};
+    static const char *const env[] = {"CUPTI_CB_RUN_TRACE=1",
+#if INJ_MODE == MODE_METRICS
+                                      "CUPTI_CB_RUN_METRICS=dram__bytes_read.sum,smsp__inst_executed.sum",
+#endif
+                                      NULL};
     inj_run(&r, lib, argv, env);
     inj_show_stderr(&r);
     CHECK_EQ("the program's exit status", r.status, 0);
@@ -201,6 +240,8 @@ int main(void)
         check_driver();
     else
         check_demo();
+    if (INJ_MODE == MODE_METRICS)
+        check_metrics();
     inj_done(&r);
     return ct_done();
 }

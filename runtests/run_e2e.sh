@@ -9,6 +9,13 @@
 # kernels, 350 ns; a copy of 1000 bytes; busy 450 ns); a fork() child of it
 # writes no file. app-disabled finds CUPTI taken by another subscriber and
 # exits with 7: the runner prints the component's reason and returns 7.
+# --metrics: app-metrics makes the same calls with a working (fake) range
+# profiler; once the metrics started (on the library's thread, after the
+# first CUDA call after cuInit) its GPU reads 4096 bytes of DRAM at 87.5%
+# L2 hits: the report has those values, an unknown metric is left out with a
+# note, and the callback counts are those of app-basic. Without profiling
+# permission (APP_NOPERM) the metrics are left out, with the note, and the
+# run counts the rest.
 . "$LIB_SH"
 
 if ! test -r "$INJ_LIB"; then
@@ -43,6 +50,38 @@ row t.txt "kernels executed kernels 2"
 row t.txt "busy time ns 450"
 # Num Calls (column 3) of the cudaLaunchKernel row.
 test "$(awk '$8 == "cudaLaunchKernel" { print $3 }' t.txt)" = 5 || fail "t.txt has no cudaLaunchKernel row of 5 calls"
+
+rc 0 "$RUNNER" --metrics dram__bytes_read.sum,no_such__metric.sum,lts__t_request_hit_rate.pct \
+	-o m.txt --json m.json --csv m.csv -- "$FAKE_INJECT_APP" app-metrics
+js m.json /status/counting true
+js m.json /metrics/# 2
+js m.json '/metrics[name=dram__bytes_read.sum]/device' 0
+js m.json '/metrics[name=dram__bytes_read.sum]/value' 4096
+js m.json '/metrics[name=dram__bytes_read.sum]/units' byte
+js m.json '/metrics[name=lts__t_request_hit_rate.pct]/value' 87.5
+js m.json '/metrics[name=lts__t_request_hit_rate.pct]/units' %
+js m.json '/devices[device=0]/events/kernel.launches' 7
+js m.json '/api[function=cudaLaunchKernel]/calls' 5
+js m.json /totals/api.calls 21
+row m.txt "Metric Device Value Units"
+row m.txt "dram__bytes_read.sum 0 4096 byte"
+row m.txt "lts__t_request_hit_rate.pct 0 87.5 %"
+line m.csv "metric,dram__bytes_read.sum,0,4096,byte"
+line m.csv "metric,lts__t_request_hit_rate.pct,0,87.5,%"
+grep -Fq "note: hardware metric no_such__metric.sum (device 0) was left out: cupti_cb knows no such metric" m.txt ||
+	fail "m.txt has no note on no_such__metric.sum"
+grep -Fq "note: hardware metrics counted from the program's first CUDA call after cuInit" m.txt ||
+	fail "m.txt does not say when the metrics started"
+noline m.txt "not collected by cupti_cb_run yet"
+
+APP_NOPERM=1 rc 0 "$RUNNER" --metrics dram__bytes_read.sum -o p.txt --json p.json -- "$FAKE_INJECT_APP" app-metrics
+js p.json /status/counting true
+js p.json /metrics/# 0
+js p.json '/devices[device=0]/events/kernel.launches' 7
+js p.json /totals/api.calls 21
+noline p.txt "Hardware metrics"
+grep -Fq "note: hardware metrics were not collected: profiling is restricted to administrators" p.txt ||
+	fail "p.txt does not say that profiling is restricted"
 
 rc 7 "$RUNNER" -o t.txt --json d.json -- "$FAKE_INJECT_APP" app-disabled
 js d.json /status/counting false

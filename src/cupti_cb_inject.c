@@ -16,8 +16,9 @@
  * (cupti_cb_inject_devices.c) and hands the count to cupti_cb in CUPTI_CB_DEVICE_COUNT, which
  * makes its driver stage call neither cuInit nor cuDeviceGetCount; CUPTI itself may be called
  * there (subscribing, enabling callbacks and activity kinds: what CUPTI's own injection
- * samples do).  The hardware metrics need the driver (the chip of each device, a context):
- * they are not collected yet, and the file says so.
+ * samples do).  The hardware metrics (CUPTI_CB_RUN_METRICS) need the driver (the chip of each
+ * device, a context): their events are added later, on a thread of the library, once the
+ * program's cuInit has returned (cupti_cb_inject_metrics.c).
  *
  * CUPTI_CB_RUN_START=defer:MS (the runner's --start-after) sets up on a thread of the library
  * MS ms after cuInit, to leave out a program's start-up; the file says so.
@@ -63,6 +64,7 @@
 #include "papi.h"
 
 #include "cupti_cb_inject.h"
+#include "cupti_cb_inject_metrics.h"
 #include "cupti_cb_inject_owner.h"
 
 static struct cupti_cb_inj state = { .cidx = -1 };
@@ -194,10 +196,10 @@ static void setup(struct cupti_cb_inj *s)
 		unsetenv("CUPTI_CB_DEVICE_COUNT");	/* not for the program's child processes */
 	if (s->counting && s->interval_ms > 0)
 		cupti_cb_inj_live_start(s);
-	if (s->metrics)
-		cupti_cb_inj_note(s, "hardware metrics (CUPTI_CB_RUN_METRICS=%s) are not collected by cupti_cb_run yet: "
-				  "at the program's first cuInit, where counting starts, cupti_cb cannot reach the "
-				  "chip or a context without calling the driver", s->metrics);
+	if (s->metrics && !s->counting)
+		cupti_cb_inj_note(s, "hardware metrics (CUPTI_CB_RUN_METRICS=%s) were not collected: nothing is "
+				  "counted in this process", s->metrics);
+	cupti_cb_inj_metrics_start(s);	/* last: its thread may add notes from now on */
 }
 
 static void setup_and_signal(struct cupti_cb_inj *s)
@@ -253,7 +255,10 @@ static void at_exit(void)
 			 "the program shut PAPI down (PAPI_shutdown) before it exited: the counts are lost");
 	} else if (s->counting) {
 		cupti_cb_inj_live_stop();
-		if (cupti_cb_inj_finish_parts(s, 30) != 0) {
+		if (cupti_cb_inj_metrics_stop(s, 30) != 0) {
+			s->counting = 0;
+			snprintf(s->reason, sizeof s->reason, "the hardware metrics were not stopped within 30 s at exit");
+		} else if (cupti_cb_inj_finish_parts(s, 30) != 0) {
 			s->counting = 0;
 			snprintf(s->reason, sizeof s->reason, "the event sets were not stopped within 30 s at exit");
 		}

@@ -9,6 +9,7 @@
  *   cupti_cb_inject_devices.c the device count, without the driver
  *   cupti_cb_inject_json.c  the process file
  *   cupti_cb_inject_live.c  the live view (CUPTI_CB_RUN_INTERVAL_MS)
+ *   cupti_cb_inject_metrics.c the hardware metrics (CUPTI_CB_RUN_METRICS), once cuInit returned
  */
 #ifndef CUPTI_CB_INJECT_H
 #define CUPTI_CB_INJECT_H

@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "cupti_cb_inject.h"
+#include "cupti_cb_inject_metrics.h"
 
 /* argv from /proc/self/cmdline: NUL-separated. */
 static json_t *argv_array(void)
@@ -121,25 +122,24 @@ static json_t *devices_array(const struct cupti_cb_inj *s)
 	return a;
 }
 
-static json_t *metrics_array(const struct cupti_cb_inj *s)
+/* metrics[]: those cupti_cb_inject_metrics.c collected. */
+static json_t *metrics_array(void)
 {
 	json_t *a = json_array();
-	for (int i = 0; i < s->n_slots; i++) {
-		const struct cupti_cb_inj_slot *sl = &s->slots[i];
-		if (sl->kind != CUPTI_CB_INJ_METRIC)
-			continue;
-		const char *name = sl->name + strlen("cupti_cb:::");
+	const struct cupti_cb_inj_metric *m;
+	int n = cupti_cb_inj_metrics_results(&m);
+	for (int i = 0; i < n; i++) {
 		json_t *o = json_object();
-		json_object_set_new(o, "name", json_stringn(name, strcspn(name, ":")));
-		json_object_set_new(o, "device", json_integer(sl->device));
-		if (sl->fp64) {
+		json_object_set_new(o, "name", json_string(m[i].name));
+		json_object_set_new(o, "device", json_integer(m[i].device));
+		if (m[i].fp64) {
 			double v;
-			memcpy(&v, &s->values[i], sizeof v);
+			memcpy(&v, &m[i].value, sizeof v);
 			json_object_set_new(o, "value", json_real(v));
 		} else {
-			json_object_set_new(o, "value", json_integer(s->values[i]));
+			json_object_set_new(o, "value", json_integer(m[i].value));
 		}
-		json_object_set_new(o, "units", json_string(sl->units));
+		json_object_set_new(o, "units", json_string(m[i].units));
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -162,7 +162,7 @@ static json_t *document(const struct cupti_cb_inj *s)
 	json_object_set_new(doc, "totals", totals);
 	json_object_set_new(doc, "api", s->counting ? api_array(s) : json_array());
 	json_object_set_new(doc, "devices", s->counting ? devices_array(s) : json_array());
-	json_object_set_new(doc, "metrics", s->counting ? metrics_array(s) : json_array());
+	json_object_set_new(doc, "metrics", s->counting ? metrics_array() : json_array());
 	for (int i = 0; i < s->n_notes; i++)
 		json_array_append_new(notes, json_string(s->notes[i]));
 	json_object_set_new(doc, "notes", notes);
