@@ -15,6 +15,9 @@
  *           one more thread, started after the others exited, adopts one: that block alone is
  *           shared (2 threads), carries the new thread's tid and name and both threads'
  *           launches, and the adopted thread's tid is gone from the list (attach: PAPI_EINVAL)
+ *   gpu     GPU activity by issuing thread: two threads issue 2 and 5 kernels (records of 100 ns),
+ *           the second exits first; a set attached to each reads exactly its gpu.kernels and
+ *           gpu.kernel_time_ns together with its kernel.launches
  */
 #include <sys/syscall.h>
 
@@ -323,8 +326,76 @@ static int case_bound(void)
     return ct_done();
 }
 
+/* ------------------------------------------------------------------ gpu */
+
+static const int gpu_kernels[2] = {2, 5};
+static long gtid[2];
+static pthread_barrier_t g_played, g_read;
+
+static void *gpu_worker(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+    gtid[t] = my_tid();
+    cuLaunchKernel_params p;
+    memset(&p, 0, sizeof p);
+    for (int i = 0; i < gpu_kernels[t]; i++) {
+        struct fake_call c;
+        fake_call_init(&c, FAKE_DRV, DCB(cuLaunchKernel), &p, CUDA_SUCCESS, FAKE_CTX0);
+        fake_enter(&c);
+        fake_exit(&c);
+        uint64_t t0 = 1000000u * (uint64_t)(t + 1) + 1000u * (uint64_t)i;
+        fake_activity_kernel(c.correlation_id, t0, t0 + 100, 0);
+    }
+    pthread_barrier_wait(&g_played);
+    if (t == 1)
+        return NULL; /* exits before the reads */
+    pthread_barrier_wait(&g_read);
+    return NULL;
+}
+
+static int case_gpu(void)
+{
+    ct_library_init();
+    PAPI_MUST(PAPI_thread_init(ct_thread_id));
+    static const char *const names[] = {"gpu.kernels:process", "kernel.launches:process"};
+    int hold = ct_eventset(2, names);
+    PAPI_MUST(PAPI_start(hold));
+    pthread_barrier_init(&g_played, NULL, 3);
+    pthread_barrier_init(&g_read, NULL, 2);
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], NULL, gpu_worker, (void *)(intptr_t)i);
+    pthread_barrier_wait(&g_played);
+    pthread_join(t[1], NULL);
+    char label[128];
+    for (int i = 0; i < 2; i++) {
+        int es;
+        long long v[3];
+        PAPI_MUST(attached_set(&es, gtid[i]));
+        PAPI_MUST(ct_add(es, "gpu.kernels"));
+        PAPI_MUST(ct_add(es, "kernel.launches"));
+        PAPI_MUST(ct_add(es, "gpu.kernel_time_ns"));
+        PAPI_MUST(PAPI_start(es));
+        PAPI_MUST(PAPI_stop(es, v));
+        snprintf(label, sizeof label, "thread %d (%s), attached: gpu.kernels", i, i ? "exited" : "alive");
+        CHECK_EQ(label, v[0], gpu_kernels[i]);
+        snprintf(label, sizeof label, "thread %d, attached: kernel.launches", i);
+        CHECK_EQ(label, v[1], gpu_kernels[i]);
+        snprintf(label, sizeof label, "thread %d, attached: gpu.kernel_time_ns", i);
+        CHECK_EQ(label, v[2], 100 * gpu_kernels[i]);
+        ct_destroy(&es);
+    }
+    pthread_barrier_wait(&g_read);
+    pthread_join(t[0], NULL);
+    long long pv[2];
+    PAPI_MUST(PAPI_stop(hold, pv));
+    CHECK_EQ("process gpu.kernels", pv[0], gpu_kernels[0] + gpu_kernels[1]);
+    ct_destroy(&hold);
+    return ct_done();
+}
+
 int main(int argc, char **argv)
 {
-    static const struct fake_case cases[] = {{"attach", case_attach}, {"bound", case_bound}};
+    static const struct fake_case cases[] = {{"attach", case_attach}, {"bound", case_bound}, {"gpu", case_gpu}};
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
