@@ -7,8 +7,9 @@
  *           tid reads exactly its calls since the thread's first call (the start does not zero
  *           it), then what it made after the start, then 0 after PAPI_reset; the per-thread
  *           api.calls add up to the process total.  Errors: attaching a set that has a :process
- *           event, adding a :process, a minimum or a GPU-activity :process event to an attached
- *           set, PAPI_GRN_PROC on an attached set (PAPI_ECOMBO, and the set stays as it was:
+ *           event (the sentence names it), adding a :process, a minimum, a live-bytes, a
+ *           GPU-activity :process event or a hardware metric to an attached set, PAPI_GRN_PROC on
+ *           an attached set (PAPI_ECOMBO, and the set stays as it was:
  *           unattached, or attached with its other events);
  *           a tid that made no CUDA call, a tid that does not exist (PAPI_EINVAL)
  *   bound   CUPTI_CB_THREADS_OWN blocks are made (the main thread's and one per thread), then
@@ -119,15 +120,22 @@ static int check_errors(long tid)
     es = PAPI_NULL;
     PAPI_MUST(PAPI_create_eventset(&es));
     PAPI_MUST(ct_add(es, "kernel.launches:process"));
-    ct_check_rc("PAPI_attach of a set holding kernel.launches:process", PAPI_attach(es, (unsigned long)tid),
-                PAPI_ECOMBO);
+    char err[4096] = "";
+    capture_stderr_begin();
+    int rc = PAPI_attach(es, (unsigned long)tid);
+    capture_stderr_end(err, sizeof err);
+    ct_check_rc("PAPI_attach of a set holding kernel.launches:process", rc, PAPI_ECOMBO);
+    CHECK_EQ("the sentence (PAPI_VERBOSE=1) names the event and says why",
+             strstr(err, "kernel.launches:process counts the whole process: an event set attached to a thread") != NULL,
+             1);
     ct_check_rc("the refused set is not attached: PAPI_detach", PAPI_detach(es), PAPI_EINVAL);
     ct_destroy(&es);
 
     /* Events an attached set refuses, and one it takes. */
     PAPI_MUST(attached_set(&es, tid));
     static const char *const refused[] = {"api.calls:process", "cudaLaunchKernel.time_ns_min",
-                                          "alloc.live_bytes:process", "gpu.kernels:process"};
+                                          "alloc.live_bytes:process", "gpu.kernels:process",
+                                          "dram__bytes_read.sum"};
     for (unsigned i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         snprintf(label, sizeof label, "add %s to an attached set", refused[i]);
         ct_check_rc(label, ct_add(es, refused[i]), PAPI_ECOMBO);
@@ -155,6 +163,7 @@ static int check_errors(long tid)
 
 static int case_attach(void)
 {
+    setenv("PAPI_VERBOSE", "1", 1);
     ct_library_init();
     PAPI_MUST(PAPI_thread_init(ct_thread_id));
     int hold = holding_set();
