@@ -257,7 +257,6 @@ static void at_fork_child(void)
 	pthread_mutex_init(&init_lock, NULL);
 	/* cuInit ran (for the driver stage, or for the metric catalogue's chip). */
 	int cuda_up = engine.state == CUPTI_CB_READY || atomic_load(&engine.counted) > 0;
-	cupti_cb_registry_after_fork(&engine.reg);	/* the tids of the blocks */
 	if (cuda_up || (busy && engine.state != CUPTI_CB_UNINIT)) {
 		engine.state = CUPTI_CB_READY;
 		cupti_cb_engine_after_fork_child(&engine);

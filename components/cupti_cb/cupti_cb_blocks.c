@@ -243,14 +243,3 @@ unsigned cupti_cb_registry_find(const struct cupti_cb_registry *r, long tid, con
 		}
 	return n;
 }
-
-void cupti_cb_registry_after_fork(struct cupti_cb_registry *r)
-{
-	struct cupti_cb_block *own = cupti_cb_tls_registry == r->id ? cupti_cb_tls_block : NULL;
-	for (struct cupti_cb_block *b = atomic_load(&r->head); b; b = b->next) {
-		if (b == own)
-			set_owner(b);
-		else
-			atomic_store(&b->free, 1);
-	}
-}

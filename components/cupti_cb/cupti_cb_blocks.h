@@ -178,10 +178,6 @@ unsigned cupti_cb_registry_list(const struct cupti_cb_registry *r, struct cupti_
  * many there are. */
 unsigned cupti_cb_registry_find(const struct cupti_cb_registry *r, long tid, const struct cupti_cb_block **out,
 				unsigned max);
-/* fork(): in the child only the forking thread lives. Its block takes its
- * new id; the others are marked exited (their owners are not in this
- * process). */
-void cupti_cb_registry_after_fork(struct cupti_cb_registry *r);
 
 /* Sum over every block, live or exited: one probe, or the probes i with
  * which[i] != 0 (out[i] for those; the others are left alone). */
