@@ -28,7 +28,8 @@
  *             before the program, one is still alive, one issues GPU work): the file's "threads"
  *             has one row each, found by name (the main one by its tid, the pid), with exact
  *             api.calls, kernel.launches, memcpy.bytes, gpu.kernels, the exited flags, no
- *             sharing, and api.calls adding up to the process total
+ *             sharing, and api.calls adding up to the process total; a name byte that is not
+ *             printable ASCII is written '?'
  */
 #include "ctest_util.h"
 #include "fake_play.h"
@@ -190,7 +191,7 @@ static pthread_barrier_t app_c_played;
 static void *app_thread_c(void *arg)
 {
     (void)arg;
-    pthread_setname_np(pthread_self(), "inj-c");
+    pthread_setname_np(pthread_self(), "inj-c\xe9"); /* not UTF-8: written as "inj-c?" */
     play_get_device(7);
     pthread_barrier_wait(&app_c_played);
     for (;;)
@@ -457,7 +458,8 @@ static void check_threads(void)
         {NULL, 4, 0, 0, 0, 0},        /* main: 4 cudaGetDevice; alive while it exits */
         {"inj-a", 4, 2, 1000, 0, 1}, /* 2 cudaLaunchKernel, a cudaMemcpy, a cudaDeviceSynchronize */
         {"inj-b", 3, 3, 0, 3, 1},    /* 3 cuLaunchKernel outside the runtime, 3 kernels ran */
-        {"inj-c", 7, 0, 0, 0, 0},    /* 7 cudaGetDevice; still alive at exit */
+        {"inj-c?", 7, 0, 0, 0, 0},   /* 7 cudaGetDevice; still alive at exit; its name's last
+                                        byte is not UTF-8 */
     };
     char label[160];
     long long calls = 0;

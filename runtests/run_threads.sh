@@ -75,9 +75,9 @@ js e.json '/threads[name=inj-a]/events/memcpy.bytes' 1000
 js e.json '/threads[name=inj-a]/exited' true
 js e.json '/threads[name=inj-b]/events/kernel.launches' 3
 js e.json '/threads[name=inj-b]/events/gpu.kernels' 3
-js e.json '/threads[name=inj-c]/events/api.calls' 7
-js e.json '/threads[name=inj-c]/exited' false
-js e.json '/threads[name=inj-c]/pid' "$pid"
+js e.json '/threads[name=inj-c?]/events/api.calls' 7
+js e.json '/threads[name=inj-c?]/exited' false
+js e.json '/threads[name=inj-c?]/pid' "$pid"
 tid_a=$("$JSON_GET" e.json '/threads[name=inj-a]/tid')
 line e.csv "thread,$pid:$tid_a:kernel.launches,,2,launches"
 # Column 3 (Calls) and 5 (Launches) of inj-b's row in the table.

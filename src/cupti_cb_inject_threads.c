@@ -182,6 +182,15 @@ void cupti_cb_inj_threads_collect(struct cupti_cb_inj *s)
 	s->threads = th;
 }
 
+/* A thread name is any bytes the program set; JSON strings are UTF-8: other bytes become '?'. */
+static void printable(char *out, const char *name, size_t len)
+{
+	size_t i = 0;
+	for (; i + 1 < len && name[i]; i++)
+		out[i] = name[i] >= 0x20 && name[i] < 0x7f ? name[i] : '?';
+	out[i] = '\0';
+}
+
 json_t *cupti_cb_inj_threads_json(const struct cupti_cb_inj *s)
 {
 	const struct cupti_cb_inj_threads *th = s->threads;
@@ -196,8 +205,10 @@ json_t *cupti_cb_inj_threads_json(const struct cupti_cb_inj *s)
 		for (int e = 0; e < N_EVENTS; e++)
 			if (th->have[e])
 				json_object_set_new(ev, events[e], json_integer(t->v[e]));
+		char name[CUPTI_CB_THREAD_NAME_LEN];
+		printable(name, t->info.name, sizeof name);
 		json_array_append_new(a, json_pack("{s:I, s:s, s:b, s:b, s:o}", "tid", (json_int_t)t->info.tid,
-						   "name", t->info.name, "exited", t->info.exited, "shared",
+						   "name", name, "exited", t->info.exited, "shared",
 						   t->info.shared, "events", ev));
 	}
 	return a;
