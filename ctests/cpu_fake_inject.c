@@ -41,6 +41,12 @@
  *             that no metric is offered, the callback counts are exact
  *   metricwait the program makes no CUDA call within CUPTI_CB_RUN_METRICS_WAIT_MS after cuInit:
  *             the note says the metrics were not collected, the rest counts
+ *   threads   three named threads and the main thread make known calls (two threads exit
+ *             before the program, one is still alive, one issues GPU work): the file's "threads"
+ *             has one row each, found by name (the main one by its tid, the pid), with exact
+ *             api.calls, kernel.launches, memcpy.bytes, gpu.kernels, the exited flags, no
+ *             sharing, and api.calls adding up to the process total; a name byte that is not
+ *             printable ASCII is written '?'
  */
 #include "ctest_util.h"
 #include "fake_play.h"
@@ -195,6 +201,61 @@ static void wait_metrics_then_work(void)
     printf("# range profiler starts before the work: %d\n", fake_range_starts());
     fake_metric_add("dram__bytes_read.sum", METRIC_BYTES);
     fake_metric_add("lts__t_request_hit_rate.pct", METRIC_HIT_PCT);
+}
+
+static void *app_thread_a(void *arg)
+{
+    (void)arg;
+    pthread_setname_np(pthread_self(), "inj-a");
+    play_launches(2, FAKE_CTX0);
+    play_htod(1000, 0);
+    play_sync();
+    return NULL;
+}
+
+/* 3 launches through the driver, each with its kernel's record (100 ns). */
+static void *app_thread_b(void *arg)
+{
+    (void)arg;
+    pthread_setname_np(pthread_self(), "inj-b");
+    cuLaunchKernel_params p;
+    memset(&p, 0, sizeof p);
+    for (int i = 0; i < 3; i++) {
+        struct fake_call c;
+        fake_call_init(&c, FAKE_DRV, DCB(cuLaunchKernel), &p, CUDA_SUCCESS, FAKE_CTX0);
+        fake_enter(&c);
+        fake_exit(&c);
+        fake_activity_kernel(c.correlation_id, 1000u * (uint64_t)(i + 1), 1000u * (uint64_t)(i + 1) + 100, 0);
+    }
+    return NULL;
+}
+
+static pthread_barrier_t app_c_played;
+static void *app_thread_c(void *arg)
+{
+    (void)arg;
+    pthread_setname_np(pthread_self(), "inj-c\xe9"); /* not UTF-8: written as "inj-c?" */
+    play_get_device(7);
+    pthread_barrier_wait(&app_c_played);
+    for (;;)
+        pause(); /* alive when the program exits */
+    return NULL;
+}
+
+static int app_threads(void)
+{
+    if (cuInit(0) != CUDA_SUCCESS)
+        return 10;
+    pthread_t a, b, c;
+    pthread_create(&a, NULL, app_thread_a, NULL);
+    pthread_join(a, NULL);
+    pthread_create(&b, NULL, app_thread_b, NULL);
+    pthread_join(b, NULL);
+    pthread_barrier_init(&app_c_played, NULL, 2);
+    pthread_create(&c, NULL, app_thread_c, NULL);
+    pthread_barrier_wait(&app_c_played);
+    play_get_device(4);
+    return 0;
 }
 
 static int app_metrics(void)
@@ -566,6 +627,79 @@ static void check_metricwait(void)
     inj_done(&r);
 }
 
+/* The row of the thread named name (or of tid, when name is NULL). */
+static json_t *thread_row(json_t *doc, const char *name, long long tid)
+{
+    size_t i;
+    json_t *t;
+    json_array_foreach(json_object_get(doc, "threads"), i, t) {
+        const char *n = json_string_value(json_object_get(t, "name"));
+        if (name ? n && !strcmp(n, name) : inj_int(json_object_get(t, "tid")) == tid)
+            return t;
+    }
+    return NULL;
+}
+
+static long long thread_ev(json_t *row, const char *event)
+{
+    json_t *v = json_object_get(json_object_get(row, "events"), event);
+    return json_is_integer(v) ? json_integer_value(v) : -1;
+}
+
+static void check_threads(void)
+{
+    struct inj_run r;
+    run_app(&r, "app-threads", NULL);
+    CHECK_EQ("app-threads: exit status", r.status, 0);
+    inj_check_frame(&r, self);
+    CHECK_TRUE("status.counting is true", inj_counting(r.doc));
+    CHECK_EQ("threads: the main thread and 3 named ones", json_array_size(json_object_get(r.doc, "threads")), 4);
+    static const struct {
+        const char *name;
+        long long calls, launches, bytes, gpu_kernels;
+        int exited;
+    } want[] = {
+        {NULL, 4, 0, 0, 0, 0},        /* main: 4 cudaGetDevice; alive while it exits */
+        {"inj-a", 4, 2, 1000, 0, 1}, /* 2 cudaLaunchKernel, a cudaMemcpy, a cudaDeviceSynchronize */
+        {"inj-b", 3, 3, 0, 3, 1},    /* 3 cuLaunchKernel outside the runtime, 3 kernels ran */
+        {"inj-c?", 7, 0, 0, 0, 0},   /* 7 cudaGetDevice; still alive at exit; its name's last
+                                        byte is not UTF-8 */
+    };
+    char label[160];
+    long long calls = 0;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const char *who = want[i].name ? want[i].name : "main";
+        json_t *row = thread_row(r.doc, want[i].name, r.pid);
+        snprintf(label, sizeof label, "thread %s has a row", who);
+        CHECK_TRUE(label, row != NULL);
+        if (!row)
+            continue;
+        snprintf(label, sizeof label, "thread %s: api.calls", who);
+        CHECK_EQ(label, thread_ev(row, "api.calls"), want[i].calls);
+        snprintf(label, sizeof label, "thread %s: kernel.launches", who);
+        CHECK_EQ(label, thread_ev(row, "kernel.launches"), want[i].launches);
+        snprintf(label, sizeof label, "thread %s: memcpy.bytes", who);
+        CHECK_EQ(label, thread_ev(row, "memcpy.bytes"), want[i].bytes);
+        snprintf(label, sizeof label, "thread %s: gpu.kernels", who);
+        CHECK_EQ(label, thread_ev(row, "gpu.kernels"), want[i].gpu_kernels);
+        snprintf(label, sizeof label, "thread %s: api.time_ns and sync.time_ns are there", who);
+        CHECK_TRUE(label, thread_ev(row, "api.time_ns") >= 0 && thread_ev(row, "sync.time_ns") >= 0);
+        snprintf(label, sizeof label, "thread %s: exited", who);
+        CHECK_EQ(label, json_is_true(json_object_get(row, "exited")), want[i].exited);
+        snprintf(label, sizeof label, "thread %s: shared is false", who);
+        CHECK_TRUE(label, json_is_false(json_object_get(row, "shared")));
+        if (want[i].name) {
+            snprintf(label, sizeof label, "thread %s: a tid other than the pid", who);
+            CHECK_TRUE(label, inj_int(json_object_get(row, "tid")) > 0 &&
+                                  inj_int(json_object_get(row, "tid")) != r.pid);
+        }
+        calls += thread_ev(row, "api.calls");
+    }
+    CHECK_EQ("the threads' api.calls add up to totals api.calls", calls, inj_total(r.doc, "api.calls"));
+    CHECK_EQ("device 0 gpu.kernels (process)", inj_dev(r.doc, 0, "gpu.kernels"), 3);
+    inj_done(&r);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) {
@@ -586,6 +720,8 @@ int main(int argc, char **argv)
             return app_metrics();
         if (!strcmp(argv[1], "app-metricwait"))
             return app_metricwait();
+        if (!strcmp(argv[1], "app-threads"))
+            return app_threads();
         ct_fatal("no application %s", argv[1]);
     }
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -621,5 +757,7 @@ int main(int argc, char **argv)
         check_metricnochip();
     if (!only || !strcmp(only, "metricwait"))
         check_metricwait();
+    if (!only || !strcmp(only, "threads"))
+        check_threads();
     return ct_done();
 }

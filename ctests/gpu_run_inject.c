@@ -6,7 +6,9 @@
  *   gpu_run_demo     cupti_cb_demo, static CUDA runtime (nvcc's default)
  *   gpu_run_shared   the same program linked with the shared CUDA runtime (inj_demo_shared)
  *   gpu_run_driver   a driver-API-only program (inj_driver_app: cuModuleLoadData, cuLaunchKernel)
- *   gpu_run_threads  cupti_cb_demo threads: 4 threads, known launches each; process totals
+ *   gpu_run_threads  cupti_cb_demo threads: 4 threads, known launches each; process totals, and
+ *                    the file's per-thread rows (each worker found by its copy's size: exactly its
+ *                    launches, bytes, GPU kernels and calls; the rows add up to the totals)
  *   gpu_run_metrics  cupti_cb_demo with CUPTI_CB_RUN_METRICS=dram__bytes_read.sum,
  *                    smsp__inst_executed.sum (what cupti_cb --metrics asks for): the metrics
  *                    start on the library's thread after the program's first CUDA call after
@@ -124,6 +126,54 @@ static void check_threads(void)
     check_gpu("gpu.memcpy.bytes_htod", DEMO_T_HTOD_BYTES);
 }
 
+/* The "threads" rows: one per worker (found by the bytes it copied), and the main thread's. */
+static void check_thread_rows(pid_t pid)
+{
+    json_t *threads = json_object_get(doc, "threads"), *t;
+    size_t i;
+    char label[200];
+    long long calls = 0;
+    int main_seen = 0, seen[DEMO_T_THREADS] = {0};
+    CHECK_EQ("threads: the main thread and the workers", json_array_size(threads), DEMO_T_THREADS + 1);
+    json_array_foreach(threads, i, t) {
+        json_t *ev = json_object_get(t, "events");
+        long long tid = inj_int(json_object_get(t, "tid")), bytes = inj_int(json_object_get(ev, "memcpy.bytes"));
+        const char *name = json_string_value(json_object_get(t, "name"));
+        ct_note("thread %lld '%s': api.calls %lld, kernel.launches %lld, memcpy.bytes %lld, gpu.kernels %lld", tid,
+                name ? name : "?", inj_int(json_object_get(ev, "api.calls")),
+                inj_int(json_object_get(ev, "kernel.launches")), bytes, inj_int(json_object_get(ev, "gpu.kernels")));
+        calls += inj_int(json_object_get(ev, "api.calls"));
+        CHECK_TRUE("a row is not shared", json_is_false(json_object_get(t, "shared")));
+        if (tid == pid) {
+            main_seen++;
+            CHECK_EQ("main thread: kernel.launches", inj_int(json_object_get(ev, "kernel.launches")), 0);
+            continue;
+        }
+        int w = (int)(bytes / DEMO_T_CHUNK) - 1;
+        snprintf(label, sizeof label, "thread %lld: memcpy.bytes %lld is a worker's (t + 1) x %d", tid, bytes,
+                 DEMO_T_CHUNK);
+        CHECK_TRUE(label, w >= 0 && w < DEMO_T_THREADS && bytes == (long long)(w + 1) * DEMO_T_CHUNK);
+        if (w < 0 || w >= DEMO_T_THREADS)
+            continue;
+        seen[w]++;
+        snprintf(label, sizeof label, "worker %d: kernel.launches", w);
+        CHECK_EQ(label, inj_int(json_object_get(ev, "kernel.launches")), DEMO_T_LAUNCHES);
+        snprintf(label, sizeof label, "worker %d: gpu.kernels", w);
+        CHECK_EQ(label, inj_int(json_object_get(ev, "gpu.kernels")), DEMO_T_LAUNCHES);
+        snprintf(label, sizeof label, "worker %d: api.calls (cudaSetDevice, the launches, cudaMemcpy, "
+                 "cudaDeviceSynchronize)", w);
+        CHECK_EQ(label, inj_int(json_object_get(ev, "api.calls")), 1 + DEMO_T_LAUNCHES + 1 + 1);
+        snprintf(label, sizeof label, "worker %d: exited", w);
+        CHECK_TRUE(label, json_is_true(json_object_get(t, "exited")));
+    }
+    CHECK_EQ("the main thread has a row (tid = pid)", main_seen, 1);
+    for (int w = 0; w < DEMO_T_THREADS; w++) {
+        snprintf(label, sizeof label, "worker %d has one row", w);
+        CHECK_EQ(label, seen[w], 1);
+    }
+    CHECK_EQ("the rows' api.calls add up to totals api.calls", calls, inj_total(doc, "api.calls"));
+}
+
 static void check_driver(void)
 {
     check_func("cuModuleLoadData", 1);
@@ -234,8 +284,10 @@ int main(void)
     json_array_foreach(json_object_get(doc, "notes"), i, n)
         ct_note("note: %s", json_string_value(n));
     ct_note("totals api.calls %lld (the runtime's own calls at start-up included)", inj_total(doc, "api.calls"));
-    if (INJ_MODE == MODE_THREADS)
+    if (INJ_MODE == MODE_THREADS) {
         check_threads();
+        check_thread_rows(r.pid);
+    }
     else if (INJ_MODE == MODE_DRIVER)
         check_driver();
     else

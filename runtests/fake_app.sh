@@ -12,6 +12,9 @@
 #   rank       this process, with values that depend on the MPI rank r:
 #              api.calls 10(r+1), kernel.launches 2+r, memcpy.bytes_htod
 #              1000(r+1), api.time_ns 1000(r+1)^2, wall_ns 5000
+#   ta, tb     processes 1011 and 1012 with per-thread rows ("threads"): 1011
+#              has its main thread and an exited "loader", 1012 one shared
+#              thread and no gpu.kernels (its activity source did not count)
 #   none       writes nothing
 #   -e FILE    writes the cupti_cb_run environment variables to FILE
 set -e
@@ -99,6 +102,32 @@ for v in "$@"; do
  "devices": [{"device": 0, "events": {"kernel.launches": '$((2 + r))', "memcpy.bytes_htod": '$((1000 * (r + 1)))',
    "alloc.peak_bytes": '$((100 * (r + 1)))'}}],
  "metrics": [], "notes": []}'
+		;;
+	ta)
+		put proc-1011.json '{"schema": "cupti_cb_run/1", "cupti_cb": {"version": "0.3.0"},
+ "process": {"pid": 1011, "host": "nodeA", "rank": null, "argv": ["./app"], "wall_ns": 1000000},
+ "status": {"counting": true, "reason": null},
+ "totals": {"api.calls": 13, "api.time_ns": 95000, "api.errors": 0},
+ "api": [{"function": "cudaMemcpy", "layer": "runtime", "calls": 13, "time_ns": 95000, "min_ns": 10, "max_ns": 90000, "errors": 0}],
+ "devices": [{"device": 0, "events": {"kernel.launches": 4, "memcpy.bytes_htod": 67584, "gpu.kernels": 4}}],
+ "metrics": [], "notes": [],
+ "threads": [
+  {"tid": 1011, "name": "app", "exited": false, "shared": false, "events": {"api.calls": 10,
+    "api.time_ns": 5000, "kernel.launches": 4, "memcpy.bytes": 2048, "sync.time_ns": 1000, "gpu.kernels": 4}},
+  {"tid": 1015, "name": "loader", "exited": true, "shared": false, "events": {"api.calls": 3,
+    "api.time_ns": 90000, "kernel.launches": 0, "memcpy.bytes": 65536, "sync.time_ns": 0, "gpu.kernels": 0}}]}'
+		;;
+	tb)
+		put proc-1012.json '{"schema": "cupti_cb_run/1", "cupti_cb": {"version": "0.3.0"},
+ "process": {"pid": 1012, "host": "nodeB", "rank": null, "argv": ["./app"], "wall_ns": 1000000},
+ "status": {"counting": true, "reason": null},
+ "totals": {"api.calls": 7, "api.time_ns": 20000, "api.errors": 0},
+ "api": [{"function": "cudaLaunchKernel", "layer": "runtime", "calls": 7, "time_ns": 20000, "min_ns": 10, "max_ns": 9000, "errors": 0}],
+ "devices": [{"device": 0, "events": {"kernel.launches": 2}}],
+ "metrics": [], "notes": [],
+ "threads": [
+  {"tid": 1012, "name": "app, main", "exited": false, "shared": true, "events": {"api.calls": 7,
+    "api.time_ns": 20000, "kernel.launches": 2, "memcpy.bytes": 0, "sync.time_ns": 700}}]}'
 		;;
 	none) ;;
 	*) echo "fake_app.sh: no variant $v" >&2; exit 99 ;;

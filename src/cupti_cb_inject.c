@@ -261,6 +261,8 @@ static void at_exit(void)
 		} else if (cupti_cb_inj_finish_parts(s, 30) != 0) {
 			s->counting = 0;
 			snprintf(s->reason, sizeof s->reason, "the event sets were not stopped within 30 s at exit");
+		} else {
+			cupti_cb_inj_threads_collect(s);
 		}
 	}
 	if (cupti_cb_inj_write(s) != 0)

@@ -10,11 +10,14 @@
  *   cupti_cb_inject_json.c  the process file
  *   cupti_cb_inject_live.c  the live view (CUPTI_CB_RUN_INTERVAL_MS)
  *   cupti_cb_inject_metrics.c the hardware metrics (CUPTI_CB_RUN_METRICS), once cuInit returned
+ *   cupti_cb_inject_threads.c the per-thread counts ("threads"), read at exit
  */
 #ifndef CUPTI_CB_INJECT_H
 #define CUPTI_CB_INJECT_H
 
 #include <stddef.h>
+
+#include <jansson.h>
 
 #include "cupti_cb_inject_owner.h"
 
@@ -95,6 +98,8 @@ struct cupti_cb_inj {
 
 	char *notes[CUPTI_CB_INJ_MAX_NOTES];
 	int n_notes;
+
+	struct cupti_cb_inj_threads *threads;	/* per-thread counts, read at exit (or NULL) */
 };
 
 /* Derived events, in the order of the process file. */
@@ -133,5 +138,11 @@ int cupti_cb_inj_write(const struct cupti_cb_inj *s);
  * one inside cuInit, like the main set); its owner thread prints a line every interval.  */
 void cupti_cb_inj_live_start(struct cupti_cb_inj *s);
 void cupti_cb_inj_live_stop(void);
+
+/* cupti_cb_inject_threads.c: at exit, after the sets stopped, reads each thread's counts
+ * through an event set attached to it (s->threads; notes on failure); the "threads" array of
+ * the process file, or NULL when there are none. */
+void cupti_cb_inj_threads_collect(struct cupti_cb_inj *s);
+json_t *cupti_cb_inj_threads_json(const struct cupti_cb_inj *s);
 
 #endif /* CUPTI_CB_INJECT_H */

@@ -163,6 +163,9 @@ static json_t *document(const struct cupti_cb_inj *s)
 	json_object_set_new(doc, "api", s->counting ? api_array(s) : json_array());
 	json_object_set_new(doc, "devices", s->counting ? devices_array(s) : json_array());
 	json_object_set_new(doc, "metrics", s->counting ? metrics_array() : json_array());
+	json_t *threads = s->counting ? cupti_cb_inj_threads_json(s) : NULL;
+	if (threads)
+		json_object_set_new(doc, "threads", threads);
 	for (int i = 0; i < s->n_notes; i++)
 		json_array_append_new(notes, json_string(s->notes[i]));
 	json_object_set_new(doc, "notes", notes);

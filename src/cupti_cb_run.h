@@ -86,6 +86,13 @@ void cupti_cb_run_tab_free(struct cupti_cb_run_tab *t);
 void cupti_cb_run_print_tables(FILE *f, json_t *report);
 void cupti_cb_run_print_csv(FILE *f, json_t *report);
 
+/* ---- cupti_cb_run_threads.c: per-thread rows (pid + tid) */
+void cupti_cb_run_merge_threads(json_t *report, json_t *doc);
+void cupti_cb_run_threads_table(FILE *out, json_t *report);
+/* row: the CSV writer's row function (cupti_cb_run_csv.c). */
+void cupti_cb_run_threads_csv(FILE *f, json_t *report,
+			      void (*row)(FILE *, const char *, const char *, json_t *, json_t *, const char *));
+
 /* ---- cupti_cb_run_compare.c: --compare and --fail-above */
 struct cupti_cb_run_rule {
 	char kind[16];

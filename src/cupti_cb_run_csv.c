@@ -3,8 +3,10 @@
  *
  *   section,name,device,value,unit
  *
- * section: run, totals, runtime_api, driver_api, device, metric;
- * name: the cupti_cb event name (api rows: FUNCTION.FIELD); device: empty
+ * section: run, totals, runtime_api, driver_api, device, metric, thread;
+ * name: the cupti_cb event name (api rows: FUNCTION.FIELD; thread rows:
+ * PID:TID:EVENT, PID:TID:exited and :shared (0 or 1), and PID:TID:name, whose
+ * unit column holds the thread's name); device: empty
  * when the quantity is not per device; value: an integer in full, or a real
  * for some hardware metrics. */
 #include <string.h>
@@ -83,4 +85,5 @@ void cupti_cb_run_print_csv(FILE *f, json_t *report)
 	json_array_foreach(json_object_get(report, "metrics"), i, m)
 		row(f, "metric", json_string_value(json_object_get(m, "name")), json_object_get(m, "device"),
 		    json_object_get(m, "value"), json_string_value(json_object_get(m, "units")));
+	cupti_cb_run_threads_csv(f, report, row);
 }

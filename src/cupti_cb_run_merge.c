@@ -216,6 +216,7 @@ int cupti_cb_run_merge(json_t *report, json_t *doc, char *why, size_t n)
 	merge_devices(report, json_object_get(doc, "devices"));
 	merge_metrics(report, json_object_get(doc, "metrics"));
 	merge_notes(report, json_object_get(doc, "notes"));
+	cupti_cb_run_merge_threads(report, doc);
 	return 0;
 }
 

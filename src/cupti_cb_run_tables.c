@@ -295,6 +295,7 @@ void cupti_cb_run_print_tables(FILE *out, json_t *report)
 	ops_table(out, report);
 	gpu_table(out, report);
 	metrics_table(out, report);
+	cupti_cb_run_threads_table(out, report);
 	json_array_foreach(json_object_get(report, "notes"), i, n)
 		fprintf(out, "%s note: %s\n", i ? "" : "\n", json_string_value(n));
 }

@@ -793,15 +793,27 @@ static void threads(void)
 		CHECK_EQ(mine[i], PER_THREAD, "thread scope counts its own thread only");
 	CHECK_EQ(delta(&s, 0), THREADS * PER_THREAD, "process scope keeps exited threads' counts");
 
-	/* New threads adopt the blocks of exited ones. */
+	/* Below the bound, new threads get blocks of their own; past it
+	 * (lowered here to the blocks there are) they adopt exited ones. */
 	pthread_barrier_destroy(&barrier);
 	pthread_barrier_init(&barrier, NULL, THREADS);
 	for (int i = 0; i < THREADS; i++)
 		pthread_create(&t[i], NULL, worker, &mine[i]);
 	for (int i = 0; i < THREADS; i++)
 		pthread_join(t[i], NULL);
-	CHECK_EQ(atomic_load(&eng.reg.n_blocks), blocks, "no new block for replacement threads");
-	CHECK_EQ(delta(&s, 0), 2 * THREADS * PER_THREAD, "process scope after a second generation");
+	CHECK_EQ(atomic_load(&eng.reg.n_blocks), blocks + THREADS, "below the bound: a new block per new thread");
+	blocks += THREADS;
+	unsigned own_max = eng.reg.own_max;
+	eng.reg.own_max = blocks;
+	for (int i = 0; i < THREADS; i++)
+		pthread_create(&t[i], NULL, worker, &mine[i]);
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+	eng.reg.own_max = own_max;
+	for (int i = 0; i < THREADS; i++)
+		CHECK_EQ(mine[i], PER_THREAD, "an adopter's thread scope counts its own calls only");
+	CHECK_EQ(atomic_load(&eng.reg.n_blocks), blocks, "past the bound: no new block for replacement threads");
+	CHECK_EQ(delta(&s, 0), 3 * THREADS * PER_THREAD, "process scope after a third generation");
 	pthread_barrier_destroy(&barrier);
 	stop(&s);
 }

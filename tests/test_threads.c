@@ -7,11 +7,16 @@
  *    that slots are reused;
  *  - the counter blocks: threads count into their own blocks while readers
  *    sum every block (process scope) and must never see a sum go down; then
- *    new threads adopt the blocks of exited ones while the readers go on;
+ *    new threads adopt the blocks of exited ones (past a lowered bound)
+ *    while the readers go on and list the blocks' owners; with the default
+ *    bound every thread keeps a block of its own, with its tid and name;
  *  - the engine: threads make counted calls through a fake CUPTI while
  *    other threads start, read and stop event sets (the start/stop churn
  *    of TAU and of the churn test), and one set runs throughout. */
 #include <pthread.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "cupti_cb_allocs.h"
@@ -123,9 +128,15 @@ static struct cupti_cb_probe p_calls, p_launch_dev1, p_launches;
 static atomic_int b_done;
 static pthread_barrier_t b_barrier;	/* the counting threads of a wave live together */
 
+static long b_tids[B_WAVES][B_COUNTERS];
+
 static void *b_counter(void *arg)
 {
-	(void)arg;
+	unsigned wave = (unsigned)(uintptr_t)arg / B_COUNTERS, i = (unsigned)(uintptr_t)arg % B_COUNTERS;
+	char name[16];
+	snprintf(name, sizeof name, "w%u-c%u", wave, i);
+	prctl(PR_SET_NAME, name, 0, 0, 0);
+	b_tids[wave][i] = (long)syscall(SYS_gettid);
 	struct cupti_cb_block *b = cupti_cb_block_self(&reg);
 	pthread_barrier_wait(&b_barrier);
 	if (!b) {
@@ -148,7 +159,7 @@ static void *b_counter(void *arg)
 }
 
 struct b_seen {
-	uint64_t reads, decreases, last_calls;
+	uint64_t reads, decreases, last_calls, listed;
 };
 
 static void *b_reader(void *arg)
@@ -166,15 +177,25 @@ static void *b_reader(void *arg)
 		last_many[0] = out[0];
 		last_many[1] = out[1];
 		s->reads++;
+		/* The owners, while threads take, adopt and leave blocks. */
+		struct cupti_cb_block_owner o[B_COUNTERS * B_WAVES];
+		unsigned n = cupti_cb_registry_list(&reg, o, B_COUNTERS * B_WAVES);
+		for (unsigned k = 0; k < n && k < B_COUNTERS * B_WAVES; k++)
+			s->listed += o[k].tid != 0;
 	}
 	return NULL;
 }
 
-static void blocks(void)
+/* own_max: the adoption bound (B_COUNTERS: later waves adopt; the default:
+ * every thread a block of its own). */
+static void blocks(unsigned own_max)
 {
 	struct cupti_cb_layout lay;
 	cupti_cb_layout_init(&lay, 8, 2);
 	CHECK_EQ(cupti_cb_registry_init(&reg, &lay), 0, "registry");
+	CHECK_EQ(reg.own_max, CUPTI_CB_BLOCKS_OWN, "the default adoption bound");
+	reg.own_max = own_max;
+	atomic_store(&b_done, 0);
 	p_calls = (struct cupti_cb_probe){ (uint32_t)(lay.thr + CUPTI_CB_C_API_CALLS), 1, 1, 0, 0 };
 	p_launch_dev1 = (struct cupti_cb_probe){
 		(uint32_t)(lay.dev + 1 * CUPTI_CB_N_DEV_CTRS + CUPTI_CB_C_LAUNCHES), 1, 1, 0, 0 };
@@ -183,14 +204,14 @@ static void blocks(void)
 					      (uint16_t)lay.n_devrows, CUPTI_CB_N_DEV_CTRS, 0 };
 
 	pthread_barrier_init(&b_barrier, NULL, B_COUNTERS);
-	struct b_seen seen[B_READERS] = { { 0, 0, 0 } };
+	struct b_seen seen[B_READERS] = { { 0, 0, 0, 0 } };
 	pthread_t r[B_READERS], c[B_COUNTERS];
 	for (int i = 0; i < B_READERS; i++)
 		pthread_create(&r[i], NULL, b_reader, &seen[i]);
 	unsigned bad = 0, blocks_after_first = 0;
 	for (int wave = 0; wave < B_WAVES; wave++) {
 		for (int i = 0; i < B_COUNTERS; i++)
-			pthread_create(&c[i], NULL, b_counter, NULL);
+			pthread_create(&c[i], NULL, b_counter, (void *)(uintptr_t)(wave * B_COUNTERS + i));
 		for (int i = 0; i < B_COUNTERS; i++) {
 			void *res;
 			pthread_join(c[i], &res);
@@ -208,13 +229,45 @@ static void blocks(void)
 	}
 	CHECK_EQ(bad, 0, "each thread's own block holds exactly its counts");
 	CHECK_EQ(blocks_after_first, B_COUNTERS, "one block per counting thread");
-	CHECK_EQ(atomic_load(&reg.n_blocks), B_COUNTERS, "later waves adopt the blocks of exited threads");
+	struct cupti_cb_block_owner o[B_COUNTERS * B_WAVES];
+	unsigned n = cupti_cb_registry_list(&reg, o, B_COUNTERS * B_WAVES);
+	unsigned exited = 0, named = 0, last_wave = 0, owners = 0;
+	for (unsigned k = 0; k < n && k < B_COUNTERS * B_WAVES; k++) {
+		char want[16];
+		exited += o[k].exited == 1;
+		owners += o[k].owners;
+		for (unsigned w = 0; w < B_WAVES; w++)
+			for (unsigned i = 0; i < B_COUNTERS; i++)
+				if (b_tids[w][i] == o[k].tid) {
+					snprintf(want, sizeof want, "w%u-c%u", w, i);
+					named += !strcmp(o[k].name, want);
+					last_wave += w == B_WAVES - 1;
+				}
+	}
+	CHECK_EQ(exited, n, "every block's owner exited");
+	CHECK_EQ(named, n, "every block carries its latest owner's tid and name");
+	CHECK_EQ(owners, B_WAVES * B_COUNTERS, "every thread is counted in exactly one block");
+	if (own_max == B_COUNTERS) {
+		CHECK_EQ(atomic_load(&reg.n_blocks), B_COUNTERS, "past the bound, later waves adopt exited threads' blocks");
+		CHECK_EQ(last_wave, B_COUNTERS, "the adopters own the blocks now");
+		for (unsigned k = 0; k < n && k < B_COUNTERS; k++)
+			CHECK_EQ(o[k].owners, B_WAVES, "each block holds one thread of each wave (shared)");
+	} else {
+		CHECK_EQ(atomic_load(&reg.n_blocks), B_WAVES * B_COUNTERS, "below the bound, every thread a block of its own");
+		for (unsigned k = 0; k < n && k < B_WAVES * B_COUNTERS; k++) {
+			const struct cupti_cb_block *found[2];
+			CHECK_EQ(o[k].owners, 1, "not shared");
+			CHECK_EQ(cupti_cb_registry_find(&reg, o[k].tid, found, 2), 1, "one block for each tid");
+			CHECK_EQ(cupti_cb_probe_block(&p_calls, found[0]), B_PER_THREAD, "a thread's own counts, after it exited");
+		}
+	}
 	CHECK_EQ(cupti_cb_probe_process(&p_calls, &reg), (uint64_t)B_WAVES * B_COUNTERS * B_PER_THREAD,
 		 "process scope: every count of every thread, exited ones included");
 	CHECK_EQ(cupti_cb_probe_process(&p_launches, &reg), (uint64_t)B_WAVES * B_COUNTERS * B_PER_THREAD,
 		 "process scope over the device rows");
 	CHECK(reads > 0, "the readers read %" PRIu64 " times while threads counted", reads);
 	CHECK_EQ(decreases, 0, "a process-scope sum never went down");
+	CHECK(seen[0].listed + seen[1].listed > 0, "the readers listed owners while threads counted");
 	pthread_barrier_destroy(&b_barrier);
 	cupti_cb_registry_fini(&reg);
 }
@@ -407,7 +460,8 @@ static void engine_churn(void)
 int main(void)
 {
 	allocs();
-	blocks();
+	blocks(B_COUNTERS);
+	blocks(CUPTI_CB_BLOCKS_OWN);
 	engine_churn();
 	return checks_done();
 }

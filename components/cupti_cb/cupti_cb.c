@@ -6,12 +6,14 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "papi.h"
 #include "papi_internal.h"
 #include "papi_vector.h"
 
+#include "cupti_cb.h"
 #include "cupti_cb_engine.h"
 #include "cupti_cb_sources.h"
 
@@ -49,6 +51,7 @@ typedef struct {
 	unsigned cap;			/* positions the arrays below have room for */
 	int running;
 	int granul_process;		/* PAPI_GRN_PROC */
+	long attach_tid;		/* PAPI_attach: the kernel thread read (0: none) */
 	void *set[CUPTI_CB_N_SOURCES];	/* each source's own state, made at its first event */
 	unsigned n_src[CUPTI_CB_N_SOURCES];
 	/* Sized by cap, grown by update_control_state: a set of 3 events costs
@@ -233,6 +236,8 @@ static int papi_error(int rc)
 		return PAPI_ENOSUPP;
 	case CUPTI_CB_EPERM:
 		return PAPI_EPERM;
+	case CUPTI_CB_ECOMBO:
+		return PAPI_ECOMBO;
 	default:
 		return PAPI_EINVAL;
 	}
@@ -423,9 +428,16 @@ static int update_sources(cupti_cb_control_t *c)
 		struct cupti_cb_source *s = &sources[i];
 		if (!c->n_src[i] && !c->set[i])
 			continue;
+		if (c->attach_tid && c->n_src[i] && !s->ops->set_attach) {
+			PAPIERROR("cupti_cb: the %s events have no per-thread value: an event set attached to a "
+				  "thread (PAPI_attach) cannot count them", s->ops->label);
+			return PAPI_ECOMBO;
+		}
 		if (!c->set[i] && !(c->set[i] = s->ops->set_new(s->self)))
 			return PAPI_ENOMEM;
 		s->ops->set_granularity(s->self, c->set[i], c->granul_process);
+		if (s->ops->set_attach)
+			s->ops->set_attach(s->self, c->set[i], c->attach_tid);
 		char why[CUPTI_CB_WHY_LEN] = "";
 		int rc = s->ops->set_update(s->self, c->set[i], c->src_codes[i], c->n_src[i], why, sizeof why);
 		if (rc) {
@@ -574,17 +586,58 @@ static int cupti_cb_cleanup_eventset(hwd_control_state_t *ctl)
 	return PAPI_OK;
 }
 
+/* Whether kernel thread tid has a counter block: it made a counted CUDA
+ * call (or started a cupti_cb set). Before the driver stage none has. */
+static int tid_known(long tid)
+{
+	return tid > 0 && atomic_load(&stage) == 2 && cupti_cb_registry_find(&engine.reg, tid, NULL, 0) > 0;
+}
+
+/* PAPI_attach: the set reads thread tid's counters from now on; its
+ * events are checked again, and the set is left as it was if one has no
+ * per-thread value. PAPI_DETACH: back to the calling thread's. */
+static int attach(cupti_cb_control_t *c, long tid)
+{
+	long old = c->attach_tid;
+	if (tid && !tid_known(tid)) {
+		PAPIERROR("cupti_cb: thread %ld has made no counted CUDA call in this process, so it has no "
+			  "cupti_cb counts to attach to (cupti_cb_threads lists those that have)", tid);
+		return PAPI_EINVAL;
+	}
+	c->attach_tid = tid;
+	if (!c->n)
+		return PAPI_OK;
+	int rc = update_sources(c);
+	if (rc != PAPI_OK) {
+		c->attach_tid = old;
+		update_sources(c);
+	}
+	return rc;
+}
+
 /* PAPI_GRN_PROC is the set-wide spelling of the :process qualifier: every
  * event of the set counts all threads. PAPI_GRN_THR goes back to each
  * event's own scope. */
 static int cupti_cb_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
 {
 	(void)ctx;
+	if (code == PAPI_ATTACH || code == PAPI_DETACH) {
+		cupti_cb_control_t *c = (cupti_cb_control_t *)option->attach.ESI->ctl_state;
+		if (c->running)
+			return PAPI_EISRUN;
+		/* PAPI passes the tid as an unsigned long; a kernel tid fits a long. */
+		return attach(c, code == PAPI_ATTACH ? (long)option->attach.tid : 0);
+	}
 	if (code != PAPI_GRANUL)
 		return PAPI_OK;
 	cupti_cb_control_t *c = (cupti_cb_control_t *)option->granularity.ESI->ctl_state;
 	if (c->running)
 		return PAPI_EISRUN;
+	if (c->attach_tid && option->granularity.granularity == PAPI_GRN_PROC) {
+		PAPIERROR("cupti_cb: an event set attached to a thread (PAPI_attach) counts that thread: "
+			  "PAPI_GRN_PROC does not apply");
+		return PAPI_ECOMBO;
+	}
 	c->granul_process = option->granularity.granularity == PAPI_GRN_PROC;
 	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++)
 		if (c->set[i])
@@ -739,6 +792,43 @@ static int cupti_cb_ntv_code_to_info(unsigned int code, PAPI_event_info_t *info)
 	return PAPI_OK;
 }
 
+/* ---- threads (cupti_cb.h) ----------------------------------------------- */
+
+_Static_assert(CUPTI_CB_THREAD_NAME_LEN == CUPTI_CB_THREAD_NAME, "thread names: one length");
+_Static_assert(CUPTI_CB_THREADS_OWN == CUPTI_CB_BLOCKS_OWN, "the adoption bound: one value");
+
+static int by_block_id(const void *a, const void *b)
+{
+	uint32_t x = ((const struct cupti_cb_block_owner *)a)->id, y = ((const struct cupti_cb_block_owner *)b)->id;
+	return x < y ? -1 : x > y;
+}
+
+/* Cold: a listing, in the order the threads got their blocks. */
+int cupti_cb_threads(struct cupti_cb_thread_info *out, int max)
+{
+	if (max < 0 || (max > 0 && !out))
+		return PAPI_EINVAL;
+	if (atomic_load(&stage) != 2)
+		return 0;
+	unsigned room = cupti_cb_registry_list(&engine.reg, NULL, 0) + 64;	/* and threads arriving */
+	struct cupti_cb_block_owner *o = malloc(room * sizeof *o);
+	if (!o)
+		return PAPI_ENOMEM;
+	unsigned n = cupti_cb_registry_list(&engine.reg, o, room);
+	if (n > room)
+		n = room;
+	qsort(o, n, sizeof *o, by_block_id);
+	for (unsigned i = 0; i < n && i < (unsigned)max; i++) {
+		out[i].tid = o[i].tid;
+		memcpy(out[i].name, o[i].name, sizeof out[i].name);
+		out[i].exited = o[i].exited;
+		out[i].shared = o[i].owners > 1;
+		out[i].threads = o[i].owners;
+	}
+	free(o);
+	return (int)n;
+}
+
 papi_vector_t _cupti_cb_vector = {
 	.cmp_info = {
 		.name = "cupti_cb",
@@ -756,7 +846,7 @@ papi_vector_t _cupti_cb_vector = {
 		.hardware_intr_sig = PAPI_INT_SIGNAL,
 		.fast_real_timer = 0,
 		.fast_virtual_timer = 0,
-		.attach = 0,
+		.attach = 1,		/* another thread's counter blocks (cupti_cb_threads) */
 		.attach_must_ptrace = 0,
 	},
 	.size = {

@@ -5,6 +5,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 CUPTI_CB_TLS struct cupti_cb_block *cupti_cb_tls_block;
 CUPTI_CB_TLS unsigned cupti_cb_tls_generation;
@@ -28,9 +31,44 @@ void cupti_cb_layout_init(struct cupti_cb_layout *lay, unsigned n_funcs, int n_d
 	lay->total = lay->win + (size_t)CUPTI_CB_N_WINDOWS * CUPTI_CB_WIN_STRIDE;
 }
 
+/* The calling thread's name, as the kernel knows it (prctl: no file to
+ * open, unlike pthread_getname_np for another thread). */
+static void set_name(struct cupti_cb_block *b)
+{
+	char name[CUPTI_CB_THREAD_NAME] = "";
+	uint64_t w[CUPTI_CB_THREAD_NAME / 8];
+	if (prctl(PR_GET_NAME, name, 0, 0, 0) != 0)
+		name[0] = '\0';
+	name[CUPTI_CB_THREAD_NAME - 1] = '\0';
+	memcpy(w, name, sizeof w);
+	for (unsigned i = 0; i < CUPTI_CB_THREAD_NAME / 8; i++)
+		atomic_store_explicit(&b->name[i], w[i], memory_order_relaxed);
+}
+
+/* The calling thread becomes b's owner. */
+static void set_owner(struct cupti_cb_block *b)
+{
+	atomic_store_explicit(&b->tid, (long)syscall(SYS_gettid), memory_order_relaxed);
+	set_name(b);
+}
+
+void cupti_cb_block_owner(const struct cupti_cb_block *b, struct cupti_cb_block_owner *o)
+{
+	uint64_t w[CUPTI_CB_THREAD_NAME / 8];
+	for (unsigned i = 0; i < CUPTI_CB_THREAD_NAME / 8; i++)
+		w[i] = atomic_load_explicit(&b->name[i], memory_order_relaxed);
+	memcpy(o->name, w, sizeof o->name);
+	o->name[CUPTI_CB_THREAD_NAME - 1] = '\0';
+	o->tid = atomic_load_explicit(&b->tid, memory_order_relaxed);
+	o->exited = atomic_load_explicit(&b->free, memory_order_acquire);
+	o->owners = atomic_load_explicit(&b->owners, memory_order_relaxed);
+	o->id = b->id;
+}
+
 static void thread_exit(void *arg)
 {
 	struct cupti_cb_block *b = arg;
+	set_name(b);	/* a thread named after its first CUDA call */
 	/* A CUDA call from a later destructor of this thread takes a new
 	 * block rather than writing into one another thread may adopt. */
 	cupti_cb_tls_block = NULL;
@@ -44,6 +82,7 @@ int cupti_cb_registry_init(struct cupti_cb_registry *r, const struct cupti_cb_la
 	atomic_init(&r->n_blocks, 0);
 	r->key_live = 0;
 	r->id = atomic_fetch_add(&generations, 1);
+	r->own_max = CUPTI_CB_BLOCKS_OWN;
 	return cupti_cb_registry_attach(r);
 }
 
@@ -89,8 +128,11 @@ static struct cupti_cb_block *adopt(struct cupti_cb_registry *r)
 	for (struct cupti_cb_block *b = atomic_load(&r->head); b; b = b->next) {
 		int one = 1;
 		if (atomic_load_explicit(&b->free, memory_order_relaxed) &&
-		    atomic_compare_exchange_strong(&b->free, &one, 0))
+		    atomic_compare_exchange_strong(&b->free, &one, 0)) {
+			set_owner(b);
+			atomic_fetch_add_explicit(&b->owners, 1, memory_order_relaxed);
 			return b;
+		}
 	}
 	return NULL;
 }
@@ -106,6 +148,11 @@ static struct cupti_cb_block *create(struct cupti_cb_registry *r)
 	atomic_init(&b->free, 0);
 	atomic_init(&b->repeats, 0);
 	atomic_init(&b->unmatched, 0);
+	atomic_init(&b->tid, 0);
+	for (unsigned i = 0; i < CUPTI_CB_THREAD_NAME / 8; i++)
+		atomic_init(&b->name[i], 0);
+	atomic_init(&b->owners, 1);
+	set_owner(b);
 	b->id = atomic_fetch_add(&r->n_blocks, 1) + 1;
 	b->next = atomic_load(&r->head);
 	while (!atomic_compare_exchange_weak(&r->head, &b->next, b))
@@ -125,7 +172,12 @@ struct cupti_cb_block *cupti_cb_block_slow(struct cupti_cb_registry *r)
 		cupti_cb_tls_generation = r->generation;
 		return own;
 	}
-	struct cupti_cb_block *b = adopt(r);
+	/* Below the bound every thread has a block of its own: its counts stay
+	 * its own after it exits (attached reads, listings). The count is read
+	 * without a lock: threads racing past the bound make a few more. */
+	struct cupti_cb_block *b = NULL;
+	if (atomic_load_explicit(&r->n_blocks, memory_order_relaxed) >= r->own_max)
+		b = adopt(r);
 	if (!b)
 		b = create(r);
 	if (!b)
@@ -167,4 +219,27 @@ void cupti_cb_probe_process_many(const struct cupti_cb_probe *p, const uint8_t *
 		for (unsigned i = 0; i < n; i++)
 			if (which[i])
 				out[i] += cupti_cb_probe_block(&p[i], b);
+}
+
+unsigned cupti_cb_registry_list(const struct cupti_cb_registry *r, struct cupti_cb_block_owner *out, unsigned max)
+{
+	unsigned n = 0;
+	for (const struct cupti_cb_block *b = atomic_load_explicit(&r->head, memory_order_acquire); b;
+	     b = b->next, n++)
+		if (n < max)
+			cupti_cb_block_owner(b, &out[n]);
+	return n;
+}
+
+unsigned cupti_cb_registry_find(const struct cupti_cb_registry *r, long tid, const struct cupti_cb_block **out,
+				unsigned max)
+{
+	unsigned n = 0;
+	for (const struct cupti_cb_block *b = atomic_load_explicit(&r->head, memory_order_acquire); b; b = b->next)
+		if (atomic_load_explicit(&b->tid, memory_order_relaxed) == tid) {
+			if (n < max)
+				out[n] = b;
+			n++;
+		}
+	return n;
 }

@@ -3,9 +3,18 @@
  * Each thread that makes a counted CUDA call owns one block and is its only
  * writer, so the hot path updates counters with plain relaxed loads and
  * stores: no locks, no atomic read-modify-write. Blocks are never freed
- * while the registry lives: a thread that exits marks its block free, its
- * counts stay visible to process-scope reads, and a later thread adopts it.
- * Counters only grow, so readers work with differences. */
+ * while the registry lives: a thread that exits marks its block free, and
+ * its counts stay visible to process-scope reads. Counters only grow, so
+ * readers work with differences.
+ *
+ * Each block knows its owner: the kernel thread id and the thread's name,
+ * taken once, when the thread gets its block (the first counted call: the
+ * slow path, never the hot one), the name again when the thread exits. So
+ * the counts of one thread can be read by another (PAPI_attach) and the
+ * threads listed (cupti_cb_threads). To keep every thread's counts its own,
+ * a new thread gets a new block while fewer than CUPTI_CB_BLOCKS_OWN exist;
+ * beyond that it adopts the block of an exited thread, whose counts then
+ * merge into its own, and the block is marked shared. */
 #ifndef CUPTI_CB_BLOCKS_H
 #define CUPTI_CB_BLOCKS_H
 
@@ -43,9 +52,24 @@ struct cupti_cb_pending {
 	uint64_t t0;			/* enter time in ticks; 0: not timed */
 };
 
+/* Blocks made before adoption begins: a program with fewer threads than
+ * this (that make CUDA calls over its life) has exact per-thread counts;
+ * one with more costs at most this many blocks (each of lay.total
+ * counters) plus one per thread alive at once. Process-scope reads walk
+ * every block. */
+#define CUPTI_CB_BLOCKS_OWN 256
+#define CUPTI_CB_THREAD_NAME 16		/* the kernel's TASK_COMM_LEN */
+
 struct cupti_cb_block {
 	struct cupti_cb_block *next;	/* registry list; set once, before publication */
 	atomic_int free;		/* 1: owner exited, may be adopted */
+	/* The owner, written by the thread taking the block (at creation,
+	 * before publication; at adoption, after the CAS on free) and at its
+	 * exit; read by listings and attached sets of other threads. Atomic
+	 * words so that a listing racing an adoption reads whole values. */
+	atomic_long tid;		/* kernel thread id of the latest owner */
+	_Atomic uint64_t name[CUPTI_CB_THREAD_NAME / 8];	/* its name, NUL-padded */
+	atomic_uint owners;		/* threads whose counts it holds (> 1: shared) */
 	uint32_t id;			/* 1, 2, ...: the block's number for its whole life (set once,
 					   before publication): GPU activity finds its issuer by it */
 	int in_lookup;			/* the engine's own driver calls are not counted */
@@ -76,6 +100,7 @@ struct cupti_cb_registry {
 	int key_live;			/* exit_key exists (see cupti_cb_registry_detach) */
 	unsigned id;			/* this registry, for the whole of its life */
 	unsigned generation;		/* tells a thread its cached block is stale */
+	unsigned own_max;		/* CUPTI_CB_BLOCKS_OWN (tests lower it) */
 };
 
 void cupti_cb_layout_init(struct cupti_cb_layout *lay, unsigned n_funcs, int n_devices);
@@ -135,6 +160,24 @@ static inline uint64_t cupti_cb_probe_block(const struct cupti_cb_probe *p, cons
 			v += atomic_load_explicit(&c[k], memory_order_relaxed);
 	return v;
 }
+
+/* What a listing says of one block. */
+struct cupti_cb_block_owner {
+	long tid;
+	char name[CUPTI_CB_THREAD_NAME];	/* NUL-terminated */
+	int exited;			/* the latest owner exited */
+	unsigned owners;		/* > 1: the counts of several threads */
+	uint32_t id;
+};
+void cupti_cb_block_owner(const struct cupti_cb_block *b, struct cupti_cb_block_owner *o);
+/* Fills out[0 .. max-1], newest block first; returns how many blocks there
+ * are (may exceed max). Lock-free; safe while threads come and go. */
+unsigned cupti_cb_registry_list(const struct cupti_cb_registry *r, struct cupti_cb_block_owner *out, unsigned max);
+/* The blocks whose latest owner is kernel thread tid (live or exited;
+ * several when the kernel reused the id): out[0 .. max-1]; returns how
+ * many there are. */
+unsigned cupti_cb_registry_find(const struct cupti_cb_registry *r, long tid, const struct cupti_cb_block **out,
+				unsigned max);
 
 /* Sum over every block, live or exited: one probe, or the probes i with
  * which[i] != 0 (out[i] for those; the others are left alone). */

@@ -57,6 +57,7 @@ enum cupti_cb_source_err {
 	CUPTI_CB_EPERM = -22,		/* not permitted (profiling restricted to admins) */
 	CUPTI_CB_EDROPPED = -23,	/* a read whose values miss records CUPTI dropped (a warning) */
 	CUPTI_CB_ELIMIT = -24,		/* a fixed limit of the component; why names it */
+	CUPTI_CB_ECOMBO = -25,		/* an event an attached set cannot count; why says why */
 };
 
 /* What a source says about one of its events. */
@@ -103,6 +104,13 @@ struct cupti_cb_source_ops {
 	 * the set as a whole: an error here is the error of PAPI_add_event. */
 	int (*set_update)(void *self, void *set, const uint32_t *codes, unsigned n, char *why, size_t len);
 	void (*set_granularity)(void *self, void *set, int process);
+	/* PAPI_attach: the set counts kernel thread tid's work (0: its own
+	 * thread again); called before set_update, which then refuses the
+	 * events that have no per-thread meaning (CUPTI_CB_ECOMBO). An
+	 * attached set's start does not zero it: its reads give the thread's
+	 * counts since the thread's first counted call, until a reset. NULL:
+	 * none of the source's events can be attached. */
+	void (*set_attach)(void *self, void *set, long tid);
 	int (*set_start)(void *self, void *set, char *why, size_t len);
 	/* Values since start (or reset), in the order of set_update's codes;
 	 * a double travels in the long long's bits, as PAPI expects. */

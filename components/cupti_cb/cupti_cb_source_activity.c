@@ -66,6 +66,7 @@ struct actset {
 	unsigned epoch;
 	struct cupti_cb_hold hold;
 	struct cupti_cb_block *block;
+	long tid;			/* PAPI_attach: this kernel thread's GPU work (0: none) */
 	unsigned long lost_seen;	/* dropped records at the last read */
 	uint32_t codes[MAX_EVENTS];
 	uint8_t process[MAX_EVENTS];
@@ -266,9 +267,14 @@ static void a_set_free(void *self, void *set)
 static int a_set_update(void *self, void *set, const uint32_t *codes, unsigned n, char *why, size_t len)
 {
 	struct actset *s = set;
-	(void)why, (void)len;
 	if (n > MAX_EVENTS)
 		return CUPTI_CB_EINVAL;
+	for (unsigned i = 0; s->tid && i < n; i++)
+		if (CUPTI_CB_CODE_PROC(codes[i]) || s->granul_process) {
+			snprintf(why, len, "%s:process counts the whole process: an event set attached to a thread "
+				 "(PAPI_attach) takes thread-scope events only", events[CUPTI_CB_CODE_IDX(codes[i])].name);
+			return CUPTI_CB_ECOMBO;
+		}
 	if (n == 0)
 		let_go(self, s);
 	for (unsigned i = 0; i < n; i++) {
@@ -303,11 +309,31 @@ static uint64_t sum_rows(const struct actsrc *a, const _Atomic uint64_t *rows, u
 	return v;
 }
 
+static void a_set_attach(void *self, void *set, long tid)
+{
+	(void)self;
+	((struct actset *)set)->tid = tid;
+}
+
+/* An attached set's thread: the GPU work issued by every block that kernel
+ * thread id owns (found again at each read, as the callback source does). */
+#define TID_BLOCKS 16
+static uint64_t sum_tid(const struct actsrc *a, long tid, uint32_t code)
+{
+	const struct cupti_cb_block *bl[TID_BLOCKS];
+	unsigned n = cupti_cb_registry_find(&a->e->reg, tid, bl, TID_BLOCKS);
+	uint64_t v = 0;
+	for (unsigned k = 0; k < n && k < TID_BLOCKS; k++)
+		v += sum_rows(a, bl[k]->c + a->e->reg.lay.act, code);
+	return v;
+}
+
 static void sample(struct actsrc *a, struct actset *s)
 {
 	const _Atomic uint64_t *own = s->block ? s->block->c + a->e->reg.lay.act : NULL;
 	for (unsigned i = 0; i < s->n; i++)
 		s->now[i] = s->process[i] ? sum_rows(a, cupti_cb_activity_all(&a->act), s->codes[i])
+			  : s->tid	  ? sum_tid(a, s->tid, s->codes[i])
 			  : own		  ? sum_rows(a, own, s->codes[i])
 					  : 0;
 }
@@ -347,6 +373,14 @@ static int a_set_start(void *self, void *set, char *why, size_t len)
 		s->using = 1;
 		s->epoch = a->epoch;
 	}
+	if (s->tid) {
+		/* Attached: the GPU work the thread issued since its first
+		 * counted call (cupti_cb_source.h); the reader takes no block. */
+		s->block = NULL;
+		a_set_reset(self, set);
+		memset(s->base, 0, s->n * sizeof s->base[0]);
+		return CUPTI_CB_OK;
+	}
 	s->block = cupti_cb_engine_thread_block(a->e);
 	if (!s->block)
 		return CUPTI_CB_ENOMEM;
@@ -361,8 +395,11 @@ static int a_set_read(void *self, void *set, long long *values)
 	struct actset *s = set;
 	cupti_cb_activity_flush(&a->act);
 	sample(a, s);
-	for (unsigned i = 0; i < s->n; i++)
+	for (unsigned i = 0; i < s->n; i++) {
+		if (s->tid && s->now[i] < s->base[i])	/* its block was adopted away */
+			s->base[i] = s->now[i];
 		values[i] = (long long)(s->now[i] - s->base[i]);
+	}
 	unsigned long l = lost(a);
 	if (l == s->lost_seen)
 		return CUPTI_CB_OK;
@@ -404,6 +441,7 @@ const struct cupti_cb_source_ops cupti_cb_activity_source = {
 	.set_free = a_set_free,
 	.set_update = a_set_update,
 	.set_granularity = a_set_granularity,
+	.set_attach = a_set_attach,
 	.set_start = a_set_start,
 	.set_read = a_set_read,
 	.set_stop = a_set_stop,

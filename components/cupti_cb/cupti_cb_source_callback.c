@@ -23,6 +23,7 @@ struct cbset {
 	int hold_stale;			/* the events changed since the hold was taken */
 	struct cupti_cb_hold hold;	/* the CBIDs this set keeps enabled */
 	struct cupti_cb_block *block;	/* the starting thread's, for thread-scope events */
+	long tid;			/* PAPI_attach: read this kernel thread's blocks (0: none) */
 	uint32_t codes[MAX_EVENTS];
 	uint8_t process[MAX_EVENTS];
 	struct cupti_cb_probe probes[MAX_EVENTS];
@@ -214,6 +215,21 @@ static int cb_set_update(void *self, void *set, const uint32_t *codes, unsigned 
 		}
 		peaks |= rd[i] == RD_PEAK;
 	}
+	for (unsigned i = 0; s->tid && i < n; i++) {
+		char name[128] = "";
+		cupti_cb_catalog_name(&e->cat, codes[i], name, sizeof name);
+		if (CUPTI_CB_CODE_PROC(codes[i]) || s->granul_process) {
+			snprintf(why, len, "%s counts the whole process: an event set attached to a thread "
+				 "(PAPI_attach) takes thread-scope events only", name);
+			return CUPTI_CB_ECOMBO;
+		}
+		if (rd[i] != RD_COUNT) {
+			snprintf(why, len, "%s has no per-thread value to attach to: a minimum, maximum, live or "
+				 "peak value is kept by the set that runs in the thread itself (or for the process)",
+				 name);
+			return CUPTI_CB_ECOMBO;
+		}
+	}
 	if (n == 0)
 		cupti_cb_engine_unhold(e, &s->hold);	/* nothing left to count */
 	s->hold_stale = 1;
@@ -243,18 +259,45 @@ static void cb_set_granularity(void *self, void *set, int process)
 		s->process[i] = (uint8_t)(CUPTI_CB_CODE_PROC(s->codes[i]) || process);
 }
 
+static void cb_set_attach(void *self, void *set, long tid)
+{
+	(void)self;
+	((struct cbset *)set)->tid = tid;
+}
+
+/* The blocks of an attached set's thread, found again at each read: the
+ * thread may get its block after the attach, and the kernel may reuse an
+ * exited thread's id (then both blocks count: the id's work). */
+#define TID_BLOCKS 16
+static uint64_t sum_tid(const struct cupti_cb_probe *p, const struct cupti_cb_block *const *bl, unsigned n)
+{
+	uint64_t v = 0;
+	for (unsigned k = 0; k < n; k++)
+		v += cupti_cb_probe_block(p, bl[k]);
+	return v;
+}
+
 /* Current counter values: thread-scope events from the starting thread's
- * block, process-scope ones in one pass over all blocks. */
+ * block (or the attached thread's), process-scope ones in one pass over
+ * all blocks. */
 static void sample(struct cupti_cb_engine *e, struct cbset *s)
 {
 	uint8_t process[MAX_EVENTS];
 	int any_process = 0;
+	const struct cupti_cb_block *bl[TID_BLOCKS];
+	unsigned nb = 0;
+	if (s->tid) {
+		nb = cupti_cb_registry_find(&e->reg, s->tid, bl, TID_BLOCKS);
+		nb = nb < TID_BLOCKS ? nb : TID_BLOCKS;
+	}
 	for (unsigned i = 0; i < s->n; i++) {
 		process[i] = s->process[i] && s->rd[i] == RD_COUNT;
 		if (s->rd[i] != RD_COUNT)
 			continue;
 		if (process[i])
 			any_process = 1;
+		else if (s->tid)
+			s->now[i] = sum_tid(&s->probes[i], bl, nb);
 		else
 			s->now[i] = s->block ? cupti_cb_probe_block(&s->probes[i], s->block) : 0;
 	}
@@ -304,6 +347,14 @@ static int cb_set_start(void *self, void *set, char *why, size_t len)
 			return rc;
 		s->hold_stale = 0;
 	}
+	if (s->tid) {
+		/* Attached: the thread's counts since its first counted call
+		 * (cupti_cb_source.h); the reading thread takes no block. */
+		s->block = NULL;
+		cb_set_reset(self, set);
+		memset(s->base, 0, s->n * sizeof s->base[0]);
+		return CUPTI_CB_OK;
+	}
 	s->block = cupti_cb_engine_thread_block(e);
 	if (!s->block)
 		return CUPTI_CB_ENOMEM;
@@ -329,6 +380,9 @@ static int cb_set_read(void *self, void *set, long long *values)
 	struct cbset *s = set;
 	uint64_t ratio = 0;
 	sample(e, s);
+	for (unsigned i = 0; s->tid && i < s->n; i++)
+		if (s->now[i] < s->base[i])	/* its block was adopted away (cupti_cb_blocks.h) */
+			s->base[i] = s->now[i];
 	if (s->timed) {
 		cupti_cb_clock_calibrate(&e->clock);
 		ratio = cupti_cb_clock_ratio(&e->clock);	/* one ratio for the whole read */
@@ -378,6 +432,7 @@ const struct cupti_cb_source_ops cupti_cb_callback_source = {
 	.set_free = cb_set_free,
 	.set_update = cb_set_update,
 	.set_granularity = cb_set_granularity,
+	.set_attach = cb_set_attach,
 	.set_start = cb_set_start,
 	.set_read = cb_set_read,
 	.set_stop = cb_set_stop,
