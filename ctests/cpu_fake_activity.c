@@ -14,6 +14,9 @@
  *              the longest), per thread and per process.
  *   window   - records delivered before the start are not counted; records are counted by
  *              the read whose flush delivered them.
+ *   inflight - CUPTI's worker thread is handing a buffer of a thread's kernels over when that
+ *              thread reads (its flush finds nothing left): the read waits for the buffer and
+ *              counts every kernel, not only those handed over so far.
  *   dropped  - dropped records: the read still returns the values, PAPI prints a warning, and
  *              CUPTI_CB_TRACE=1 prints how many.
  *   noflush  - a set without gpu.* events never flushes, registers or enables activity.
@@ -300,6 +303,36 @@ static int window_case(void)
     return ct_done();
 }
 
+/* ---- inflight ---- */
+
+static void *cupti_worker(void *arg)
+{
+    (void)arg;
+    fake_activity_deliver(300);
+    return NULL;
+}
+
+static int inflight_case(void)
+{
+    long long v[1];
+    ct_library_init();
+    int es = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&es));
+    PAPI_MUST(ct_add(es, "gpu.kernels"));
+    PAPI_MUST(PAPI_start(es));
+    for (int i = 0; i < 10; i++)
+        fake_activity_kernel(launch(FAKE_CTX0), 100u * (uint64_t)i, 100u * (uint64_t)i + 50, 0);
+    pthread_t w;
+    pthread_create(&w, NULL, cupti_worker, NULL);
+    while (!fake_activity_delivering())
+        sched_yield();
+    CHECK_EQ("the worker holds the records", fake_activity_queued(), 0);
+    PAPI_MUST(PAPI_stop(es, v));
+    CHECK_EQ("the stop counts the kernels of the buffer the worker was handing over", v[0], 10);
+    pthread_join(w, NULL);
+    return ct_done();
+}
+
 /* ---- dropped ---- */
 
 static int dropped_case(void)
@@ -412,6 +445,7 @@ static int refused_case(void)
 int main(int argc, char **argv)
 {
     static const struct fake_case cases[] = {
+        { "inflight", inflight_case },
         { "listing", listing_case }, { "threads", threads_case }, { "copies", copies_case },
         { "busy", busy_case },       { "window", window_case },   { "dropped", dropped_case },
         { "noflush", noflush_case }, { "mixed", mixed_case },     { "refused", refused_case },

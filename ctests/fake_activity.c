@@ -165,6 +165,49 @@ void fake_activity_register_error(CUptiResult err)
     pthread_mutex_unlock(&alock);
 }
 
+/* A delivery on the calling thread (CUPTI's worker thread, which hands completed buffers on its
+ * own): the queued records go in one buffer to the completed callback, and the callback's walk
+ * of the buffer pauses slow_ms after its first record.  Meanwhile the queue is empty, so a
+ * cuptiActivityFlushAll on another thread returns at once, as CUPTI's does while its worker
+ * holds a buffer. */
+static atomic_int slow_ms, delivering;
+static size_t fill(uint8_t *buf, size_t size, size_t *taken);
+
+void fake_activity_deliver(unsigned ms)
+{
+    pthread_mutex_lock(&alock);
+    CUpti_BuffersCallbackRequestFunc req = requested;
+    CUpti_BuffersCallbackCompleteFunc done = completed;
+    request_v2 req2 = requested2;
+    complete_v2 done2 = completed2;
+    pthread_mutex_unlock(&alock);
+    if (!((req && done) || (req2 && done2)))
+        return;
+    uint8_t *buf = NULL;
+    size_t size = 0, max = 0, taken = 0;
+    if (req2)
+        req2(&buf, &size, &max, NULL);
+    else
+        req(&buf, &size, &max);
+    if (!buf)
+        return;
+    pthread_mutex_lock(&alock);
+    size_t valid = fill(buf, size, &taken);
+    pthread_mutex_unlock(&alock);
+    atomic_store(&slow_ms, (int)ms);
+    if (done2)
+        done2(buf, size, valid, NULL);
+    else
+        done(NULL, 0, buf, size, valid);
+    atomic_store(&slow_ms, 0);
+    atomic_store(&delivering, 0);
+}
+
+int fake_activity_delivering(void)
+{
+    return atomic_load(&delivering);
+}
+
 int fake_activity_flushes(void)
 {
     return atomic_load(&n_flushes);
@@ -336,6 +379,12 @@ static CUptiResult next_record(uint8_t *buffer, size_t valid, CUpti_Activity **r
         off = (size_t)((uint8_t *)*record - buffer) + aligned_size((*record)->kind);
     if (off >= valid)
         return CUPTI_ERROR_MAX_LIMIT_REACHED;
+    int ms = off ? atomic_exchange(&slow_ms, 0) : 0;
+    if (ms > 0) {	/* the first record was taken: a worker still busy with the buffer */
+        atomic_store(&delivering, 1);
+        struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+        nanosleep(&t, NULL);
+    }
     *record = (CUpti_Activity *)(buffer + off);
     return CUPTI_SUCCESS;
 }

@@ -186,6 +186,11 @@ void fake_activity_drop(size_t n);
 /* While err is not CUPTI_SUCCESS, cuptiActivityRegisterCallbacks fails with it (another tool). */
 void fake_activity_register_error(CUptiResult err);
 int fake_activity_flushes(void);           /* cuptiActivityFlushAll calls */
+/* CUPTI's worker thread: the calling thread hands the queued records to the completed callback
+ * in one buffer, pausing ms after the first record; fake_activity_delivering() is 1 during the
+ * pause (a cuptiActivityFlushAll meanwhile finds nothing to flush). */
+void fake_activity_deliver(unsigned ms);
+int fake_activity_delivering(void);
 int fake_activity_register_calls(void);    /* cuptiActivityRegisterCallbacks and _v2 calls */
 /* Calls of the process-wide entry points (cuptiActivityRegisterCallbacks, Enable, Disable,
  * GetNextRecord, GetNumDroppedRecords) and of their subscriber-scoped _v2 variants (CUPTI 13.2),

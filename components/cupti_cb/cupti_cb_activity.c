@@ -422,10 +422,19 @@ void cupti_cb_activity_unuse(struct cupti_cb_activity *a)
 	pthread_mutex_unlock(&a->lock);
 }
 
+/* cuptiActivityFlushAll hands over the buffers CUPTI still holds, but not
+ * one that CUPTI's worker thread is handing over at that moment: it
+ * returns while the worker's bufferCompleted is still walking the records,
+ * and a read right after it missed the rest of that buffer (a thread's
+ * gpu.kernels short by a few of 10,200 now and then on an H100). Records
+ * are processed under proc, so taking it once after the flush waits for
+ * that buffer. */
 void cupti_cb_activity_flush(struct cupti_cb_activity *a)
 {
 	atomic_fetch_add(&a->flushes, 1);
 	a->fn.flush_all(0);
+	pthread_mutex_lock(&a->proc);
+	pthread_mutex_unlock(&a->proc);
 }
 
 void cupti_cb_activity_close(struct cupti_cb_activity *a)
