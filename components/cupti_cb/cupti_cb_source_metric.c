@@ -39,9 +39,18 @@
 		}                                                       \
 	} while (0)
 
+/* Contexts created while the source's lock was held (see on_context). */
+#define MAX_PENDING_CTX 16
+
 struct msrc {
 	struct cupti_cb_engine *e;	/* shared services */
 	pthread_mutex_t lock;
+	pthread_mutex_t pend_lock;	/* only around the pending list: never held across a call */
+	CUcontext pending[MAX_PENDING_CTX];
+	int pending_dev[MAX_PENDING_CTX];
+	unsigned n_pending;
+	atomic_int has_pending;
+	unsigned long lost_contexts;	/* pending list full: not profiled (traced) */
 	atomic_int n_devices;		/* -1 until counted (cupti_cb_engine_count_devices) */
 	int tried_catalog;
 	int have_catalog;
@@ -90,6 +99,8 @@ struct mset {
 	double last[MAX_EVENTS];	/* the values of the last read */
 	char names[MAX_EVENTS][CUPTI_CB_NAME_MAX];
 };
+
+static void unlock_source(struct msrc *m);
 
 /* ---- opening --------------------------------------------------------------- */
 
@@ -159,7 +170,7 @@ static int count_devices(struct msrc *m)
 		return n;
 	pthread_mutex_lock(&m->lock);
 	n = count_devices_locked(m);
-	pthread_mutex_unlock(&m->lock);
+	unlock_source(m);
 	return n;
 }
 
@@ -237,7 +248,7 @@ static int ensure_catalog(struct msrc *m)
 {
 	pthread_mutex_lock(&m->lock);
 	int rc = ensure_catalog_locked(m);
-	pthread_mutex_unlock(&m->lock);
+	unlock_source(m);
 	return rc;
 }
 
@@ -402,7 +413,7 @@ static int m_descr(void *self, uint32_t code, char *buf, size_t len)
 	unsigned type = m->cat.metrics[metric].type;
 	pthread_mutex_lock(&m->lock);
 	cupti_cb_mcat_descr(&m->cat, metric, buf, len);
-	pthread_mutex_unlock(&m->lock);
+	unlock_source(m);
 	size_t n = strlen(buf);
 	n += (size_t)snprintf(buf + n, n < len ? len - n : 0, " [%s; default %s; takes", type_word[type],
 			      m->cat.suffixes[type][m->cat.default_variant[type] - 1]);
@@ -431,7 +442,7 @@ static int m_facts(void *self, uint32_t code, struct cupti_cb_event_facts *f)
 		return rc;
 	pthread_mutex_lock(&m->lock);
 	cupti_cb_mcat_units(&m->cat, metric, variant, f->units, sizeof f->units);
-	pthread_mutex_unlock(&m->lock);
+	unlock_source(m);
 	f->is_double = !cupti_cb_mcat_is_integer(&m->cat, metric, variant);
 	f->running_sum = cupti_cb_mcat_is_additive(&m->cat, metric, variant);
 	return CUPTI_CB_OK;
@@ -450,23 +461,75 @@ static unsigned m_count(void *self)
 
 /* ---- sessions -------------------------------------------------------------- */
 
-/* A context was created or is being destroyed (application thread). */
+static void add_context_locked(struct msrc *m, int dev, CUcontext ctx)
+{
+	char why[CUPTI_CB_WHY_LEN];
+	struct cupti_cb_msession *s = m->sess[dev];
+	if (s && cupti_cb_msession_add_context(s, ctx, why, sizeof why))
+		TRACE(m, "device %d: a new context cannot be profiled: %s", dev, why);
+}
+
+/* Releases the source's lock, first adding the contexts created meanwhile. */
+static void unlock_source(struct msrc *m)
+{
+	for (;;) {
+		CUcontext ctx[MAX_PENDING_CTX];
+		int dev[MAX_PENDING_CTX];
+		pthread_mutex_lock(&m->pend_lock);
+		unsigned n = m->n_pending;
+		memcpy(ctx, m->pending, n * sizeof ctx[0]);
+		memcpy(dev, m->pending_dev, n * sizeof dev[0]);
+		m->n_pending = 0;
+		atomic_store(&m->has_pending, 0);
+		pthread_mutex_unlock(&m->pend_lock);
+		for (unsigned i = 0; i < n; i++)
+			add_context_locked(m, dev[i], ctx[i]);
+		pthread_mutex_unlock(&m->lock);
+		/* A context created after the list was taken and before the unlock. */
+		if (!atomic_load(&m->has_pending) || pthread_mutex_trylock(&m->lock) != 0)
+			return;
+	}
+}
+
+/* A context was created or is being destroyed (application thread, inside
+ * the driver). A creation never waits for the source's lock: its holder
+ * may be inside CUPTI's range profiler, waiting for the driver, which this
+ * thread holds while it creates the context (on an H100 a metric set
+ * started on one thread while another created its first context hung both).
+ * The context is then left to the holder, which adds it before it lets the
+ * lock go. A destruction must wait: the range profiler has to leave the
+ * context before it is gone. */
 static void on_context(void *arg, CUcontext ctx, int created)
 {
 	struct msrc *m = arg;
 	int dev = m->e->resolver.context_device(m->e->resolver.arg, ctx);
 	if (dev < 0 || dev >= CUPTI_CB_MAX_DEVICES)
 		return;
-	pthread_mutex_lock(&m->lock);
-	struct cupti_cb_msession *s = m->sess[dev];
-	if (s) {
+	if (created && pthread_mutex_trylock(&m->lock) != 0) {
+		pthread_mutex_lock(&m->pend_lock);
+		if (m->n_pending < MAX_PENDING_CTX) {
+			m->pending[m->n_pending] = ctx;
+			m->pending_dev[m->n_pending++] = dev;
+		} else {
+			m->lost_contexts++;
+		}
+		atomic_store(&m->has_pending, 1);
+		pthread_mutex_unlock(&m->pend_lock);
+		/* The holder may have let the lock go before it saw the list. */
+		if (pthread_mutex_trylock(&m->lock) == 0)
+			unlock_source(m);
+		return;
+	}
+	if (!created)
+		pthread_mutex_lock(&m->lock);
+	if (created) {
+		add_context_locked(m, dev, ctx);
+	} else if (m->sess[dev]) {
 		char why[CUPTI_CB_WHY_LEN];
-		if (created && cupti_cb_msession_add_context(s, ctx, why, sizeof why))
-			TRACE(m, "device %d: a new context cannot be profiled: %s", dev, why);
-		else if (!created && cupti_cb_msession_drop_context(s, ctx, why, sizeof why))
+		if (cupti_cb_msession_drop_context(m->sess[dev], ctx, why, sizeof why))
 			TRACE(m, "device %d: a context on its way out: %s", dev, why);
 	}
-	pthread_mutex_unlock(&m->lock);
+	unlock_source(m);
 }
 
 /* The device's session, made at its first use. */
@@ -566,7 +629,7 @@ static int m_set_update(void *self, void *set, const uint32_t *codes, unsigned n
 	pthread_mutex_lock(&m->lock);
 	let_go_locked(m, s);	/* the events change: what they held goes */
 	end_idle_sessions_locked(m);
-	pthread_mutex_unlock(&m->lock);
+	unlock_source(m);
 	for (unsigned i = 0; i < n; i++) {
 		int rc = decode(m, codes[i], &metric, &variant);
 		if (rc)
@@ -582,7 +645,7 @@ static int m_set_update(void *self, void *set, const uint32_t *codes, unsigned n
 		return CUPTI_CB_OK;
 	pthread_mutex_lock(&m->lock);
 	size_t passes = passes_of(m, s, why, len);
-	pthread_mutex_unlock(&m->lock);
+	unlock_source(m);
 	if (passes == 0)
 		return CUPTI_CB_ECUPTI;
 	if (passes > 1) {
@@ -865,7 +928,7 @@ static int m_set_start(void *self, void *set, char *why, size_t len)
 	struct msrc *m = self;
 	pthread_mutex_lock(&m->lock);
 	int rc = start_locked(m, set, why, len);
-	pthread_mutex_unlock(&m->lock);
+	unlock_source(m);
 	TRACE(m, "start: %s", rc ? why : "ok");
 	return rc;
 }
@@ -887,7 +950,7 @@ static int m_set_read(void *self, void *set, long long *values)
 	} else if (s->running) {
 		TRACE(m, "read: %s", why);
 	}
-	pthread_mutex_unlock(&m->lock);
+	unlock_source(m);
 	for (unsigned i = 0; i < s->n; i++) {
 		if (s->integer[i]) {
 			values[i] = (long long)(s->last[i] + 0.5);
@@ -907,7 +970,7 @@ static int m_set_stop(void *self, void *set)
 	if (s->running) {
 		s->running = 0;
 	}
-	pthread_mutex_unlock(&m->lock);
+	unlock_source(m);
 	return CUPTI_CB_OK;
 }
 
@@ -919,7 +982,7 @@ static int m_set_reset(void *self, void *set)
 	pthread_mutex_lock(&m->lock);
 	if (s->running && sample(m, s, why, sizeof why) == 0)
 		rebase(m, s);
-	pthread_mutex_unlock(&m->lock);
+	unlock_source(m);
 	return CUPTI_CB_OK;
 }
 
@@ -932,7 +995,7 @@ static void m_set_free(void *self, void *set)
 	pthread_mutex_lock(&m->lock);
 	let_go_locked(m, set);
 	end_idle_sessions_locked(m);
-	pthread_mutex_unlock(&m->lock);
+	unlock_source(m);
 	free(set);
 }
 
@@ -941,8 +1004,9 @@ static void m_set_free(void *self, void *set)
 static void m_close(void *self)
 {
 	struct msrc *m = self;
-	TRACE(m, "%lu samples, %lu reads without GPU work since the last sample skipped theirs", m->samples,
-	      m->skipped);
+	TRACE(m, "%lu samples, %lu reads without GPU work since the last sample skipped theirs, %lu contexts "
+		 "created meanwhile not profiled (more than %d at once)", m->samples, m->skipped, m->lost_contexts,
+	      MAX_PENDING_CTX);
 	cupti_cb_engine_unwatch_contexts(m->e);
 	pthread_mutex_lock(&m->lock);
 	for (int d = 0; d < CUPTI_CB_MAX_DEVICES; d++)
@@ -951,7 +1015,7 @@ static void m_close(void *self)
 	cupti_cb_engine_unhold(m->e, &m->activity);
 	m->watch_activity = 0;
 	m->epoch++;	/* every set's hold is void */
-	pthread_mutex_unlock(&m->lock);
+	unlock_source(m);
 }
 
 void *cupti_cb_metric_source_new(struct cupti_cb_engine *services)
@@ -962,6 +1026,7 @@ void *cupti_cb_metric_source_new(struct cupti_cb_engine *services)
 	m->e = services;
 	atomic_init(&m->n_devices, -1);
 	pthread_mutex_init(&m->lock, NULL);
+	pthread_mutex_init(&m->pend_lock, NULL);
 	return m;
 }
 
