@@ -39,7 +39,7 @@
  *             enable): "metrics" is [], a note says so, the callback counts are exact
  *   metricnochip no metric catalogue (CUPTI_CB_CHIP names no chip CUPTI knows): one note says
  *             that no metric is offered, the callback counts are exact
- *   metricwait the program makes no CUDA call within CUPTI_CB_RUN_METRICS_WAIT_MS after cuInit:
+ *   metricwait the program issues no GPU work within CUPTI_CB_RUN_METRICS_WAIT_MS after cuInit:
  *             the note says the metrics were not collected, the rest counts
  *   threads   three named threads and the main thread make known calls (two threads exit
  *             before the program, one is still alive, one issues GPU work): the file's "threads"
@@ -68,9 +68,10 @@ static void *exit_from_thread(void *arg)
 static void app_calls_then(void (*after_first)(void))
 {
     play_get_device(4);
-    if (after_first)
+    CUdeviceptr a = play_malloc(1 << 20, 0);
+    if (after_first)	/* after the first GPU work, where the metrics start */
         after_first();
-    CUdeviceptr a = play_malloc(1 << 20, 0), b = play_malloc(1 << 20, 1 << 20);
+    CUdeviceptr b = play_malloc(1 << 20, 1 << 20);
     for (int i = 0; i < 3; i++)
         play_htod(1000, 0);
     play_dtoh(500, 0);
@@ -553,7 +554,7 @@ static void check_metrics(int late)
     note = inj_note(r.doc, "hardware metric sm__throughput.avg.pct_of_peak_sustained_elapsed (device 0) was left out: "
                            "it needs more than one pass, alone or with the metrics before it in the list");
     ct_result(note != NULL, "a note says the metric that needs passes was left out: %s", note ? note : "(none)");
-    note = inj_note(r.doc, "hardware metrics counted from the program's first CUDA call after cuInit");
+    note = inj_note(r.doc, "hardware metrics counted from the program's first allocation, copy, memset or kernel launch");
     ct_result(note != NULL, "a note says when the metrics started: %s", note ? note : "(none)");
     note = inj_note(r.doc, "one range of CUPTI's range profiler over the run");
     ct_result(note != NULL, "a note says what they cost: %s", note ? note : "(none)");
@@ -588,7 +589,7 @@ static void check_metricperm(int other)
         CHECK_TRUE("... and what to change", note && strstr(note, "NVreg_RestrictProfilingToAdminUsers=0"));
     }
     CHECK_TRUE("no note says the metrics started",
-               !inj_note(r.doc, "hardware metrics counted from the program's first CUDA call"));
+               !inj_note(r.doc, "hardware metrics counted from the program's first allocation"));
     inj_done(&r);
 }
 
@@ -621,7 +622,7 @@ static void check_metricwait(void)
     CHECK_TRUE("status.counting is true", inj_counting(r.doc));
     check_calls(r.doc, 0);
     CHECK_EQ("metrics is []", json_array_size(json_object_get(r.doc, "metrics")), 0);
-    const char *note = inj_note(r.doc, "hardware metrics were not collected: the program made no CUDA call within 20 ms "
+    const char *note = inj_note(r.doc, "hardware metrics were not collected: the program issued no GPU work within 20 ms "
                                        "after cuInit");
     ct_result(note != NULL, "a note says the wait gave up: %s", note ? note : "(none)");
     inj_done(&r);

@@ -232,7 +232,7 @@ static void check_metrics(void)
         double v = metric_value(names[i]);
         ct_result(v > 0, "%s on device 0: %.0f > 0", names[i], v);
     }
-    const char *note = inj_note(doc, "hardware metrics counted from the program's first CUDA call after cuInit");
+    const char *note = inj_note(doc, "hardware metrics counted from the program's first allocation, copy, memset or kernel launch");
     ct_result(note != NULL, "a note says when the metrics started: %s", note ? note : "(none)");
     CHECK_TRUE("no note says the metrics were not collected", !inj_note(doc, "not collected"));
 }

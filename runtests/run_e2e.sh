@@ -11,7 +11,7 @@
 # exits with 7: the runner prints the component's reason and returns 7.
 # --metrics: app-metrics makes the same calls with a working (fake) range
 # profiler; once the metrics started (on the library's thread, after the
-# first CUDA call after cuInit) its GPU reads 4096 bytes of DRAM at 87.5%
+# first GPU work) its GPU reads 4096 bytes of DRAM at 87.5%
 # L2 hits: the report has those values, an unknown metric is left out with a
 # note, and the callback counts are those of app-basic. Without profiling
 # permission (APP_NOPERM) the metrics are left out, with the note, and the
@@ -70,7 +70,7 @@ line m.csv "metric,dram__bytes_read.sum,0,4096,byte"
 line m.csv "metric,lts__t_request_hit_rate.pct,0,87.5,%"
 grep -Fq "note: hardware metric no_such__metric.sum (device 0) was left out: cupti_cb knows no such metric" m.txt ||
 	fail "m.txt has no note on no_such__metric.sum"
-grep -Fq "note: hardware metrics counted from the program's first CUDA call after cuInit" m.txt ||
+grep -Fq "note: hardware metrics counted from the program's first allocation, copy, memset or kernel launch" m.txt ||
 	fail "m.txt does not say when the metrics started"
 noline m.txt "not collected by cupti_cb_run yet"
 

@@ -7,12 +7,15 @@
  * profiling session) and cuDeviceGet.  At InitializeInjection no driver function may be called
  * (a nested cuInit there makes the program's own cuInit fail: cupti_cb_inject.c), so the metric
  * events cannot be added where the other events are.  They are added later, on the part's own
- * thread, once the program's cuInit has returned.  The signal is a counted CUDA call: cuInit
- * itself is not counted (the callbacks are enabled inside it), so process-scope api.calls > 0
- * means that the program made a CUDA call after its cuInit returned (the set starts at the end of
- * the set-up, so nothing counted before triggers it).  The thread waits for it
- * with a one-event set (api.calls:process), read every POLL_MS (a read of a callback event is a
- * few loads), then every SLOW_POLL_MS after SLOW_AFTER_MS, and gives up after
+ * thread, once the program's cuInit has returned and its first context exists.  The signal is
+ * the first allocation, copy, memset or kernel launch the program made (process scope, on any
+ * device): it comes after cuInit returned (the callbacks are enabled inside it, and the set starts
+ * at the end of the set-up), and after the context it needed was created.  Starting the metrics
+ * while the program's first context was being created made the two threads wait for each other
+ * inside the driver, and later crashed the process (H100, CUDA 13.0: the first CUDA call, rather
+ * than the first work, as the signal).  The thread waits for it with a small set (api.calls and
+ * those four events of each device, in process scope), read every POLL_MS (a read of callback
+ * events is a few loads), then every SLOW_POLL_MS after SLOW_AFTER_MS, and gives up after
  * CUPTI_CB_RUN_METRICS_WAIT_MS (default WAIT_MS) with a note.  A program whose first call after
  * cuInit creates its context loses nothing: the metric source enables the range profiler on a
  * context created after the start (its context callback waits for the start under the source's
@@ -50,6 +53,11 @@
 #define WAIT_MS 600000L
 /* cupti_cb's metric source takes at most 128 metric events in one set. */
 #define MAX_METRICS 128
+/* The events that say the program issued work, per device, after api.calls. */
+static const char *const work_events[] = { "alloc.calls", "memcpy.calls", "memset.calls", "kernel.launches" };
+#define N_WORK 4
+#define MAX_WAIT_DEVICES 16
+#define MAX_WAIT (1 + N_WORK * MAX_WAIT_DEVICES)
 
 enum { IDLE, WAITING, COUNTING, DONE };
 
@@ -57,6 +65,7 @@ static struct {
 	struct cupti_cb_inj_owner owner;
 	struct cupti_cb_inj *s;
 	int phase;
+	int n_wait;			/* events of the set that waits for the first work */
 	long wait_ms;			/* give up after */
 	long long wait_t0;		/* when the wait began */
 	struct cupti_cb_inj_metric m[MAX_METRICS];
@@ -174,17 +183,17 @@ static void add_metrics(struct cupti_cb_inj *s, int es)
 /* The program's cuInit has returned: the metric events replace api.calls, and start. */
 static void begin_metrics(struct cupti_cb_inj *s, int es)
 {
-	long long v = 0, t = cupti_cb_inj_now_ns();
+	long long v[MAX_WAIT], t = cupti_cb_inj_now_ns();
 	double seen_ms = (double)(t - s->t0_ns) / 1e6;
-	PAPI_stop(es, &v);
+	PAPI_stop(es, v);
 	int rc = PAPI_cleanup_eventset(es);
 	if (rc != PAPI_OK) {
 		cupti_cb_inj_note(s, "hardware metrics were not collected: their event set cannot be emptied (%s)",
 				  PAPI_strerror(rc));
 		return;
 	}
-	cupti_cb_inj_trace(s, "the program's first CUDA call after cuInit seen %.1f ms after cuInit began: "
-			   "adding the metrics", seen_ms);
+	cupti_cb_inj_trace(s, "the program's first GPU work (allocation, copy, memset or launch) seen %.1f ms "
+			   "after cuInit began: adding the metrics", seen_ms);
 	add_metrics(s, es);
 	if (mx.n == 0)
 		return;
@@ -200,8 +209,8 @@ static void begin_metrics(struct cupti_cb_inj *s, int es)
 			   ms_since(t));
 	/* The same sentences in every process, so that the runner's report, which merges equal
 	 * notes, says them once for a run of many ranks. */
-	cupti_cb_inj_note(s, "hardware metrics counted from the program's first CUDA call after cuInit to its "
-			  "exit: GPU work issued before they started is not included");
+	cupti_cb_inj_note(s, "hardware metrics counted from the program's first allocation, copy, memset or "
+			  "kernel launch to its exit: GPU work issued before they started is not included");
 	cupti_cb_inj_note(s, "hardware metrics: one range of CUPTI's range profiler over the run on each "
 			  "device (one pass), set up once on a thread of the library (130 to 210 ms on an "
 			  "H100); reading it at exit waits for the GPU's work; while it runs, CUPTI's "
@@ -211,10 +220,13 @@ static void begin_metrics(struct cupti_cb_inj *s, int es)
 static void tick(struct cupti_cb_inj_owner *o, void *arg)
 {
 	struct cupti_cb_inj *s = arg;
-	long long calls = 0;
+	long long v[MAX_WAIT] = { 0 }, work = 0;
 	if (mx.phase != WAITING)
 		return;
-	if (PAPI_read(o->eventset, &calls) == PAPI_OK && calls > 0) {
+	int read = PAPI_read(o->eventset, v) == PAPI_OK;
+	for (int i = 1; read && i < mx.n_wait; i++)
+		work += v[i];
+	if (work > 0) {
 		set_interval(o, 0);	/* no more ticks */
 		mx.phase = DONE;	/* unless begin_metrics starts them */
 		begin_metrics(s, o->eventset);
@@ -222,13 +234,12 @@ static void tick(struct cupti_cb_inj_owner *o, void *arg)
 	}
 	double waited = ms_since(mx.wait_t0);
 	if (waited >= (double)mx.wait_ms) {
-		long long v;
 		set_interval(o, 0);
 		mx.phase = DONE;
-		PAPI_stop(o->eventset, &v);
-		cupti_cb_inj_note(s, "hardware metrics were not collected: the program made no CUDA call within "
+		PAPI_stop(o->eventset, v);
+		cupti_cb_inj_note(s, "hardware metrics were not collected: the program issued no GPU work within "
 				  "%ld ms after cuInit (CUPTI_CB_RUN_METRICS_WAIT_MS), and they can only start "
-				  "after one", mx.wait_ms);
+				  "after its first allocation, copy, memset or kernel launch", mx.wait_ms);
 	} else if (waited >= SLOW_AFTER_MS && o->interval_ms == POLL_MS) {
 		set_interval(o, SLOW_POLL_MS);
 	}
@@ -238,17 +249,21 @@ static void tick(struct cupti_cb_inj_owner *o, void *arg)
 static void finish(struct cupti_cb_inj_owner *o, void *arg)
 {
 	struct cupti_cb_inj *s = arg;
-	long long v[MAX_METRICS];
+	long long v[MAX_METRICS > MAX_WAIT ? MAX_METRICS : MAX_WAIT];
 	if (mx.phase == WAITING) {
 		v[0] = 0;
 		PAPI_stop(o->eventset, v);
-		if (v[0] > 0)
+		long long work = 0;
+		for (int i = 1; i < mx.n_wait; i++)
+			work += v[i];
+		if (work > 0)
 			cupti_cb_inj_note(s, "hardware metrics were not collected: the program exited before they "
 					  "could start (they start on a thread of the library, within %d ms of the "
-					  "program's first CUDA call after cuInit)", SLOW_POLL_MS);
+					  "program's first allocation, copy, memset or kernel launch)", SLOW_POLL_MS);
 		else
-			cupti_cb_inj_note(s, "hardware metrics were not collected: the program made no CUDA call after "
-					  "cuInit before it exited, and they can only start after one");
+			cupti_cb_inj_note(s, "hardware metrics were not collected: the program issued no GPU work "
+					  "(allocation, copy, memset or kernel launch) before it exited, and they can "
+					  "only start after its first");
 	}
 	if (mx.phase != COUNTING)
 		return;
@@ -296,6 +311,14 @@ void cupti_cb_inj_metrics_start(struct cupti_cb_inj *s)
 		return;
 	}
 	rc = PAPI_add_named_event(mx.owner.eventset, "cupti_cb:::api.calls:process");
+	mx.n_wait = 1;
+	for (int d = 0; rc == PAPI_OK && d < s->n_devices && d < MAX_WAIT_DEVICES; d++)
+		for (int k = 0; rc == PAPI_OK && k < N_WORK; k++) {
+			char name[128];
+			snprintf(name, sizeof name, "cupti_cb:::%s:device=%d:process", work_events[k], d);
+			if ((rc = PAPI_add_named_event(mx.owner.eventset, name)) == PAPI_OK)
+				mx.n_wait++;
+		}
 	if (rc == PAPI_OK)
 		rc = PAPI_start(mx.owner.eventset);
 	if (rc != PAPI_OK) {
