@@ -10,12 +10,12 @@
  *                    the file's per-thread rows (each worker found by its copy's size: exactly its
  *                    launches, bytes, GPU kernels and calls, the first launcher's including the
  *                    module's lazy loading; the rows add up to the totals)
- *   gpu_run_metrics  cupti_cb_demo with CUPTI_CB_RUN_METRICS=dram__bytes_read.sum,
+ *   gpu_run_metrics  cupti_cb_demo --pause-ms=1000 with CUPTI_CB_RUN_METRICS=dram__bytes_read.sum,
  *                    smsp__inst_executed.sum (what cupti_cb --metrics asks for): the metrics
- *                    start on the library's thread after the program's first CUDA call after
- *                    cuInit; both are in "metrics" for device 0 and > 0 (the demo's kernels
- *                    and copies come after that call), and every exact count of gpu_run_demo
- *                    is unchanged
+ *                    start on the library's thread after the program's first GPU work (the
+ *                    demo's first cudaMalloc, after which it waits 1 s); both are in "metrics"
+ *                    for device 0 and > 0 (the demo's kernels and copies come after the wait),
+ *                    and every exact count of gpu_run_demo is unchanged
  *
  * The library and the programs are looked for next to this program: in the build tree
  * (../src/.libs, ../src) or in the installed prefix (<prefix>/lib/cupti_cb,
@@ -258,6 +258,8 @@ int main(void)
     snprintf(prog_i, sizeof prog_i, "%s/../cupti_cb_demo", here);
 #if INJ_MODE == MODE_THREADS
     arg1 = (char *)"threads";
+#elif INJ_MODE == MODE_METRICS
+    arg1 = (char *)"--pause-ms=1000";	/* the metrics start some 200 ms after the first GPU work */
 #endif
 #elif INJ_MODE == MODE_SHARED
     snprintf(prog_b, sizeof prog_b, "%s/inj_demo_shared", here);

@@ -3,6 +3,11 @@
  * cupti_cb_run and for the tests of the injected library:
  *
  *   cupti_cb_run cupti_cb_demo            (or: cupti_cb_demo threads)
+ *   cupti_cb_run --metrics sol cupti_cb_demo --pause-ms=1000
+ *
+ * --pause-ms=N waits N ms after the first allocation: cupti_cb_run's hardware metrics start on a
+ * thread of its library some 200 ms after a program's first GPU work, and the demo's work is
+ * done well before that.
  *
  * Without a usable GPU it prints one sentence saying why and exits 0.  Any CUDA error after
  * that is printed and makes the exit status 1.
@@ -10,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -33,7 +39,7 @@ static void must(cudaError_t e, const char *what, int line)
 }
 #define MUST(call) must((call), #call, __LINE__)
 
-static int demo_default(void)
+static int demo_default(long pause_ms)
 {
     const size_t sizes[3] = {DEMO_BYTES_A, DEMO_BYTES_B, DEMO_BYTES_C};
     float *d[3];
@@ -42,6 +48,8 @@ static int demo_default(void)
         return 1;
     for (int i = 0; i < 3; i++)
         MUST(cudaMalloc((void **)&d[i], sizes[i]));
+    if (pause_ms > 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
     for (int i = 0; i < 3; i++)
         MUST(cudaMemcpy(d[i], host, sizes[i], cudaMemcpyHostToDevice));
     MUST(cudaMemset(d[2], 0, DEMO_BYTES_MEMSET));
@@ -114,9 +122,16 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && !strcmp(argv[1], "threads"))
         return demo_threads();
-    if (argc > 1) {
-        fprintf(stderr, "usage: cupti_cb_demo [threads]\n");
+    long pause_ms = 0;
+    if (argc > 1 && !strncmp(argv[1], "--pause-ms=", 11)) {
+        char *end;
+        pause_ms = strtol(argv[1] + 11, &end, 10);
+        if (*end || pause_ms < 0)
+            pause_ms = -1;
+    }
+    if (argc > 2 || pause_ms < 0 || (argc > 1 && !pause_ms && strcmp(argv[1], "--pause-ms=0"))) {
+        fprintf(stderr, "usage: cupti_cb_demo [threads | --pause-ms=N]\n");
         return 2;
     }
-    return demo_default();
+    return demo_default(pause_ms);
 }
