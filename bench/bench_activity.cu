@@ -47,6 +47,8 @@
  *   callback  a cupti_cb set per thread with kernel.launches (the callback
  *             source only).
  *   counted   a cupti_cb set per thread with gpu.kernels (the activity source)
+ *             BENCH_RECHECK=1: before PAPI_stop, reads again (2 ms apart) until the kernels
+ *             are all there, and says how long that took.
  *             check=ok: at PAPI_stop, after the stream was synchronized, the
  *             value equals the launches the thread made.
  * Under Nsight Systems: run-activity-bench runs mode bare under
@@ -189,6 +191,20 @@ static void *worker_main(void *arg)
     }
     if (papi_mode()) {
         long long want = warm + (long long)REPS * w->iters;
+        if (getenv("BENCH_RECHECK")) {
+            /* How long records of finished kernels take to be delivered: read until they are
+             * all there (2 ms apart, at most 100 reads). */
+            int n = 0;
+            PAPI_CHECK(PAPI_read(set, v));
+            for (; v[0] < want && n < 100; n++) {
+                struct timespec ts = {0, 2000000};
+                nanosleep(&ts, NULL);
+                PAPI_CHECK(PAPI_read(set, v));
+            }
+            if (n)
+                fprintf(stderr, "bench_activity: recheck: %lld of %lld after %d more reads (%d ms)\n", v[0], want,
+                        n, 2 * n);
+        }
         PAPI_CHECK(PAPI_stop(set, v));
         w->check = v[0] == want;
         if (!w->check)
