@@ -243,6 +243,16 @@ static void check_metrics(void)
     const char *note = inj_note(doc, "hardware metrics counted from the program's first allocation, copy, memset or kernel launch");
     ct_result(note != NULL, "a note says when the metrics started: %s", note ? note : "(none)");
     CHECK_TRUE("no note says the metrics were not collected", !inj_note(doc, "not collected"));
+    /* The driver calls cupti_cb makes for the metrics (the session's contexts), on the library's
+     * thread, are not the program's: no thread of the library has a row. */
+    json_t *t;
+    size_t i;
+    int library_rows = 0;
+    json_array_foreach(json_object_get(doc, "threads"), i, t) {
+        const char *name = json_string_value(json_object_get(t, "name"));
+        library_rows += name && !strcmp(name, "cupti_cb_run");
+    }
+    CHECK_EQ("threads of the library with counted calls", library_rows, 0);
 }
 
 int main(void)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 CUPTI_CB_TLS struct cupti_cb_block *cupti_cb_tls_block;
+CUPTI_CB_TLS int cupti_cb_tls_own;
 CUPTI_CB_TLS unsigned cupti_cb_tls_generation;
 CUPTI_CB_TLS unsigned cupti_cb_tls_registry;
 
@@ -172,6 +173,10 @@ struct cupti_cb_block *cupti_cb_block_slow(struct cupti_cb_registry *r)
 		cupti_cb_tls_generation = r->generation;
 		return own;
 	}
+	/* A thread that never made a counted call gets no block for cupti_cb's own driver
+	 * calls (cupti_cb_own_begin): its callbacks are not counted. */
+	if (cupti_cb_tls_own)
+		return NULL;
 	/* Below the bound every thread has a block of its own: its counts stay
 	 * its own after it exits (attached reads, listings). The count is read
 	 * without a lock: threads racing past the bound make a few more. */

@@ -123,6 +123,29 @@ struct cupti_cb_block *cupti_cb_block_slow(struct cupti_cb_registry *r);
  * opened with dlopen draws on glibc's static TLS reserve (16 bytes). */
 #define CUPTI_CB_TLS _Thread_local __attribute__((tls_model("initial-exec")))
 extern CUPTI_CB_TLS struct cupti_cb_block *cupti_cb_tls_block;
+extern CUPTI_CB_TLS int cupti_cb_tls_own;	/* > 0: inside cupti_cb's own driver calls */
+
+/* Around driver calls that cupti_cb makes itself on a thread (a metric
+ * session's contexts, the device of the calling thread): their callbacks
+ * are not the application's calls. A thread that has a block marks it; one
+ * that has none gets none meanwhile. Not for the hot path. */
+static inline int cupti_cb_own_begin(void)
+{
+	struct cupti_cb_block *b = cupti_cb_tls_block;
+	int prev = b ? b->in_lookup : 0;
+	if (b)
+		b->in_lookup = 1;
+	cupti_cb_tls_own++;
+	return prev;
+}
+
+static inline void cupti_cb_own_end(int prev)
+{
+	struct cupti_cb_block *b = cupti_cb_tls_block;
+	if (b)
+		b->in_lookup = prev;
+	cupti_cb_tls_own--;
+}
 extern CUPTI_CB_TLS unsigned cupti_cb_tls_generation;
 extern CUPTI_CB_TLS unsigned cupti_cb_tls_registry;
 

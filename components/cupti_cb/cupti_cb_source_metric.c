@@ -101,6 +101,7 @@ struct mset {
 };
 
 static void unlock_source(struct msrc *m);
+static void on_context(void *arg, CUcontext ctx, int created);
 
 /* ---- opening --------------------------------------------------------------- */
 
@@ -499,7 +500,7 @@ static void unlock_source(struct msrc *m)
  * The context is then left to the holder, which adds it before it lets the
  * lock go. A destruction must wait: the range profiler has to leave the
  * context before it is gone. */
-static void on_context(void *arg, CUcontext ctx, int created)
+static void on_context_own(void *arg, CUcontext ctx, int created)
 {
 	struct msrc *m = arg;
 	int dev = m->e->resolver.context_device(m->e->resolver.arg, ctx);
@@ -923,7 +924,7 @@ static int start_locked(struct msrc *m, struct mset *s, char *why, size_t len)
 	return CUPTI_CB_OK;
 }
 
-static int m_set_start(void *self, void *set, char *why, size_t len)
+static int m_set_start_own(void *self, void *set, char *why, size_t len)
 {
 	struct msrc *m = self;
 	pthread_mutex_lock(&m->lock);
@@ -935,7 +936,7 @@ static int m_set_start(void *self, void *set, char *why, size_t len)
 
 /* The values since start; a failed sample keeps the last values (a read
  * cannot fail in PAPI's vector), and the trace says why. */
-static int m_set_read(void *self, void *set, long long *values)
+static int m_set_read_own(void *self, void *set, long long *values)
 {
 	struct msrc *m = self;
 	struct mset *s = set;
@@ -974,7 +975,7 @@ static int m_set_stop(void *self, void *set)
 	return CUPTI_CB_OK;
 }
 
-static int m_set_reset(void *self, void *set)
+static int m_set_reset_own(void *self, void *set)
 {
 	struct msrc *m = self;
 	struct mset *s = set;
@@ -986,7 +987,7 @@ static int m_set_reset(void *self, void *set)
 	return CUPTI_CB_OK;
 }
 
-static void m_set_free(void *self, void *set)
+static void m_set_free_own(void *self, void *set)
 {
 	struct msrc *m = self;
 	if (!set)
@@ -1001,7 +1002,7 @@ static void m_set_free(void *self, void *set)
 
 /* The context watch stays on while sessions exist: a context the range
  * profiler is enabled on must be dropped before it is destroyed. */
-static void m_close(void *self)
+static void m_close_own(void *self)
 {
 	struct msrc *m = self;
 	TRACE(m, "%lu samples, %lu reads without GPU work since the last sample skipped theirs, %lu contexts "
@@ -1016,6 +1017,53 @@ static void m_close(void *self)
 	m->watch_activity = 0;
 	m->epoch++;	/* every set's hold is void */
 	unlock_source(m);
+}
+
+/* ---- cupti_cb's own driver calls (cupti_cb_own_begin) ------------------ */
+
+static void on_context(void *arg, CUcontext ctx, int created)
+{
+	int prev = cupti_cb_own_begin();
+	on_context_own(arg, ctx, created);
+	cupti_cb_own_end(prev);
+}
+
+static int m_set_start(void *self, void *set, char *why, size_t len)
+{
+	int prev = cupti_cb_own_begin();
+	int rc = m_set_start_own(self, set, why, len);
+	cupti_cb_own_end(prev);
+	return rc;
+}
+
+static int m_set_read(void *self, void *set, long long *values)
+{
+	int prev = cupti_cb_own_begin();
+	int rc = m_set_read_own(self, set, values);
+	cupti_cb_own_end(prev);
+	return rc;
+}
+
+static int m_set_reset(void *self, void *set)
+{
+	int prev = cupti_cb_own_begin();
+	int rc = m_set_reset_own(self, set);
+	cupti_cb_own_end(prev);
+	return rc;
+}
+
+static void m_set_free(void *self, void *set)
+{
+	int prev = cupti_cb_own_begin();
+	m_set_free_own(self, set);
+	cupti_cb_own_end(prev);
+}
+
+static void m_close(void *self)
+{
+	int prev = cupti_cb_own_begin();
+	m_close_own(self);
+	cupti_cb_own_end(prev);
 }
 
 void *cupti_cb_metric_source_new(struct cupti_cb_engine *services)
