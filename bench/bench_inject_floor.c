@@ -10,6 +10,10 @@
  *                 for api.calls
  *   cbids_res     cbids, plus the resource callbacks cupti_cb takes (context creation and
  *                 destruction)
+ *   cbids_act     cbids, plus the activity kinds cupti_cb's gpu.* events take (concurrent
+ *                 kernels, copies, peer copies, memsets) into 1 MiB buffers whose records are
+ *                 walked when CUPTI hands them over, and a flush at exit: the floor of
+ *                 cupti_cb_run's default
  *   defer:MS      the same from a thread of the library, MS ms later
  * BENCH_INJECT_PROFILER=init|init_deinit|host (with defer:MS) also calls cuptiProfilerInitialize
  * there, and cuptiProfilerDeInitialize right after it (init_deinit), or makes a Profiler Host
@@ -19,12 +23,14 @@
  * is for cupti_cb_run (unless the program preloads it).  run-runner-bench and the overhead
  * experiments compare cupti_cb_run's cost with this floor. */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <cupti.h>
+#include <cupti_activity.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 
@@ -41,6 +47,45 @@ static void CUPTIAPI empty_callback(void *userdata, CUpti_CallbackDomain domain,
 
 static const char *mode;
 
+/* ---- cbids_act: the activity kinds, with the least a client can do ------ */
+
+#define ACT_BUF (1u << 20)
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+	*buffer = aligned_alloc(8, ACT_BUF);
+	*size = *buffer ? ACT_BUF : 0;
+	*max_records = 0;
+}
+
+static volatile unsigned long records;
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid)
+{
+	(void)ctx, (void)stream, (void)size;
+	CUpti_Activity *r = NULL;
+	while (valid && cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS)
+		records++;
+	free(buffer);
+}
+
+static void flush_at_exit(void)
+{
+	cuptiActivityFlushAll(1);
+}
+
+static CUptiResult enable_activity(void)
+{
+	static const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+						    CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET };
+	CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+	for (unsigned i = 0; r == CUPTI_SUCCESS && i < sizeof kinds / sizeof kinds[0]; i++)
+		r = cuptiActivityEnable(kinds[i]);
+	if (r == CUPTI_SUCCESS)
+		atexit(flush_at_exit);
+	return r;
+}
+
 /* Every CBID of a domain, one by one; the unused numbers of the range are refused, as they
  * are for cupti_cb, which never asks for them. */
 static void enable_each(CUpti_CallbackDomain d, unsigned n)
@@ -54,6 +99,8 @@ static CUptiResult enable(void)
 	if (!strncmp(mode, "cbids", 5)) {
 		enable_each(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
 		enable_each(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
+		if (!strcmp(mode, "cbids_act"))
+			return enable_activity();
 		if (!strcmp(mode, "cbids_res")) {
 			cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
 			cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,

@@ -3,7 +3,9 @@
 # in one run: each workload bare, under cupti_cb_run (callbacks and GPU activity: its default),
 # under cupti_cb_run --start-after 300ms (counting set up after the first CUDA call), under
 # cupti_cb_run --no-gpu-activity, and under Nsight Systems (nsys profile --trace=cuda),
-# in rounds whose mode order alternates.
+# in rounds whose mode order alternates; and CUPTI's floor for an injected tool
+# (libbench_inject_floor.so: an empty callback on every CBID, as cupti_cb_run enables them, with
+# the activity kinds of its gpu.* events (floor), or without them (floor_cb)).
 #
 # Workloads:
 # Each workload waits 600 ms after its warm-up, so that --start-after 300ms counts its timed part.
@@ -52,7 +54,7 @@ if "$python" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else
 else
     echo "note torch skipped: $python cannot import torch or torch sees no GPU" >> "$res"
 fi
-modes="bare runner runner_late runner_cb"
+modes="bare floor floor_cb runner runner_late runner_cb"
 [ -n "$nsys" ] && modes="$modes nsys" || echo "note nsys skipped: not found" >> "$res"
 
 {
@@ -88,6 +90,10 @@ measure() {
     t0=$(date +%s%N)
     case $m in
     bare) timeout "$left" $cmd > "$tmp/out" 2>> "$log" ;;
+    floor) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=cbids_act \
+          timeout "$left" $cmd > "$tmp/out" 2>> "$log" ;;
+    floor_cb) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=cbids \
+          timeout "$left" $cmd > "$tmp/out" 2>> "$log" ;;
     runner) timeout "$left" "$runner" -o "$report" -- $cmd > "$tmp/out" 2>> "$log" ;;
     runner_late) timeout "$left" "$runner" --start-after 300ms -o "$report" -- $cmd > "$tmp/out" 2>> "$log" ;;
     runner_cb) timeout "$left" "$runner" --no-gpu-activity -o "$report" -- $cmd > "$tmp/out" 2>> "$log" ;;
@@ -129,18 +135,23 @@ awk "$(cat "$here/bench-lib.awk")"'
 }
 END {
     printf "# cupti_cb_run overhead\n\n%s\n", meta
-    print "| workload | mode | own measure (median) | x bare | wall ms (median) | x bare |"
-    print "|---|---|---:|---:|---:|---:|"
-    split("app1 app4 torch", ws, " "); split("bare runner runner_late runner_cb nsys", ms, " ")
+    print "| workload | mode | own measure (median) | x bare | x its floor | wall ms (median) | x bare |"
+    print "|---|---|---:|---:|---:|---:|---:|"
+    split("app1 app4 torch", ws, " "); split("bare floor floor_cb runner runner_late runner_cb nsys", ms, " ")
+    # each runner mode against the CUPTI floor of what it enables (callbacks on every CBID, and
+    # the activity kinds unless --no-gpu-activity)
+    fl["runner"] = "floor"; fl["runner_late"] = "floor"; fl["runner_cb"] = "floor_cb"
     for (i = 1; i <= 3; i++) {
         w = ws[i]; if (!(w in seen)) continue
         unit = (w == "torch") ? "ms/step" : "ns/launch"
         b = median(inner[w SUBSEP "bare"]); bw = median(wall[w SUBSEP "bare"])
-        for (j = 1; j <= 5; j++) {
+        for (j = 1; j <= 7; j++) {
             m = ms[j]; k = w SUBSEP m; if (!(k in inner)) continue
             v = median(inner[k]); vw = median(wall[k])
-            printf "| %s | %s | %.4g %s | %s | %d | %s |\n", w, m, v, unit,
-                (b > 0 ? sprintf("%.3f", v / b) : "-"), vw, (bw > 0 ? sprintf("%.3f", vw / bw) : "-")
+            f = (m in fl && (w SUBSEP fl[m]) in inner) ? median(inner[w SUBSEP fl[m]]) : 0
+            printf "| %s | %s | %.4g %s | %s | %s | %d | %s |\n", w, m, v, unit,
+                (b > 0 ? sprintf("%.3f", v / b) : "-"), (f > 0 ? sprintf("%.3f", v / f) : "-"), vw,
+                (bw > 0 ? sprintf("%.3f", vw / bw) : "-")
         }
     }
 }' "$res" > "$out/table.md"
