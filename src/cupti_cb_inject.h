@@ -51,7 +51,6 @@ enum cupti_cb_inj_kind {
 	CUPTI_CB_INJ_TOTAL,	/* totals: api.calls, ... (field: index in cupti_cb_inj_totals) */
 	CUPTI_CB_INJ_DEVICE,	/* devices[].events (field: index in cupti_cb_inj_dev_events) */
 	CUPTI_CB_INJ_FUNC,	/* api[] (field: index in cupti_cb_inj_func_fields) */
-	CUPTI_CB_INJ_METRIC,	/* metrics[] (field: index of the metric in the list) */
 };
 
 /* One event of the main set, in the order added. */
@@ -60,15 +59,13 @@ struct cupti_cb_inj_slot {
 	int kind;		/* enum cupti_cb_inj_kind */
 	int field;
 	int func;		/* CUPTI_CB_INJ_FUNC: index in the function list */
-	int device;		/* CUPTI_CB_INJ_DEVICE, CUPTI_CB_INJ_METRIC */
+	int device;		/* CUPTI_CB_INJ_DEVICE */
 	int group;		/* what the start fallback removes together (enum below) */
 	int part;		/* the event set it is in (index in cupti_cb_inj.parts) */
-	int fp64;		/* the value is a double's bits (metrics) */
-	char units[64];
 };
 
 /* Groups of events, in the order the start fallback gives them up. */
-enum { CUPTI_CB_INJ_G_CORE, CUPTI_CB_INJ_G_FUNCS, CUPTI_CB_INJ_G_ACTIVITY, CUPTI_CB_INJ_G_METRICS };
+enum { CUPTI_CB_INJ_G_CORE, CUPTI_CB_INJ_G_FUNCS, CUPTI_CB_INJ_G_ACTIVITY };
 
 struct cupti_cb_inj {
 	/* configuration, from the environment */

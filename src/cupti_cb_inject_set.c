@@ -113,14 +113,6 @@ static int add(struct cupti_cb_inj *s, int p, const char *name, int kind, int fi
 	sl->group = group;
 	sl->part = p;
 	s->parts[p].n_events++;
-	if (kind == CUPTI_CB_INJ_METRIC) {
-		PAPI_event_info_t info;
-		int code = 0;
-		if (PAPI_event_name_to_code(name, &code) == PAPI_OK && PAPI_get_event_info(code, &info) == PAPI_OK) {
-			sl->fp64 = info.data_type == PAPI_DATATYPE_FP64;
-			snprintf(sl->units, sizeof sl->units, "%s", info.units);
-		}
-	}
 	return PAPI_OK;
 }
 
