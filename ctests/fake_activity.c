@@ -171,37 +171,6 @@ void fake_activity_register_error(CUptiResult err)
  * cuptiActivityFlushAll on another thread returns at once, as CUPTI's does while its worker
  * holds a buffer. */
 static atomic_int slow_ms, delivering;
-static size_t fill(uint8_t *buf, size_t size, size_t *taken);
-
-void fake_activity_deliver(unsigned ms)
-{
-    pthread_mutex_lock(&alock);
-    CUpti_BuffersCallbackRequestFunc req = requested;
-    CUpti_BuffersCallbackCompleteFunc done = completed;
-    request_v2 req2 = requested2;
-    complete_v2 done2 = completed2;
-    pthread_mutex_unlock(&alock);
-    if (!((req && done) || (req2 && done2)))
-        return;
-    uint8_t *buf = NULL;
-    size_t size = 0, max = 0, taken = 0;
-    if (req2)
-        req2(&buf, &size, &max, NULL);
-    else
-        req(&buf, &size, &max);
-    if (!buf)
-        return;
-    pthread_mutex_lock(&alock);
-    size_t valid = fill(buf, size, &taken);
-    pthread_mutex_unlock(&alock);
-    atomic_store(&slow_ms, (int)ms);
-    if (done2)
-        done2(buf, size, valid, NULL);
-    else
-        done(NULL, 0, buf, size, valid);
-    atomic_store(&slow_ms, 0);
-    atomic_store(&delivering, 0);
-}
 
 int fake_activity_delivering(void)
 {
@@ -332,42 +301,60 @@ static size_t fill(uint8_t *buf, size_t size, size_t *taken)
     return off;
 }
 
-/* Like CUPTI, the callbacks run outside the fake's own lock: bufferCompleted may call back. */
+/* Hands the queue's head over in one buffer to the completed callback, on the calling thread,
+ * pausing slow ms after its first record (fake_activity_deliver); 0 when nothing was pending or
+ * no callbacks are registered.  Like CUPTI, the callbacks run outside the fake's own lock:
+ * bufferCompleted may call back.  Without a buffer the records are dropped. */
+static int hand_over(unsigned slow)
+{
+    pthread_mutex_lock(&alock);
+    size_t pending = queued;
+    CUpti_BuffersCallbackRequestFunc req = requested;
+    CUpti_BuffersCallbackCompleteFunc done = completed;
+    request_v2 req2 = requested2;
+    complete_v2 done2 = completed2;
+    pthread_mutex_unlock(&alock);
+    if (!pending || !((req && done) || (req2 && done2)))
+        return 0;
+    uint8_t *buf = NULL;
+    size_t size = 0, max = 0, taken = 0;
+    if (req2)
+        req2(&buf, &size, &max, NULL);
+    else
+        req(&buf, &size, &max);
+    pthread_mutex_lock(&alock);
+    size_t valid = buf ? fill(buf, size, &taken) : 0;
+    if (!buf || !taken) {
+        dropped += queued;
+        queued = 0;
+    }
+    pthread_mutex_unlock(&alock);
+    if (!buf)
+        return 1;
+    atomic_store(&slow_ms, (int)slow);
+    if (done2)
+        done2(buf, size, valid, NULL);
+    else
+        done(NULL, 0, buf, size, valid);
+    atomic_store(&slow_ms, 0);
+    atomic_store(&delivering, 0);
+    return 1;
+}
+
 CUptiResult cuptiActivityFlushAll(uint32_t flag)
 {
     (void)flag;
     atomic_fetch_add(&n_flushes, 1);
     pthread_mutex_lock(&flush_lock);
-    for (;;) {
-        pthread_mutex_lock(&alock);
-        size_t pending = queued;
-        CUpti_BuffersCallbackRequestFunc req = requested;
-        CUpti_BuffersCallbackCompleteFunc done = completed;
-        request_v2 req2 = requested2;
-        complete_v2 done2 = completed2;
-        pthread_mutex_unlock(&alock);
-        if (!pending || !((req && done) || (req2 && done2)))
-            break;
-        uint8_t *buf = NULL;
-        size_t size = 0, max = 0, taken = 0;
-        if (req2)
-            req2(&buf, &size, &max, NULL);
-        else
-            req(&buf, &size, &max);
-        pthread_mutex_lock(&alock);
-        size_t valid = buf ? fill(buf, size, &taken) : 0;
-        if (!buf || !taken) {
-            dropped += queued;
-            queued = 0;
-        }
-        pthread_mutex_unlock(&alock);
-        if (buf && done2)
-            done2(buf, size, valid, NULL);
-        else if (buf)
-            done(NULL, 0, buf, size, valid);
-    }
+    while (hand_over(0))
+        ;
     pthread_mutex_unlock(&flush_lock);
     return CUPTI_SUCCESS;
+}
+
+void fake_activity_deliver(unsigned ms)
+{
+    hand_over(ms);
 }
 
 static CUptiResult next_record(uint8_t *buffer, size_t valid, CUpti_Activity **record)
