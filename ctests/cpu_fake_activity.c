@@ -14,6 +14,15 @@
  *              the longest), per thread and per process.
  *   window   - records delivered before the start are not counted; records are counted by
  *              the read whose flush delivered them.
+ *   straddle - gpu.busy_ns of a window is the union of the work that window counts: a kernel
+ *              overlapping one of the window before (after a reset, after a stop and start)
+ *              counts whole, never less than itself; a set that was not reset sees the union of
+ *              both.
+ *   handler  - PAPI_read from a SIGPROF handler at 1 kHz on the thread that plays CUDA calls and
+ *              activity records, reads, resets and flushes: no hang (a watchdog), no value goes
+ *              down between resets, and the ordinary reads stay exact.
+ *   flusher  - a set read only from a signal handler sees records the flushing thread delivered
+ *              (CUPTI_CB_FLUSH_MS); with CUPTI_CB_FLUSH_MS=0 only those of the last ordinary read.
  *   inflight - CUPTI's worker thread is handing a buffer of a thread's kernels over when that
  *              thread reads (its flush finds nothing left): the read waits for the buffer and
  *              counts every kernel, not only those handed over so far.
@@ -26,6 +35,11 @@
  */
 #include "ctest_util.h"
 #include "fake_play.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
 
 #include <cupti_activity.h>
 
@@ -273,6 +287,218 @@ static int busy_case(void)
     return ct_done();
 }
 
+/* ---- straddle ---- */
+
+static unsigned long pthread_self_id(void)
+{
+    return (unsigned long)pthread_self();
+}
+
+/* A set of gpu.busy_ns:process on its own thread (PAPI runs one set of a
+ * component per thread), started at step 0 and read at step 1. */
+static pthread_barrier_t steps;
+static long long other_busy;
+
+static void *other_set(void *arg)
+{
+    (void)arg;
+    int es = PAPI_NULL;
+    long long v[1];
+    PAPI_register_thread();
+    PAPI_MUST(PAPI_create_eventset(&es));
+    PAPI_MUST(ct_add(es, "gpu.busy_ns:process"));
+    PAPI_MUST(PAPI_start(es));
+    pthread_barrier_wait(&steps);
+    pthread_barrier_wait(&steps);
+    PAPI_MUST(PAPI_stop(es, v));
+    other_busy = v[0];
+    pthread_barrier_wait(&steps);
+    return NULL;
+}
+
+static int straddle_case(void)
+{
+    static const char *const names[] = { "gpu.busy_ns", "gpu.busy_ns:process" };
+    long long v[2];
+    pthread_t other;
+    ct_library_init();
+    PAPI_MUST(PAPI_thread_init(pthread_self_id));
+    pthread_barrier_init(&steps, NULL, 2);
+    pthread_create(&other, NULL, other_set, NULL);
+    pthread_barrier_wait(&steps);
+    int es = ct_eventset(2, names);
+    PAPI_MUST(PAPI_start(es));
+    fake_activity_kernel(launch(FAKE_CTX0), 0, 10000, 0);	/* 10 us */
+    PAPI_MUST(PAPI_read(es, v));
+    CHECK_EQ("the first window: its kernel", v[0], 10000);
+    PAPI_MUST(PAPI_reset(es));
+    fake_activity_kernel(launch(FAKE_CTX0), 5000, 25000, 0);	/* 20 us, overlapping the first by 5 */
+    PAPI_MUST(PAPI_read(es, v));
+    CHECK_EQ("after a reset: the kernel in the window counts whole", v[0], 20000);
+    CHECK_EQ("process scope too", v[1], 20000);
+    PAPI_MUST(PAPI_stop(es, v));
+    PAPI_MUST(PAPI_start(es));
+    fake_activity_kernel(launch(FAKE_CTX0), 20000, 30000, 0);	/* inside the union of the window before */
+    fake_activity_kernel(launch(FAKE_CTX0), 40000, 41000, 0);
+    PAPI_MUST(PAPI_stop(es, v));
+    CHECK_EQ("after a stop and a start: both kernels whole", v[0], 11000);
+    pthread_barrier_wait(&steps);
+    pthread_barrier_wait(&steps);
+    CHECK_EQ("a set that ran throughout: the union, 0..30 us and 40..41 us", other_busy, 31000);
+    pthread_join(other, NULL);
+    return ct_done();
+}
+
+/* ---- handler ---- */
+
+#define HANDLER_EVENTS 4
+static int sig_es = PAPI_NULL;
+static volatile sig_atomic_t sig_gen;		/* bumped by the main thread after each reset */
+static long long sig_last[HANDLER_EVENTS];
+static int sig_last_gen = -1;
+static volatile sig_atomic_t sig_reads, sig_bad_rc, sig_went_down;
+
+static void sigprof_reader(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    long long v[HANDLER_EVENTS];
+    int rc = PAPI_read(sig_es, v);
+    if (rc != PAPI_OK) {
+        sig_bad_rc = rc;
+    } else {
+        if (sig_last_gen == sig_gen && sig_gen % 2 == 0)
+            for (int i = 0; i < HANDLER_EVENTS; i++)
+                if (v[i] < sig_last[i])
+                    sig_went_down = 1;
+        memcpy(sig_last, v, sizeof v);
+        sig_last_gen = sig_gen;
+        sig_reads++;
+    }
+    errno = saved;
+}
+
+static void *watchdog(void *arg)
+{
+    sleep((unsigned)(uintptr_t)arg);
+    fprintf(stderr, "FAIL: handler: still running after %u s: a read in the SIGPROF handler hangs\n",
+            (unsigned)(uintptr_t)arg);
+    _exit(1);
+    return NULL;
+}
+
+/* A timer that sends SIGPROF to the calling thread every us microseconds. */
+static timer_t thread_timer(long us)
+{
+    timer_t t;
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev.sigev_signo = SIGPROF;
+    ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+    if (timer_create(CLOCK_MONOTONIC, &ev, &t) != 0) {
+        perror("timer_create");
+        exit(2);
+    }
+    struct itimerspec it = { { 0, us * 1000 }, { 0, us * 1000 } };
+    timer_settime(t, 0, &it, NULL);
+    return t;
+}
+
+static int handler_case(void)
+{
+    static const char *const names[HANDLER_EVENTS] = { "kernel.launches", "gpu.kernels", "gpu.busy_ns",
+                                                       "gpu.kernel_time_ns:process" };
+    long long v[HANDLER_EVENTS];
+    pthread_t dog;
+    pthread_create(&dog, NULL, watchdog, (void *)(uintptr_t)60);
+    ct_library_init();
+    sig_es = ct_eventset(HANDLER_EVENTS, names);
+    PAPI_MUST(PAPI_start(sig_es));
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = sigprof_reader;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGPROF, &sa, NULL);
+    timer_t t = thread_timer(1000);
+    uint64_t clock = 0;
+    long long launched = 0, exact_misses = 0;
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int round = 0;; round++) {
+        for (int k = 0; k < 50; k++, clock += 100, launched++)
+            fake_activity_kernel(launch(FAKE_CTX0), clock, clock + 60, 0);
+        PAPI_MUST(PAPI_read(sig_es, v));	/* an ordinary read flushes: exact */
+        exact_misses += v[0] != launched || v[1] != launched || v[2] != 60 * launched;
+        if (round % 10 == 9) {
+            sig_gen++;	/* odd: a reset in progress, whose reads compare with nothing */
+            PAPI_MUST(PAPI_reset(sig_es));
+            launched = 0;
+            sig_gen++;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec - t0.tv_sec >= 3 && sig_reads >= 500)
+            break;
+        if (now.tv_sec - t0.tv_sec >= 30)
+            break;
+    }
+    timer_delete(t);
+    signal(SIGPROF, SIG_IGN);
+    PAPI_MUST(PAPI_stop(sig_es, v));
+    printf("handler: %d reads in the handler\n", (int)sig_reads);
+    CHECK_TRUE("the handler read at least 500 times", sig_reads >= 500);
+    CHECK_EQ("every read in the handler returned PAPI_OK", sig_bad_rc, PAPI_OK);
+    CHECK_EQ("no value went down between resets", sig_went_down, 0);
+    CHECK_EQ("the ordinary reads stayed exact", exact_misses, 0);
+    CHECK_EQ("the stop: exact", v[1], launched);
+    return ct_done();
+}
+
+/* ---- flusher ---- */
+
+static long long handler_value;
+
+static void read_once(int sig)
+{
+    (void)sig;
+    long long v[1];
+    if (PAPI_read(sig_es, v) == PAPI_OK)
+        handler_value = v[0];
+}
+
+/* The kernels a read in a SIGPROF handler sees 300 ms after they were played. */
+static long long seen_from_handler(void)
+{
+    long long v[1];
+    ct_library_init();
+    sig_es = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&sig_es));
+    PAPI_MUST(ct_add(sig_es, "gpu.kernels"));
+    PAPI_MUST(PAPI_start(sig_es));
+    signal(SIGPROF, read_once);
+    for (int i = 0; i < 7; i++)
+        fake_activity_kernel(launch(FAKE_CTX0), 100u * (uint64_t)i, 100u * (uint64_t)i + 50, 0);
+    usleep(300000);
+    handler_value = -1;
+    raise(SIGPROF);
+    PAPI_MUST(PAPI_stop(sig_es, v));
+    CHECK_EQ("the stop (an ordinary read): all 7", v[0], 7);
+    return handler_value;
+}
+
+static int flusher_case(void)
+{
+    CHECK_EQ("a read in a handler: the 7 kernels the flushing thread delivered", seen_from_handler(), 7);
+    return ct_done();
+}
+
+static int noflusher_case(void)
+{
+    setenv("CUPTI_CB_FLUSH_MS", "0", 1);
+    CHECK_EQ("no flushing thread: a read in a handler sees the last ordinary read's", seen_from_handler(), 0);
+    return ct_done();
+}
+
 /* ---- window ---- */
 
 static int window_case(void)
@@ -449,6 +675,8 @@ int main(int argc, char **argv)
         { "listing", listing_case }, { "threads", threads_case }, { "copies", copies_case },
         { "busy", busy_case },       { "window", window_case },   { "dropped", dropped_case },
         { "noflush", noflush_case }, { "mixed", mixed_case },     { "refused", refused_case },
+        { "straddle", straddle_case }, { "handler", handler_case }, { "flusher", flusher_case },
+        { "noflusher", noflusher_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

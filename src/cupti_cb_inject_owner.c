@@ -2,23 +2,52 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "papi.h"
 
 #include "cupti_cb_inject_owner.h"
 
+/* The library's threads block every signal (none of the program's may land
+ * on them), which cupti_cb takes for a signal handler's context unless the
+ * thread says it is a service thread (cupti_cb.h): then its reads flush
+ * GPU activity and decode metrics as the program's threads do. Looked up
+ * with dlsym, as cupti_cb_threads is: an older libpapi lacks it. */
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *service_main(void *p)
+{
+	struct start st = *(struct start *)p;
+	free(p);
+	int (*service)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "cupti_cb_service_thread");
+	if (service)
+		service();
+	return st.fn(st.arg);
+}
+
 int cupti_cb_inj_spawn(pthread_t *t, void *(*fn)(void *), void *arg)
 {
+	struct start *st = malloc(sizeof *st);
+	if (!st)
+		return ENOMEM;
+	st->fn = fn;
+	st->arg = arg;
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int rc = pthread_create(t, NULL, fn, arg);
+	int rc = pthread_create(t, NULL, service_main, st);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc == 0)
 		pthread_setname_np(*t, "cupti_cb_run");
+	else
+		free(st);
 	return rc;
 }
 

@@ -1,10 +1,18 @@
 /* test_activity.c: the pieces of the GPU activity source that need no
  * CUPTI: the correlation table (issuing thread by correlation id), the
  * union of busy intervals, the processing of one buffer of records into
- * process and thread totals, with exact values, and the buffer pool
- * (bounded, and never one buffer to two takers, under threads). */
+ * process and thread totals, with exact values, the buffer pool
+ * (bounded, and never one buffer to two takers, under threads), and reads
+ * from a SIGPROF handler at 1 kHz while a producer thread, the flushing
+ * thread and the main thread deliver records (built under ThreadSanitizer
+ * too, which also reports calls that are not async-signal-safe in the
+ * handler). */
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +22,7 @@
 #include "cupti_cb_activity.h"
 #include "cupti_cb_corr.h"
 #include "cupti_cb_engine.h"
+#include "cupti_cb_sigctx.h"
 
 static struct cupti_cb_corrmap map;
 
@@ -258,11 +267,138 @@ static void buffer_pool(void)
 		free(atomic_exchange(&pool.free_slot[i], NULL));
 }
 
+/* ---- reads in a signal handler ------------------------------------------- */
+
+#define HANDLER_KERNELS 20000
+static struct cupti_cb_engine heng;
+static struct cupti_cb_activity hact;
+static struct cupti_cb_busy_window *hwin;
+static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t fake_cupti_lock = PTHREAD_MUTEX_INITIALIZER;	/* CUPTI's own, held in a flush */
+static _Alignas(8) uint8_t pending[64 * 1024], flushing[64 * 1024];
+static size_t n_pending;
+static atomic_int produced_all;
+
+/* cuptiActivityFlushAll as CUPTI does it: under its own lock, hands the
+ * records written so far to the buffer-completed processing. */
+static CUptiResult fake_flush_all(uint32_t flag)
+{
+	(void)flag;
+	pthread_mutex_lock(&fake_cupti_lock);
+	pthread_mutex_lock(&pending_lock);
+	size_t n = n_pending;
+	memcpy(flushing, pending, n);
+	n_pending = 0;
+	pthread_mutex_unlock(&pending_lock);
+	cupti_cb_activity_process(&hact, flushing, n);
+	pthread_mutex_unlock(&fake_cupti_lock);
+	return CUPTI_SUCCESS;
+}
+
+static void *producer(void *arg)
+{
+	(void)arg;
+	size_t rec = rec_size(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+	for (uint64_t i = 0; i < HANDLER_KERNELS;) {
+		pthread_mutex_lock(&pending_lock);
+		if (n_pending + rec <= sizeof pending) {
+			CUpti_ActivityKernel10 k;
+			memset(&k, 0, sizeof k);
+			k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+			k.deviceId = 0, k.start = 100 * i + 1, k.end = 100 * i + 61;
+			memcpy(pending + n_pending, &k, sizeof k);
+			n_pending += rec;
+			i++;
+		}
+		pthread_mutex_unlock(&pending_lock);
+		if (i % 64 == 0)
+			sched_yield();
+	}
+	atomic_store(&produced_all, 1);
+	return NULL;
+}
+
+static volatile sig_atomic_t h_reads, h_down, h_not_ctx;
+static uint64_t h_last_kernels, h_last_busy;
+
+/* What the activity source's read does in a handler: loads, no flush. */
+static void handler_read(int sig)
+{
+	(void)sig;
+	if (!cupti_cb_in_signal_context())
+		h_not_ctx = 1;
+	uint64_t k = atomic_load_explicit(&hact.all[CUPTI_CB_A_KERNELS], memory_order_relaxed);
+	uint64_t b = atomic_load_explicit(&hwin->total, memory_order_relaxed);
+	if (k < h_last_kernels || b < h_last_busy)
+		h_down = 1;
+	h_last_kernels = k, h_last_busy = b;
+	h_reads++;
+}
+
+static void flush_for_flusher(void *a)
+{
+	cupti_cb_activity_flush(a);
+}
+
+static void handler_reads(void)
+{
+	struct cupti_cb_layout lay;
+	cupti_cb_layout_init(&lay, 4, 1);
+	CHECK_EQ(cupti_cb_registry_init(&heng.reg, &lay), 0, "registry");
+	heng.n_devices = 1;
+	cupti_cb_activity_init(&hact, &heng);
+	hact.fn.next_record = walk;
+	hact.fn.flush_all = fake_flush_all;
+	hwin = cupti_cb_busy_window_new(CUPTI_CB_BUSY_PROCESS, NULL, 0, -1, hact.n_devrows);
+	cupti_cb_activity_window_add(&hact, hwin);
+	cupti_cb_flusher_init(&hact.flusher, 1, flush_for_flusher, &hact);
+	CHECK_EQ(cupti_cb_flusher_start(&hact.flusher), 0, "the flushing thread starts");
+	CHECK_EQ(cupti_cb_in_signal_context(), 0, "outside a handler: not a signal context");
+
+	signal(SIGPROF, handler_read);
+	timer_t t;
+	struct sigevent ev;
+	memset(&ev, 0, sizeof ev);
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = SIGPROF;
+	ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+	CHECK_EQ(timer_create(CLOCK_MONOTONIC, &ev, &t), 0, "a 1 kHz SIGPROF timer");
+	struct itimerspec it = { { 0, 1000000 }, { 0, 1000000 } };
+	timer_settime(t, 0, &it, NULL);
+
+	pthread_t p;
+	pthread_create(&p, NULL, producer, NULL);
+	unsigned restarts = 0;
+	while (!atomic_load(&produced_all) || h_reads < 200) {
+		cupti_cb_activity_flush(&hact);	/* an ordinary read's flush */
+		if (++restarts % 50 == 0) {
+			uint64_t base;
+			cupti_cb_activity_window_restart(&hact, hwin, 1, &base);
+		}
+		usleep(200);
+	}
+	pthread_join(p, NULL);
+	timer_delete(t);
+	signal(SIGPROF, SIG_IGN);
+	cupti_cb_flusher_stop(&hact.flusher);
+	cupti_cb_activity_flush(&hact);
+
+	CHECK(h_reads >= 200, "the handler read %d times", (int)h_reads);
+	CHECK_EQ(h_not_ctx, 0, "inside the handler: a signal context");
+	CHECK_EQ(h_down, 0, "no value read in the handler went down");
+	CHECK_EQ(atomic_load(&hact.all[CUPTI_CB_A_KERNELS]), HANDLER_KERNELS, "every kernel was processed once");
+	CHECK_EQ(atomic_load(&hwin->total), 60 * (uint64_t)HANDLER_KERNELS, "the window: their disjoint 60 ns each");
+	CHECK(hact.flusher.rounds > 0, "the flushing thread flushed (%lu rounds)", hact.flusher.rounds);
+	cupti_cb_activity_window_remove(&hact, hwin);
+	free(hwin);
+}
+
 int main(void)
 {
 	corr_table();
 	busy_union();
 	processing();
 	buffer_pool();
+	handler_reads();
 	return checks_done();
 }

@@ -15,6 +15,7 @@
 
 #include "cupti_cb.h"
 #include "cupti_cb_engine.h"
+#include "cupti_cb_sigctx.h"
 #include "cupti_cb_sources.h"
 
 #define PACKAGE_VERSION_CUPTI_CB "0.3.0"
@@ -544,7 +545,8 @@ static int cupti_cb_read(hwd_context_t *ctx, hwd_control_state_t *ctl, long long
 	(void)ctx, (void)flags;
 	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++)
 		if (c->n_src[i] &&
-		    sources[i].ops->set_read(sources[i].self, c->set[i], c->src_values[i]) == CUPTI_CB_EDROPPED)
+		    sources[i].ops->set_read(sources[i].self, c->set[i], c->src_values[i]) == CUPTI_CB_EDROPPED &&
+		    !cupti_cb_in_signal_context())	/* PAPIERROR writes with stdio */
 			PAPIERROR("cupti_cb: CUPTI dropped GPU activity records since the last read: the gpu.* "
 				  "values undercount (CUPTI_CB_TRACE=1 shows how many)");
 	for (unsigned p = 0; p < c->width; p++)
@@ -801,6 +803,12 @@ static int by_block_id(const void *a, const void *b)
 {
 	uint32_t x = ((const struct cupti_cb_block_owner *)a)->id, y = ((const struct cupti_cb_block_owner *)b)->id;
 	return x < y ? -1 : x > y;
+}
+
+int cupti_cb_service_thread(void)
+{
+	cupti_cb_sigctx_service_thread();
+	return PAPI_OK;
 }
 
 /* Cold: a listing, in the order the threads got their blocks. */

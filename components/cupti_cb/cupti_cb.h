@@ -35,6 +35,16 @@ struct cupti_cb_thread_info {
 /* Exported from libpapi, which PAPI builds with -fvisibility=hidden. */
 __attribute__((visibility("default"))) int cupti_cb_threads(struct cupti_cb_thread_info *out, int max);
 
+/* Reads in signal handlers (cupti_cb(7), "Signal handlers"): a thread that
+ * blocks SIGPROF, SIGVTALRM, SIGALRM, SIGUSR1, SIGUSR2, SIGIO or a
+ * real-time signal, as it does inside a sampler's handler, reads without
+ * flushing GPU activity or decoding hardware metrics: it gets the values as
+ * of the last flush or decode. A thread that blocks such signals for
+ * reasons of its own and never calls PAPI from a signal handler (a service
+ * thread that blocks every signal) calls this once to read as other
+ * threads do. Returns PAPI_OK. */
+__attribute__((visibility("default"))) int cupti_cb_service_thread(void);
+
 #ifdef __cplusplus
 }
 #endif

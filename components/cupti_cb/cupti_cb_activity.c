@@ -26,30 +26,12 @@ static const struct {
 };
 #define N_KINDS (sizeof kinds / sizeof kinds[0])
 
-uint64_t cupti_cb_busy_merge(uint64_t *start, uint64_t *end, uint64_t s, uint64_t e)
-{
-	uint64_t add = 0;
-	if (e <= s)
-		return 0;
-	if (*end == 0 || s >= *end) {
-		*start = s;
-		*end = e;
-		return e - s;
-	}
-	if (e <= *start)
-		return e - s;
-	if (s < *start) {
-		add += *start - s;
-		*start = s;
-	}
-	if (e > *end) {
-		add += e - *end;
-		*end = e;
-	}
-	return add;
-}
-
 /* ---- set-up --------------------------------------------------------------- */
+
+static void flush_now(void *a)
+{
+	cupti_cb_activity_flush(a);
+}
 
 #define RESOLVE(field, sym) (a->fn.field = (__typeof__(a->fn.field))dlsym(lib, sym))
 
@@ -61,6 +43,12 @@ int cupti_cb_activity_init(struct cupti_cb_activity *a, struct cupti_cb_engine *
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_mutex_init(&a->proc, NULL);
 	pthread_mutex_init(&a->grow_lock, NULL);
+	int bad;
+	unsigned ms = cupti_cb_flusher_period(getenv(CUPTI_CB_ENV_FLUSH_MS), &bad);
+	if (bad)
+		fprintf(stderr, "cupti_cb: %s=%s is not a number of milliseconds (0 to %u): %u is used\n",
+			CUPTI_CB_ENV_FLUSH_MS, getenv(CUPTI_CB_ENV_FLUSH_MS), CUPTI_CB_FLUSH_MS_MAX, ms);
+	cupti_cb_flusher_init(&a->flusher, ms, flush_now, a);
 	a->all = calloc((size_t)a->n_devrows * CUPTI_CB_N_ACT_SLOTS, sizeof *a->all);
 	if (!a->all) {
 		snprintf(a->why, sizeof a->why, "cupti_cb could not set up GPU activity: out of memory");
@@ -302,6 +290,9 @@ static void account(struct cupti_cb_activity *a, const struct work *w)
 		add_work(b->c + a->e->reg.lay.act + off, w);
 	else
 		atomic_fetch_add(&a->unattributed, 1);
+	for (struct cupti_cb_busy_window *bw = a->windows; bw; bw = bw->next)
+		if (cupti_cb_busy_window_takes(bw, b, row))
+			cupti_cb_busy_window_merge(bw, row, w->start, w->end);
 }
 
 void cupti_cb_activity_process(struct cupti_cb_activity *a, uint8_t *buf, size_t valid)
@@ -330,6 +321,8 @@ static CUptiResult set_kind(struct cupti_cb_activity *a, CUpti_ActivityKind kind
 
 static void kinds_off(struct cupti_cb_activity *a)
 {
+	/* Joined before the kinds go: it never flushes after them. */
+	cupti_cb_flusher_stop(&a->flusher);
 	for (size_t i = 0; i < N_KINDS; i++)
 		set_kind(a, kinds[i].kind, 0);
 	atomic_store(&a->e->corr, NULL);
@@ -355,6 +348,10 @@ static int kinds_on(struct cupti_cb_activity *a, char *why, size_t len)
 		}
 	}
 	atomic_store(&a->e->corr, a->map);
+	int rc = cupti_cb_flusher_start(&a->flusher);
+	if (rc && a->e->trace)
+		fprintf(stderr, "cupti_cb: activity: no flushing thread (%s): reads in signal handlers see the "
+			"records of the last ordinary read\n", strerror(rc));
 	return 0;
 }
 
@@ -434,6 +431,40 @@ void cupti_cb_activity_flush(struct cupti_cb_activity *a)
 	atomic_fetch_add(&a->flushes, 1);
 	a->fn.flush_all(0);
 	pthread_mutex_lock(&a->proc);
+	pthread_mutex_unlock(&a->proc);
+}
+
+void cupti_cb_activity_window_add(struct cupti_cb_activity *a, struct cupti_cb_busy_window *w)
+{
+	pthread_mutex_lock(&a->proc);
+	w->next = a->windows;
+	a->windows = w;
+	pthread_mutex_unlock(&a->proc);
+}
+
+void cupti_cb_activity_window_remove(struct cupti_cb_activity *a, struct cupti_cb_busy_window *w)
+{
+	pthread_mutex_lock(&a->proc);
+	for (struct cupti_cb_busy_window **p = &a->windows; *p; p = &(*p)->next)
+		if (*p == w) {
+			*p = w->next;
+			break;
+		}
+	pthread_mutex_unlock(&a->proc);
+}
+
+void cupti_cb_activity_window_restart(struct cupti_cb_activity *a, struct cupti_cb_busy_window *w,
+				      int may_wait, uint64_t *base)
+{
+	if (!may_wait) {
+		atomic_store_explicit(&w->restart, 1, memory_order_release);
+		*base = atomic_load_explicit(&w->total, memory_order_relaxed);
+		return;
+	}
+	pthread_mutex_lock(&a->proc);
+	atomic_store_explicit(&w->restart, 0, memory_order_relaxed);
+	cupti_cb_busy_window_clear(w);
+	*base = atomic_load_explicit(&w->total, memory_order_relaxed);
 	pthread_mutex_unlock(&a->proc);
 }
 

@@ -17,8 +17,10 @@
 #include <stdint.h>
 #include <cupti.h>
 
+#include "cupti_cb_busy.h"
 #include "cupti_cb_corr.h"
 #include "cupti_cb_derived.h"
+#include "cupti_cb_flusher.h"
 #include "cupti_cb_multisub.h"
 
 struct cupti_cb_engine;
@@ -55,6 +57,8 @@ struct cupti_cb_activity {
 	pthread_mutex_t proc;		/* serialises record processing (see above) */
 	struct cupti_cb_block **by_id;	/* block id -> block, filled on a miss */
 	size_t n_by_id;
+	struct cupti_cb_busy_window *windows;	/* the sets' gpu.busy_ns, under proc */
+	struct cupti_cb_flusher flusher;	/* flushes while sets use activity */
 
 	/* The free buffers, one slot each (NULL: empty). Taking and returning a
 	 * buffer is one atomic exchange or compare-and-swap: CUPTI asks for
@@ -76,13 +80,6 @@ struct cupti_cb_activity {
 #define CUPTI_CB_ACT_BUF_BATCH 4u
 #define CUPTI_CB_ACT_BUF_MAX   64u	/* 32 MiB: past it CUPTI drops records (counted); = free_slot's size */
 
-/* The union of busy intervals on one device, merged in the order records
- * arrive: [*start, *end) is the last merged interval (*end == 0: none
- * yet). Returns the time [s, e) adds to the union: the parts of it outside
- * the last merged interval. A record entirely before that interval counts
- * whole (assumed not to overlap still earlier ones). */
-uint64_t cupti_cb_busy_merge(uint64_t *start, uint64_t *end, uint64_t s, uint64_t e);
-
 /* Resolves the entry points from the engine's libcupti; 0, or -1 with why. */
 int cupti_cb_activity_init(struct cupti_cb_activity *a, struct cupti_cb_engine *e);
 /* A set with activity events starts for the first time (the engine's
@@ -92,8 +89,20 @@ int cupti_cb_activity_init(struct cupti_cb_activity *a, struct cupti_cb_engine *
 int cupti_cb_activity_use(struct cupti_cb_activity *a, char *why, size_t len);
 /* The set is cleaned up; the last user disables the kinds. */
 void cupti_cb_activity_unuse(struct cupti_cb_activity *a);
-/* Delivers the records of finished work (cuptiActivityFlushAll). */
+/* Delivers the records of finished work (cuptiActivityFlushAll). Never in
+ * a signal handler: it takes CUPTI's locks and proc. */
 void cupti_cb_activity_flush(struct cupti_cb_activity *a);
+
+/* A set's gpu.busy_ns window joins or leaves the processing (never in a
+ * signal handler: both wait for proc). */
+void cupti_cb_activity_window_add(struct cupti_cb_activity *a, struct cupti_cb_busy_window *w);
+void cupti_cb_activity_window_remove(struct cupti_cb_activity *a, struct cupti_cb_busy_window *w);
+/* The window starts again, and *base gets its total at that point. may_wait
+ * 0 (a signal handler): proc is not taken; the merged intervals are
+ * forgotten before the next record is merged, so a record processed at
+ * that moment may count in the window before (see cupti_cb(7)). */
+void cupti_cb_activity_window_restart(struct cupti_cb_activity *a, struct cupti_cb_busy_window *w,
+				      int may_wait, uint64_t *base);
 /* PAPI_shutdown: disable the kinds whatever the users. */
 void cupti_cb_activity_close(struct cupti_cb_activity *a);
 

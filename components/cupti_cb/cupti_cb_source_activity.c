@@ -2,13 +2,16 @@
  * the GPU ran, from CUPTI's Activity API (cupti_cb_activity.c), by device,
  * by issuing thread or for the whole process. A read of a set with gpu.*
  * events flushes CUPTI's activity buffers first; sets without them never
- * reach this file. */
+ * reach this file. A read, reset or stop in a signal handler does not
+ * flush (cupti_cb_sigctx.h): it takes the totals as of the last flush,
+ * made by an ordinary read or by the activity's flushing thread. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cupti_cb_activity.h"
 #include "cupti_cb_engine.h"
+#include "cupti_cb_sigctx.h"
 #include "cupti_cb_source.h"
 #include "cupti_cb_sources.h"
 
@@ -39,11 +42,14 @@ static const struct act_event events[] = {
 	{ "gpu.memset.count", "", "Memsets the GPU ran", CUPTI_CB_A_MEMSET_COUNT, 1 },
 	{ "gpu.memset.bytes", "bytes", "Bytes the GPU's memsets set", CUPTI_CB_A_MEMSET_BYTES, 1 },
 	{ "gpu.memset.time_ns", "ns", "Sum of the memsets' durations on the GPU", CUPTI_CB_A_MEMSET_TIME, 1 },
-	{ "gpu.busy_ns", "ns", "Time the device ran at least one kernel, copy or memset: the union of their "
-	  "intervals, not the sum (thread scope: of this thread's work; summed over devices without :device)",
+	{ "gpu.busy_ns", "ns", "Time the device ran at least one kernel, copy or memset: the union of the "
+	  "intervals the window counts, not their sum, never less than any one of them (thread scope: of this "
+	  "thread's work; summed over devices without :device)",
 	  CUPTI_CB_A_BUSY, 1 },
 };
 #define N_EVENTS (sizeof events / sizeof events[0])
+#define BUSY_IDX (N_EVENTS - 1)
+_Static_assert(BUSY_IDX == N_EVENTS - 1, "gpu.busy_ns is the last event");
 
 /* The callback events whose CBIDs mark the calls that issue GPU work: a
  * set of gpu.* events holds them to attribute records to threads. */
@@ -71,8 +77,17 @@ struct actset {
 	uint32_t codes[MAX_EVENTS];
 	uint8_t process[MAX_EVENTS];
 	uint64_t base[MAX_EVENTS];
-	uint64_t now[MAX_EVENTS];
+	/* gpu.busy_ns: the set's own windows (cupti_cb_busy.h), and what an
+	 * attached set adds to its window (the thread's busy time before
+	 * the start; modulo 2^64). */
+	struct cupti_cb_busy_window *win[MAX_EVENTS];
+	uint64_t offset[MAX_EVENTS];
 };
+
+static int is_busy(uint32_t code)
+{
+	return CUPTI_CB_CODE_IDX(code) == BUSY_IDX;
+}
 
 void *cupti_cb_activity_source_new(struct cupti_cb_engine *services)
 {
@@ -248,8 +263,38 @@ static void *a_set_new(void *self)
 	return calloc(1, sizeof(struct actset));
 }
 
+static void windows_close(struct actsrc *a, struct actset *s)
+{
+	for (unsigned i = 0; i < MAX_EVENTS; i++)
+		if (s->win[i]) {
+			cupti_cb_activity_window_remove(&a->act, s->win[i]);
+			free(s->win[i]);
+			s->win[i] = NULL;
+			s->offset[i] = 0;
+		}
+}
+
+/* A window for each gpu.busy_ns of the set, in the scope it counts. */
+static int windows_open(struct actsrc *a, struct actset *s)
+{
+	for (unsigned i = 0; i < s->n; i++) {
+		if (!is_busy(s->codes[i]) || s->win[i])
+			continue;
+		enum cupti_cb_busy_scope scope = s->process[i] ? CUPTI_CB_BUSY_PROCESS
+						 : s->tid	? CUPTI_CB_BUSY_TID
+								: CUPTI_CB_BUSY_BLOCK;
+		s->win[i] = cupti_cb_busy_window_new(scope, s->block, s->tid, CUPTI_CB_CODE_DEV(s->codes[i]),
+						     a->act.n_devrows);
+		if (!s->win[i])
+			return CUPTI_CB_ENOMEM;
+		cupti_cb_activity_window_add(&a->act, s->win[i]);
+	}
+	return CUPTI_CB_OK;
+}
+
 static void let_go(struct actsrc *a, struct actset *s)
 {
+	windows_close(a, s);
 	if (s->using && s->epoch == a->epoch)
 		cupti_cb_activity_unuse(&a->act);
 	s->using = 0;
@@ -277,6 +322,8 @@ static int a_set_update(void *self, void *set, const uint32_t *codes, unsigned n
 		}
 	if (n == 0)
 		let_go(self, s);
+	else
+		windows_close(self, s);	/* made again, for the new codes, at the start */
 	for (unsigned i = 0; i < n; i++) {
 		s->codes[i] = codes[i];
 		s->process[i] = (uint8_t)(CUPTI_CB_CODE_PROC(codes[i]) || s->granul_process);
@@ -292,6 +339,7 @@ static void a_set_granularity(void *self, void *set, int process)
 	s->granul_process = process;
 	for (unsigned i = 0; i < s->n; i++)
 		s->process[i] = (uint8_t)(CUPTI_CB_CODE_PROC(s->codes[i]) || process);
+	windows_close(self, s);	/* their scope changed */
 }
 
 /* rows * count slots of one event, from a row array (a block's activity
@@ -328,14 +376,17 @@ static uint64_t sum_tid(const struct actsrc *a, long tid, uint32_t code)
 	return v;
 }
 
-static void sample(struct actsrc *a, struct actset *s)
+/* Event i's total now. Loads only, into no shared state: a read in a
+ * signal handler may interrupt an ordinary read of the same set. */
+static uint64_t sample(struct actsrc *a, const struct actset *s, unsigned i)
 {
-	const _Atomic uint64_t *own = s->block ? s->block->c + a->e->reg.lay.act : NULL;
-	for (unsigned i = 0; i < s->n; i++)
-		s->now[i] = s->process[i] ? sum_rows(a, cupti_cb_activity_all(&a->act), s->codes[i])
-			  : s->tid	  ? sum_tid(a, s->tid, s->codes[i])
-			  : own		  ? sum_rows(a, own, s->codes[i])
-					  : 0;
+	if (s->win[i])
+		return atomic_load_explicit(&s->win[i]->total, memory_order_relaxed) + s->offset[i];
+	if (s->process[i])
+		return sum_rows(a, cupti_cb_activity_all(&a->act), s->codes[i]);
+	if (s->tid)
+		return sum_tid(a, s->tid, s->codes[i]);
+	return s->block ? sum_rows(a, s->block->c + a->e->reg.lay.act, s->codes[i]) : 0;
 }
 
 static unsigned long lost(const struct actsrc *a)
@@ -343,14 +394,22 @@ static unsigned long lost(const struct actsrc *a)
 	return atomic_load(&a->act.dropped) + atomic_load(&a->act.refused_buffers);
 }
 
-/* Records CUPTI delivered until now count in this window. */
+/* Records CUPTI delivered until now count in this window; in a signal
+ * handler, those delivered by the last flush. */
 static int a_set_reset(void *self, void *set)
 {
 	struct actsrc *a = self;
 	struct actset *s = set;
-	cupti_cb_activity_flush(&a->act);
-	sample(a, s);
-	memcpy(s->base, s->now, s->n * sizeof s->base[0]);
+	int may_wait = !cupti_cb_in_signal_context();
+	if (may_wait)
+		cupti_cb_activity_flush(&a->act);
+	for (unsigned i = 0; i < s->n; i++)
+		s->base[i] = sample(a, s, i);
+	for (unsigned i = 0; i < s->n; i++)
+		if (s->win[i]) {
+			cupti_cb_activity_window_restart(&a->act, s->win[i], may_wait, &s->base[i]);
+			s->base[i] += s->offset[i];
+		}
 	s->lost_seen = lost(a);
 	return CUPTI_CB_OK;
 }
@@ -375,16 +434,26 @@ static int a_set_start(void *self, void *set, char *why, size_t len)
 	}
 	if (s->tid) {
 		/* Attached: the GPU work the thread issued since its first
-		 * counted call (cupti_cb_source.h); the reader takes no block. */
+		 * counted call (cupti_cb_source.h); the reader takes no block.
+		 * Its busy time before the start comes from the thread's own
+		 * union (one window since its first call), then the set's
+		 * window adds what follows. */
 		s->block = NULL;
+		int rc = windows_open(a, s);
+		if (rc)
+			return rc;
 		a_set_reset(self, set);
+		for (unsigned i = 0; i < s->n; i++)
+			if (s->win[i])
+				s->offset[i] = sum_tid(a, s->tid, s->codes[i]) - (s->base[i] - s->offset[i]);
 		memset(s->base, 0, s->n * sizeof s->base[0]);
 		return CUPTI_CB_OK;
 	}
 	s->block = cupti_cb_engine_thread_block(a->e);
 	if (!s->block)
 		return CUPTI_CB_ENOMEM;
-	return a_set_reset(self, set);
+	int rc = windows_open(a, s);
+	return rc ? rc : a_set_reset(self, set);
 }
 
 /* Records lost since the last read make the read say so: the values are
@@ -393,17 +462,19 @@ static int a_set_read(void *self, void *set, long long *values)
 {
 	struct actsrc *a = self;
 	struct actset *s = set;
-	cupti_cb_activity_flush(&a->act);
-	sample(a, s);
+	int in_handler = cupti_cb_in_signal_context();
+	if (!in_handler)
+		cupti_cb_activity_flush(&a->act);
 	for (unsigned i = 0; i < s->n; i++) {
-		if (s->tid && s->now[i] < s->base[i])	/* its block was adopted away */
-			s->base[i] = s->now[i];
-		values[i] = (long long)(s->now[i] - s->base[i]);
+		uint64_t now = sample(a, s, i);
+		if (s->tid && now < s->base[i])	/* its block was adopted away */
+			s->base[i] = now;
+		values[i] = (long long)(now - s->base[i]);
 	}
 	unsigned long l = lost(a);
 	if (l == s->lost_seen)
 		return CUPTI_CB_OK;
-	if (a->e->trace)
+	if (a->e->trace && !in_handler)
 		fprintf(stderr, "cupti_cb: activity: %lu records dropped by CUPTI, %lu buffers refused (pool full), "
 			"%lu records without an issuing thread, %lu records in all\n",
 			atomic_load(&a->act.dropped), atomic_load(&a->act.refused_buffers),
