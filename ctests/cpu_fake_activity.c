@@ -21,6 +21,9 @@
  *   handler  - PAPI_read from a SIGPROF handler at 1 kHz on the thread that plays CUDA calls and
  *              activity records, reads, resets and flushes: no hang (a watchdog), no value goes
  *              down between resets, and the ordinary reads stay exact.
+ *   atexit   - a program that exits with a gpu.* set running, without PAPI_shutdown: the
+ *              flushing thread is stopped before libcupti's teardown (a flush after it
+ *              aborts the fake).
  *   flusher  - a set read only from a signal handler sees records the flushing thread delivered
  *              (CUPTI_CB_FLUSH_MS); with CUPTI_CB_FLUSH_MS=0 only those of the last ordinary read.
  *   inflight - CUPTI's worker thread is handing a buffer of a thread's kernels over when that
@@ -381,6 +384,7 @@ static void sigprof_reader(int sig)
 static void *watchdog(void *arg)
 {
     sleep((unsigned)(uintptr_t)arg);
+    fflush(stdout); /* _exit below does not */
     fprintf(stderr, "FAIL: handler: still running after %u s: a read in the SIGPROF handler hangs\n",
             (unsigned)(uintptr_t)arg);
     _exit(1);
@@ -497,6 +501,23 @@ static int noflusher_case(void)
     setenv("CUPTI_CB_FLUSH_MS", "0", 1);
     CHECK_EQ("no flushing thread: a read in a handler sees the last ordinary read's", seen_from_handler(), 0);
     return ct_done();
+}
+
+/* ---- atexit ---- */
+
+static int atexit_case(void)
+{
+    setenv("CUPTI_CB_FLUSH_MS", "1", 1);
+    setenv("FAKE_CUPTI_EXIT_PAUSE_MS", "200", 1);
+    ct_library_init();
+    int es = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&es));
+    PAPI_MUST(ct_add(es, "gpu.kernels"));
+    PAPI_MUST(PAPI_start(es));
+    fake_activity_kernel(launch(FAKE_CTX0), 10, 20, 0);
+    usleep(20000);
+    CHECK_REL("the flushing thread flushed meanwhile", fake_activity_flushes(), ">=", 2);
+    return ct_done();	/* exits with the set running */
 }
 
 /* ---- window ---- */
@@ -676,7 +697,7 @@ int main(int argc, char **argv)
         { "busy", busy_case },       { "window", window_case },   { "dropped", dropped_case },
         { "noflush", noflush_case }, { "mixed", mixed_case },     { "refused", refused_case },
         { "straddle", straddle_case }, { "handler", handler_case }, { "flusher", flusher_case },
-        { "noflusher", noflusher_case },
+        { "noflusher", noflusher_case }, { "atexit", atexit_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

@@ -19,7 +19,9 @@
 #endif
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cupti_activity.h>
 
@@ -341,9 +343,28 @@ static int hand_over(unsigned slow)
     return 1;
 }
 
+/* The library is being unloaded at exit, as CUPTI's teardown does: a flush
+ * from then on is a tool's thread still calling a finalized CUPTI.  With
+ * FAKE_CUPTI_EXIT_PAUSE_MS the teardown takes that long, so such a thread
+ * is caught. */
+static atomic_int finalized;
+
+__attribute__((destructor)) static void fake_cupti_teardown(void)
+{
+    atomic_store(&finalized, 1);
+    const char *ms = getenv("FAKE_CUPTI_EXIT_PAUSE_MS");
+    if (ms)
+        usleep((useconds_t)atoi(ms) * 1000u);
+}
+
 CUptiResult cuptiActivityFlushAll(uint32_t flag)
 {
     (void)flag;
+    if (atomic_load(&finalized)) {
+        static const char msg[] = "fake libcupti: cuptiActivityFlushAll after CUPTI's teardown at exit\n";
+        (void)!write(2, msg, sizeof msg - 1);
+        abort();
+    }
     atomic_fetch_add(&n_flushes, 1);
     pthread_mutex_lock(&flush_lock);
     while (hand_over(0))

@@ -69,6 +69,7 @@ static void reader(int)
 static void *watchdog(void *)
 {
     sleep(60);
+    fflush(stdout); /* _exit below does not */
     fprintf(stderr, "FAIL: still running after 60 s: a read in the SIGPROF handler hangs\n");
     _exit(1);
     return nullptr;

@@ -1,6 +1,7 @@
 /* cupti_cb_flusher.c: see cupti_cb_flusher.h. */
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -67,8 +68,26 @@ static void *flusher_main(void *arg)
 	return NULL;
 }
 
+/* A program may exit with a set running and without PAPI_shutdown: the
+ * thread must not flush into a CUPTI that exit is tearing down. Handlers
+ * registered with atexit run before the libraries' destructors (and, for
+ * a libpapi opened with dlopen, at its dlclose). One activity per process,
+ * so one flusher to stop. */
+static struct cupti_cb_flusher *_Atomic at_exit;
+
+static void stop_at_exit(void)
+{
+	struct cupti_cb_flusher *f = atomic_exchange(&at_exit, NULL);
+	if (f)
+		cupti_cb_flusher_stop(f);
+}
+
 int cupti_cb_flusher_start(struct cupti_cb_flusher *f)
 {
+	static atomic_flag registered = ATOMIC_FLAG_INIT;
+	if (!atomic_flag_test_and_set(&registered))
+		atexit(stop_at_exit);
+	atomic_store(&at_exit, f);
 	int rc = 0;
 	pthread_mutex_lock(&f->mu);
 	if (f->running && f->pid != getpid())
