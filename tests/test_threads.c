@@ -14,6 +14,7 @@
  *    other threads start, read and stop event sets (the start/stop churn
  *    of TAU and of the churn test), and one set runs throughout. */
 #include <pthread.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -129,6 +130,7 @@ static atomic_int b_done;
 static pthread_barrier_t b_barrier;	/* the counting threads of a wave live together */
 
 static long b_tids[B_WAVES][B_COUNTERS];
+static atomic_int b_readers_seen;	/* readers that read and listed owners while threads counted */
 
 static void *b_counter(void *arg)
 {
@@ -154,12 +156,17 @@ static void *b_counter(void *arg)
 	/* Thread scope: this thread's counts only, adopted counts excluded. */
 	int bad = cupti_cb_probe_block(&p_calls, b) - calls0 != B_PER_THREAD ||
 		  cupti_cb_probe_block(&p_launch_dev1, b) - dev0 != B_PER_THREAD;
+	/* The first wave lives until every reader has read and listed while
+	 * it counted: on a loaded machine the readers may not have run yet. */
+	while (wave == 0 && atomic_load(&b_readers_seen) < B_READERS)
+		sched_yield();
 	pthread_barrier_wait(&b_barrier);
 	return (void *)(uintptr_t)bad;
 }
 
 struct b_seen {
 	uint64_t reads, decreases, last_calls, listed;
+	int counted_while;
 };
 
 static void *b_reader(void *arg)
@@ -180,8 +187,13 @@ static void *b_reader(void *arg)
 		/* The owners, while threads take, adopt and leave blocks. */
 		struct cupti_cb_block_owner o[B_COUNTERS * B_WAVES];
 		unsigned n = cupti_cb_registry_list(&reg, o, B_COUNTERS * B_WAVES);
+		uint64_t listed = s->listed;
 		for (unsigned k = 0; k < n && k < B_COUNTERS * B_WAVES; k++)
 			s->listed += o[k].tid != 0;
+		if (!s->counted_while && s->listed > listed && atomic_load(&b_done) == 0) {
+			s->counted_while = 1;
+			atomic_fetch_add(&b_readers_seen, 1);
+		}
 	}
 	return NULL;
 }
@@ -196,6 +208,7 @@ static void blocks(unsigned own_max)
 	CHECK_EQ(reg.own_max, CUPTI_CB_BLOCKS_OWN, "the default adoption bound");
 	reg.own_max = own_max;
 	atomic_store(&b_done, 0);
+	atomic_store(&b_readers_seen, 0);
 	p_calls = (struct cupti_cb_probe){ (uint32_t)(lay.thr + CUPTI_CB_C_API_CALLS), 1, 1, 0, 0 };
 	p_launch_dev1 = (struct cupti_cb_probe){
 		(uint32_t)(lay.dev + 1 * CUPTI_CB_N_DEV_CTRS + CUPTI_CB_C_LAUNCHES), 1, 1, 0, 0 };
@@ -204,7 +217,7 @@ static void blocks(unsigned own_max)
 					      (uint16_t)lay.n_devrows, CUPTI_CB_N_DEV_CTRS, 0 };
 
 	pthread_barrier_init(&b_barrier, NULL, B_COUNTERS);
-	struct b_seen seen[B_READERS] = { { 0, 0, 0, 0 } };
+	struct b_seen seen[B_READERS] = { { 0, 0, 0, 0, 0 } };
 	pthread_t r[B_READERS], c[B_COUNTERS];
 	for (int i = 0; i < B_READERS; i++)
 		pthread_create(&r[i], NULL, b_reader, &seen[i]);
