@@ -4,13 +4,15 @@
  *
  *   minmax  - <func>.time_ns_min/_max on a frozen clock (CUPTI_CB_CLOCK=monotonic and the fake's
  *             clock_gettime): this thread, the process (an exited thread's calls included), a
- *             call whose ENTER was not seen, PAPI_reset restarting the window;
+ *             call whose ENTER was not seen, PAPI_reset (a read gives the change of the minimum or
+ *             maximum since), a new start;
  *   errors  - <func>.errors and api.errors from calls returning errors (cudaErrorNotReady of a
  *             query too; a failing driver call nested in a runtime call is one application call);
  *   launch  - kernel.threads, kernel.dyn_smem_bytes and the legacy/other stream split from
  *             cuLaunchKernel[Ex][_ptsz] and cooperative launches, per device;
  *   live    - alloc.live_bytes and alloc.peak_bytes through allocations, frees, a failed free,
- *             a free of memory never seen, PAPI_reset and a second set; :thread refused;
+ *             a free of memory never seen, PAPI_reset and PAPI_accum (changes since the reset,
+ *             which add up) and a second set; :thread refused;
  *   limits  - a set timing 256 functions is refused (PAPI_ECNFLCT), and so is a ninth running
  *             set with such events while eight run.
  */
@@ -81,25 +83,31 @@ static int run_minmax(void)
     CHECK_EQ("time of this thread", v[5], 1100);
     CHECK_EQ("a function not called: max 0", v[6], 0);
 
+    /* After a reset a read gives how much the minimum or maximum changed since. */
     PAPI_MUST(PAPI_reset(es));
     PAPI_MUST(PAPI_read(es, v));
-    CHECK_EQ("after reset, no call: min 0", v[0], 0);
-    CHECK_EQ("after reset, no call: max 0", v[1], 0);
-    CHECK_EQ("after reset, no call: process max 0", v[3], 0);
-    get_device(400, 0);
-    get_device(500, 0);
+    CHECK_EQ("after reset, no call: min unchanged", v[0], 0);
+    CHECK_EQ("after reset, no call: max unchanged", v[1], 0);
+    CHECK_EQ("after reset, no call: process max unchanged", v[3], 0);
+    get_device(400, 0); /* between the minimum and the maximum: moves neither */
+    PAPI_MUST(PAPI_read(es, v));
+    CHECK_EQ("after reset, a call of 400: min unchanged", v[0], 0);
+    CHECK_EQ("after reset, a call of 400: max unchanged", v[1], 0);
+    get_device(40, 0);
+    get_device(800, 0);
     PAPI_MUST(PAPI_stop(es, v));
-    CHECK_EQ("after reset: min 400", v[0], 400);
-    CHECK_EQ("after reset: max 500", v[1], 500);
-    CHECK_EQ("after reset: process min (the exited thread's calls are before the reset)", v[2], 400);
-    CHECK_EQ("after reset: process max", v[3], 500);
+    CHECK_EQ("after reset: min went from 100 to 40", v[0], -60);
+    CHECK_EQ("after reset: max went from 700 to 800", v[1], 100);
+    CHECK_EQ("after reset: process min went from 50 to 40", v[2], -10);
+    CHECK_EQ("after reset: process max stayed 900 (the exited thread's)", v[3], 0);
+    CHECK_EQ("after reset: calls", v[4], 3);
 
     /* A new start is a new window. */
     PAPI_MUST(PAPI_start(es));
     get_device(20, 0);
     PAPI_MUST(PAPI_stop(es, v));
     CHECK_EQ("second window: min", v[0], 20);
-    CHECK_EQ("second window: max (not the first window's 500)", v[1], 20);
+    CHECK_EQ("second window: max (not the first window's 800)", v[1], 20);
     ct_destroy(&es);
     return ct_done();
 }
@@ -264,27 +272,32 @@ static int run_live(void)
     CHECK_EQ("live, :process spelt out", v[5], 1500);
     CHECK_EQ("free.bytes", v[6], 3000);
 
+    /* After a reset a read gives the change since: the pieces add up to the level. */
     PAPI_MUST(PAPI_reset(es));
     PAPI_MUST(PAPI_read(es, v));
-    CHECK_EQ("reset leaves live alone", v[0], 1500);
-    CHECK_EQ("reset starts the peak at the live value", v[1], 1500);
-    CHECK_EQ("reset: peak on device 1", v[4], 500);
-    mem_alloc(0, 0x3000, 200);
+    CHECK_EQ("reset: live unchanged since", v[0], 0);
+    CHECK_EQ("reset: peak unchanged since", v[1], 0);
+    CHECK_EQ("reset: peak on device 1 unchanged since", v[4], 0);
+    mem_alloc(0, 0x3000, 3200);
     mem_free(0, 0x3000, CUDA_SUCCESS, FAKE_CTX1); /* freed from device 1's context: device 0's bytes */
+    mem_free(1, 0x1000, CUDA_SUCCESS, FAKE_CTX1);
     PAPI_MUST(PAPI_stop(es, v));
-    CHECK_EQ("live after alloc and free of 200", v[0], 1500);
-    CHECK_EQ("peak after reset", v[1], 1700);
-    CHECK_EQ("live on device 0 (the free went to its allocation's device)", v[2], 1000);
-    CHECK_EQ("live on device 1", v[3], 500);
-    CHECK_EQ("peak on device 1", v[4], 500);
+    CHECK_EQ("live: device 1's 500 freed since the reset", v[0], -500);
+    CHECK_EQ("peak: rose from 4500 to 4700 since the reset", v[1], 200);
+    CHECK_EQ("live on device 0 unchanged (the free went to its allocation's device)", v[2], 0);
+    CHECK_EQ("live on device 1: 500 fewer", v[3], -500);
+    CHECK_EQ("peak on device 1 unchanged", v[4], 0);
 
-    /* PAPI_accum adds what it reads: for a gauge the sum is the value times the number of accums. */
+    /* PAPI_accum reads, adds and resets: the sum is the level. */
     long long acc[7] = {0};
     PAPI_MUST(PAPI_start(es));
+    mem_alloc(0, 0x5000, 300);
     PAPI_MUST(PAPI_accum(es, acc));
+    mem_free(0, 0x5000, CUDA_SUCCESS, FAKE_CTX0);
     PAPI_MUST(PAPI_accum(es, acc));
     PAPI_MUST(PAPI_stop(es, v));
-    CHECK_EQ("two PAPI_accum of alloc.live_bytes add it twice", acc[0], 3000);
+    CHECK_EQ("two PAPI_accum of alloc.live_bytes: the live bytes", acc[0], 1000);
+    CHECK_EQ("two PAPI_accum of alloc.peak_bytes: the peak since the start", acc[1], 1300);
     ct_destroy(&es);
 
     /* Another set reads the same gauge. */
@@ -292,10 +305,9 @@ static int run_live(void)
     es = ct_eventset(2, live_only);
     PAPI_MUST(PAPI_start(es));
     PAPI_MUST(PAPI_read(es, v));
-    CHECK_EQ("a new set: live", v[0], 1500);
+    CHECK_EQ("a new set: live", v[0], 1000);
     CHECK_EQ("a new set: peak starts at live", v[1], 1000);
     mem_free(0, 0x1000, CUDA_SUCCESS, FAKE_CTX0);
-    mem_free(1, 0x1000, CUDA_SUCCESS, FAKE_CTX1);
     PAPI_MUST(PAPI_stop(es, v));
     CHECK_EQ("everything freed", v[0], 0);
     CHECK_EQ("peak on device 0 kept", v[1], 1000);

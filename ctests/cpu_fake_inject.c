@@ -22,6 +22,9 @@
  *   count     CUPTI_CB_DEVICE_COUNT given (as the library gives it on a GPU machine, from NVML):
  *             cupti_cb calls no cuInit of its own inside the program's, and counts 2 devices
  *   live      CUPTI_CB_RUN_INTERVAL_MS: the live view prints the program's counts on stderr
+ *   levels    timed calls on a frozen clock, allocations and frees: the file's min_ns, max_ns
+ *             and alloc.peak_bytes are the shortest and longest call and the highest live bytes
+ *             of the whole run (the library never resets its sets: it reads the levels)
  *   metrics   CUPTI_CB_RUN_METRICS with a working (fake) Range Profiler: the metrics start on
  *             the library's thread after the program's first CUDA call after cuInit; what the
  *             GPU "did" after that (fake_metric_add) is in "metrics" with exact values, names,
@@ -164,6 +167,26 @@ static int app_papifirst(void)
         return 25;
     printf("# the application's own kernel.launches: %lld\n", v);
     return v == 3 ? 0 : 26;
+}
+
+/* cudaGetDevice calls of 300, 100 and 700 ns on a frozen clock; 1000 and 3000 bytes allocated,
+ * both freed, then 500: the shortest call 100, the longest 700, the peak 4000 bytes. */
+static int app_levels(void)
+{
+    if (cuInit(0) != CUDA_SUCCESS)
+        return 10;
+    /* Frozen only for the calls: the library's own waits need the clock to run. */
+    fake_time_freeze(1000000000ull);
+    static const uint64_t ns[] = {300, 100, 700};
+    for (int i = 0; i < 3; i++)
+        fake_call_timed(FAKE_RT, RCB(cudaGetDevice_v3020), NULL, 0, FAKE_CTX0, ns[i]);
+    fake_time_freeze(0);
+    CUdeviceptr a = play_malloc(1000, 0x1000);
+    CUdeviceptr b = play_malloc(3000, 0x2000);
+    play_free(b);
+    play_free(a);
+    play_malloc(500, 0x3000);
+    return 0;
 }
 
 static int app_count(void)
@@ -460,6 +483,22 @@ static void check_count(void)
     inj_done(&r);
 }
 
+static void check_levels(void)
+{
+    struct inj_run r;
+    static const char *const env[] = {"CUPTI_CB_CLOCK=monotonic", NULL};
+    run_app(&r, "app-levels", env);
+    CHECK_EQ("app-levels: exit status", r.status, 0);
+    if (!CHECK_TRUE("status.counting is true", inj_counting(r.doc)))
+        ct_note("reason: %s", inj_reason(r.doc));
+    CHECK_EQ("cudaGetDevice calls", inj_api(r.doc, "cudaGetDevice", "calls"), 3);
+    CHECK_EQ("cudaGetDevice min_ns: the shortest call", inj_api(r.doc, "cudaGetDevice", "min_ns"), 100);
+    CHECK_EQ("cudaGetDevice max_ns: the longest call", inj_api(r.doc, "cudaGetDevice", "max_ns"), 700);
+    CHECK_EQ("device 0 alloc.peak_bytes: the highest live bytes", inj_dev(r.doc, 0, "alloc.peak_bytes"), 4000);
+    CHECK_EQ("device 0 free.bytes", inj_dev(r.doc, 0, "free.bytes"), 4000);
+    inj_done(&r);
+}
+
 static void check_live(void)
 {
     struct inj_run r;
@@ -715,6 +754,8 @@ int main(int argc, char **argv)
             return app_papifirst();
         if (!strcmp(argv[1], "app-count"))
             return app_count();
+        if (!strcmp(argv[1], "app-levels"))
+            return app_levels();
         if (!strcmp(argv[1], "app-live"))
             return app_live();
         if (!strcmp(argv[1], "app-metrics"))
@@ -744,6 +785,8 @@ int main(int argc, char **argv)
         check_papifirst();
     if (!only || !strcmp(only, "count"))
         check_count();
+    if (!only || !strcmp(only, "levels"))
+        check_levels();
     if (!only || !strcmp(only, "live"))
         check_live();
     if (!only || !strcmp(only, "metrics"))

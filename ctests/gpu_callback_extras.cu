@@ -10,8 +10,9 @@
  *   cudaErrorNotReady, cudaFree of a pointer CUDA never gave fails: each function's .errors == 1,
  *   api.errors == 3.
  * live/peak: cudaMalloc 1 MiB and 3 MiB, cudaFree of the 3 MiB, cudaMalloc 512 KiB, a failed
- *   cudaFree: alloc.live_bytes and alloc.peak_bytes exact after each step, PAPI_reset restarting
- *   the peak at the live value, and 0 live once everything is freed; alloc.live_bytes:thread
+ *   cudaFree: alloc.live_bytes and alloc.peak_bytes exact after each step, after PAPI_reset the
+ *   change of each since (a 4 MiB cudaMalloc raises the peak from 4 to 5.5 MiB, the frees take
+ *   1.5 MiB off the live bytes), and 0 live once everything is freed; alloc.live_bytes:thread
  *   refused with PAPI_ENOEVNT.
  * min/max: a cudaDeviceSynchronize waiting for a spin kernel and one with nothing to wait for:
  *   calls == 2, 0 < min <= max, and max >= the kernel's time measured with CUDA events less the
@@ -120,14 +121,23 @@ static void live_and_peak(void)
     CHECK_EQ("peak: still 4 MiB", v[1], 4 * MiB);
     CHECK_EQ("live on device 0", v[2], MiB + MiB / 2);
     CHECK_EQ("peak on device 0", v[3], 4 * MiB);
+    /* After a reset a read gives the change since (the pieces add up under read + reset). */
     PAPI_MUST(PAPI_reset(es));
     PAPI_MUST(PAPI_read(es, v));
-    CHECK_EQ("reset: live unchanged", v[0], MiB + MiB / 2);
-    CHECK_EQ("reset: the peak starts at the live value", v[1], MiB + MiB / 2);
+    CHECK_EQ("reset: no change of live since", v[0], 0);
+    CHECK_EQ("reset: no change of the peak since", v[1], 0);
+    void *d;
+    CUDA_MUST(cudaMalloc(&d, 4 * MiB));
+    CUDA_MUST(cudaFree(d));
+    PAPI_MUST(PAPI_read(es, v));
+    CHECK_EQ("4 MiB allocated and freed: live unchanged", v[0], 0);
+    CHECK_EQ("the peak rose from 4 to 5.5 MiB", v[1], MiB + MiB / 2);
+    CHECK_EQ("the peak of device 0 too", v[3], MiB + MiB / 2);
     CUDA_MUST(cudaFree(a));
     CUDA_MUST(cudaFree(c));
     PAPI_MUST(PAPI_stop(es, v));
-    CHECK_EQ("everything freed: live 0", v[0], 0);
+    CHECK_EQ("everything freed: 1.5 MiB fewer live since the reset", v[0], -(MiB + MiB / 2));
+    CHECK_EQ("live on device 0 too", v[2], -(MiB + MiB / 2));
     CHECK_EQ("peak since the reset", v[1], MiB + MiB / 2);
     ct_destroy(&es);
 }

@@ -1,6 +1,7 @@
-/* test_windows.c: the min/max/peak windows and the live bytes
- * (cupti_cb_windows.c), alone with exact values, and under threads that
- * note calls and allocate while another reads and restarts (also under
+/* test_windows.c: the min/max/peak windows, the live bytes and the levels
+ * sets read them as (cupti_cb_windows.c), alone with exact values, and
+ * under threads that note calls and allocate while another reads, or reads,
+ * resets and adds up the pieces as TAU and Caliper do (also under
  * ThreadSanitizer: test_windows_tsan). */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -47,15 +48,17 @@ static void exact(void)
 	CHECK(lo == 10 && hi == 30, "slot 3: min %" PRIu64 ", max %" PRIu64 ", want 10 and 30", lo, hi);
 	cupti_cb_windows_entry_process(&t, w, &reg, reg.lay.win, 1, &lo, &hi);
 	CHECK(lo == 99 && hi == 99, "slot 7 over the process: %" PRIu64 "..%" PRIu64, lo, hi);
-	cupti_cb_windows_restart(&t, w);
-	CHECK_EQ(cupti_cb_windows_entry(&t, w, entries(), 0, &lo, &hi), 0, "after a restart the block is stale");
+	/* Taken again (a new PAPI_start): a new epoch, every block stale. */
+	cupti_cb_windows_give(&t, w);
+	CHECK_EQ(cupti_cb_windows_take(&t, slots, 2, 0), w, "the same window taken again");
+	CHECK_EQ(cupti_cb_windows_entry(&t, w, entries(), 0, &lo, &hi), 0, "taken again: the block is stale");
 	cupti_cb_windows_entry_process(&t, w, &reg, reg.lay.win, 0, &lo, &hi);
 	CHECK(lo == CUPTI_CB_WIN_EMPTY && hi == 0, "and the process has no call");
 	call(7, 4);
 	CHECK_EQ(cupti_cb_windows_entry(&t, w, entries(), 1, &lo, &hi), 1, "readable again after a call");
 	CHECK(lo == 4 && hi == 4, "slot 7 in the new epoch: %" PRIu64 "..%" PRIu64, lo, hi);
 	CHECK(cupti_cb_windows_entry(&t, w, entries(), 0, &lo, &hi) && lo == CUPTI_CB_WIN_EMPTY && hi == 0,
-	      "slot 3 restarted with the block: empty");
+	      "slot 3 started afresh with the block: empty");
 
 	int more[CUPTI_CB_N_WINDOWS];
 	for (int i = 1; i < CUPTI_CB_N_WINDOWS; i++)
@@ -82,12 +85,40 @@ static void exact(void)
 	CHECK_EQ(cupti_cb_windows_live(&t, N_ROWS), 1500, "live on every row");
 	CHECK_EQ(cupti_cb_windows_peak(&t, p, 0), 3000, "peak of row 0");
 	CHECK_EQ(cupti_cb_windows_peak(&t, p, N_ROWS), 3500, "peak of every row together");
-	cupti_cb_windows_restart(&t, p);
-	CHECK_EQ(cupti_cb_windows_peak(&t, p, N_ROWS), 1500, "restart: the peak from the live value");
+	cupti_cb_windows_give(&t, p);
+	p = cupti_cb_windows_take(&t, NULL, 0, 1);
+	CHECK_EQ(cupti_cb_windows_peak(&t, p, N_ROWS), 1500, "taken again: the peak from the live value");
 	cupti_cb_windows_give(&t, p);
 	cupti_cb_windows_free(&t, 0, 1000);
 	cupti_cb_windows_free(&t, 1, 500);
 	CHECK_EQ(cupti_cb_windows_live(&t, N_ROWS), 0, "everything freed");
+}
+
+/* A level read and reset as TAU does: the pieces add up to the level. */
+static void levels(void)
+{
+	struct cupti_cb_level l;
+	cupti_cb_level_start(&l);
+	CHECK_EQ(cupti_cb_level_sample(&l, 0, 0), 0, "nothing yet");
+	CHECK_EQ(cupti_cb_level_sample(&l, 1500, 0), 1500, "no reset since start: the level itself");
+	cupti_cb_level_reset(&l);
+	CHECK_EQ(cupti_cb_level_sample(&l, 1500, 0), 0, "no change since the reset");
+	CHECK_EQ(cupti_cb_level_sample(&l, 900, 0), -600, "the level went down by 600");
+	cupti_cb_level_reset(&l);
+	CHECK_EQ(cupti_cb_level_sample(&l, 1000, 0), 100, "and up by 100");
+	cupti_cb_level_sample(&l, 1000, 0);
+	CHECK_EQ(l.total, 1000, "the pieces 1500, -600, 100 add up to the level");
+
+	/* Ticks of 2.5 ns: each change is converted when it is sampled, with its sign. */
+	cupti_cb_level_start(&l);
+	CHECK_EQ(cupti_cb_level_sample(&l, 40, 2500000), 100, "40 ticks: 100 ns");
+	cupti_cb_level_reset(&l);
+	CHECK_EQ(cupti_cb_level_sample(&l, 20, 2500000), -50, "20 ticks fewer: -50 ns");
+	cupti_cb_level_reset(&l);
+	/* The ratio changes (calibration): a level that does not move reads no change. */
+	CHECK_EQ(cupti_cb_level_sample(&l, 20, 3000000), 0, "a new ratio alone changes nothing");
+	CHECK_EQ(cupti_cb_level_sample(&l, 30, 3000000), 30, "10 more ticks at 3 ns");
+	CHECK_EQ(l.total, 80, "the level in ns: 100 - 50 + 30");
 }
 
 /* ---- threads ------------------------------------------------------------------ */
@@ -115,12 +146,18 @@ static void *writer(void *arg)
 	return NULL;
 }
 
-/* Reads while the writers write, restarting every few reads when asked:
- * every pair read is consistent (min <= max, both from values noted). */
+/* Reads while the writers write: every pair read is consistent (min <=
+ * max, both from values noted). When asked to reset, it also reads the
+ * process maximum of slot 5 and the peak as levels, resetting after every
+ * read and adding up the pieces (as TAU does), and checks that no piece of
+ * a maximum or a peak is negative. */
+static int64_t max_sum, peak_sum;
+static struct cupti_cb_level max_level, peak_level;
+
 static void *reader(void *arg)
 {
-	int restart = arg != NULL;
-	unsigned bad = 0, reads = 0;
+	int reset = arg != NULL;
+	unsigned bad = 0;
 	while (!atomic_load(&stop_reading)) {
 		uint64_t lo, hi;
 		cupti_cb_windows_entry_process(&t, window, &reg, reg.lay.win, 1, &lo, &hi);
@@ -129,19 +166,29 @@ static void *reader(void *arg)
 		uint64_t live = cupti_cb_windows_live(&t, N_ROWS), peak = cupti_cb_windows_peak(&t, window, N_ROWS);
 		if (peak > MOST || live > MOST)
 			bad++;
-		if (restart && ++reads % 16 == 0)
-			cupti_cb_windows_restart(&t, window);
+		if (reset) {
+			int64_t m = cupti_cb_level_sample(&max_level, hi, 0);
+			int64_t p = cupti_cb_level_sample(&peak_level, peak, 0);
+			cupti_cb_level_reset(&max_level);
+			cupti_cb_level_reset(&peak_level);
+			bad += m < 0 || p < 0;
+			max_sum += m;
+			peak_sum += p;
+		}
 	}
 	return (void *)(uintptr_t)bad;
 }
 
-static void threads(int restart)
+static void threads(int reset)
 {
 	uint16_t slots[] = { 2, 5 };
 	window = cupti_cb_windows_take(&t, slots, 2, 1);
 	atomic_store(&stop_reading, 0);
+	cupti_cb_level_start(&max_level);
+	cupti_cb_level_start(&peak_level);
+	max_sum = peak_sum = 0;
 	pthread_t w[WRITERS], r;
-	pthread_create(&r, NULL, reader, restart ? &t : NULL);
+	pthread_create(&r, NULL, reader, reset ? &t : NULL);
 	for (uintptr_t i = 0; i < WRITERS; i++)
 		pthread_create(&w[i], NULL, writer, (void *)i);
 	for (int i = 0; i < WRITERS; i++)
@@ -149,21 +196,20 @@ static void threads(int restart)
 	atomic_store(&stop_reading, 1);
 	void *bad;
 	pthread_join(r, &bad);
-	CHECK_EQ((uintptr_t)bad, 0, restart ? "reads while restarting: inconsistent values"
-					     : "reads while writing: inconsistent values");
+	CHECK_EQ((uintptr_t)bad, 0, reset ? "reads and resets while writing: inconsistent or negative pieces"
+					  : "reads while writing: inconsistent values");
 	uint64_t lo, hi, want_live = 10 * WRITERS * (WRITERS + 1) / 2;
 	CHECK_EQ(cupti_cb_windows_live(&t, N_ROWS), want_live, "live bytes after the threads");
-	if (!restart) {
-		cupti_cb_windows_entry_process(&t, window, &reg, reg.lay.win, 1, &lo, &hi);
-		CHECK(lo == 1001 && hi == 1000 * WRITERS + CALLS, "process min %" PRIu64 ", max %" PRIu64, lo, hi);
-		CHECK(cupti_cb_windows_peak(&t, window, N_ROWS) >= want_live, "peak at least the live bytes");
-	} else {
-		/* After the last restart the window holds only what comes next. */
-		cupti_cb_windows_restart(&t, window);
-		CHECK_EQ(cupti_cb_windows_peak(&t, window, N_ROWS), want_live, "restart after the threads: peak");
-		call(5, 77);
-		cupti_cb_windows_entry_process(&t, window, &reg, reg.lay.win, 1, &lo, &hi);
-		CHECK(lo == 77 && hi == 77, "restart after the threads: %" PRIu64 "..%" PRIu64, lo, hi);
+	cupti_cb_windows_entry_process(&t, window, &reg, reg.lay.win, 1, &lo, &hi);
+	CHECK(lo == 1001 && hi == 1000 * WRITERS + CALLS, "process min %" PRIu64 ", max %" PRIu64, lo, hi);
+	uint64_t peak = cupti_cb_windows_peak(&t, window, N_ROWS);
+	CHECK(peak >= want_live && peak <= MOST, "peak %" PRIu64 " between the live bytes and the most", peak);
+	if (reset) {
+		/* The last pieces, then the sums against the levels. */
+		max_sum += cupti_cb_level_sample(&max_level, hi, 0);
+		peak_sum += cupti_cb_level_sample(&peak_level, peak, 0);
+		CHECK_EQ(max_sum, hi, "the pieces of the maximum add up to the maximum");
+		CHECK_EQ(peak_sum, peak, "the pieces of the peak add up to the peak");
 	}
 	for (unsigned row = 0; row < N_ROWS; row++)
 		cupti_cb_windows_free(&t, row, cupti_cb_windows_live(&t, row));
@@ -177,6 +223,7 @@ int main(void)
 	CHECK_EQ(cupti_cb_registry_init(&reg, &lay), 0, "registry");
 	CHECK_EQ(cupti_cb_windows_init(&t, N_FUNCS, N_ROWS), 0, "windows");
 	exact();
+	levels();
 	threads(0);
 	threads(1);
 	cupti_cb_windows_fini(&t);

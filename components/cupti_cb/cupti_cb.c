@@ -766,7 +766,7 @@ static int cupti_cb_ntv_code_to_descr(unsigned int code, char *descr, int len)
 static int cupti_cb_ntv_code_to_info(unsigned int code, PAPI_event_info_t *info)
 {
 	struct cupti_cb_source *s = source_of(code);
-	struct cupti_cb_event_facts f = { "", 0, 1 };
+	struct cupti_cb_event_facts f = { "", 0, 1, 0 };
 	if (!s)
 		return PAPI_ENOEVNT;
 	int rc = s->ops->event_name(s->self, code, info->symbol, sizeof info->symbol);
@@ -788,7 +788,7 @@ static int cupti_cb_ntv_code_to_info(unsigned int code, PAPI_event_info_t *info)
 	}
 	s->ops->facts(s->self, code, &f);
 	snprintf(info->units, sizeof info->units, "%s", f.units);
-	info->data_type = f.is_double ? PAPI_DATATYPE_FP64 : PAPI_DATATYPE_UINT64;
+	info->data_type = f.is_double ? PAPI_DATATYPE_FP64 : f.is_signed ? PAPI_DATATYPE_INT64 : PAPI_DATATYPE_UINT64;
 	info->value_type = f.running_sum ? PAPI_VALUETYPE_RUNNING_SUM : PAPI_VALUETYPE_ABSOLUTE;
 	info->timescope = PAPI_TIMESCOPE_SINCE_START;
 	return PAPI_OK;

@@ -400,8 +400,10 @@ int cupti_cb_catalog_descr(const struct cupti_cb_catalog *cat, uint32_t code, ch
 	} else {
 		static const char *const what[CUPTI_CB_PER_FUNC] = {
 			"Calls of", "Host time (ns) in",
-			"Host time (ns) of the shortest single call, since PAPI_start or PAPI_reset (0: none), of",
-			"Host time (ns) of the longest single call, since PAPI_start or PAPI_reset (0: none), of",
+			"Host time (ns) of the shortest single call since PAPI_start (0: none); after a PAPI_reset, "
+			"how much it changed since (0 or negative), so that read+reset pieces add up; of",
+			"Host time (ns) of the longest single call since PAPI_start (0: none); after a PAPI_reset, "
+			"how much it rose since, so that read+reset pieces add up; of",
 			"Calls that returned an error (any value but success; cudaErrorNotReady too) of",
 		};
 		const struct cupti_cb_func *f = &cat->funcs[cupti_cb_slot_of_index(idx)];

@@ -60,11 +60,13 @@ const struct cupti_cb_derived cupti_cb_derived_events[] = {
 	    CUPTI_CB_C_ALLOC_BYTES, 1, 0, BIT(CUPTI_CB_CLS_ALLOC) | BIT(CUPTI_CB_CLS_FREE)),
 	GAUGE("alloc.live_bytes",
 	      "Bytes allocated and not freed yet, now, of the allocations cupti_cb saw while it counted "
-	      "allocations; the process's, never a difference: PAPI_reset does not change it",
+	      "allocations; the process's; after a PAPI_reset, how much it changed since (may be negative), "
+	      "so that read+reset pieces add up",
 	      CUPTI_CB_READ_LIVE),
 	GAUGE("alloc.peak_bytes",
-	      "Highest alloc.live_bytes since PAPI_start or PAPI_reset (which start it from the live value "
-	      "of that moment); the process's",
+	      "Highest alloc.live_bytes since PAPI_start (which starts it from the live value of that "
+	      "moment); the process's; after a PAPI_reset, how much it rose since, so that read+reset "
+	      "pieces add up",
 	      CUPTI_CB_READ_PEAK),
 	DEV("free.calls", "", "Frees of device, pinned host, managed and stream-ordered memory, CUDA arrays, "
 	    "mipmapped arrays and physical memory (cuMemRelease)",

@@ -65,6 +65,7 @@ struct cupti_cb_event_facts {
 	char units[64];
 	int is_double;			/* PAPI_DATATYPE_FP64 rather than UINT64 */
 	int running_sum;		/* a count that only grows, rather than a ratio or rate */
+	int is_signed;			/* PAPI_DATATYPE_INT64: a change that may be negative */
 };
 
 struct cupti_cb_source_ops {

@@ -13,7 +13,9 @@
 
 #define MAX_EVENTS CUPTI_CB_SET_MAX
 
-/* How each event is read (see cupti_cb_windows.h for the last four). */
+/* How each event is read: a count, or one of the levels of
+ * cupti_cb_windows.h (read as changes since the last reset, which add up
+ * under the read + reset + add of TAU, Caliper and Score-P). */
 enum rd { RD_COUNT, RD_MIN, RD_MAX, RD_LIVE, RD_PEAK };
 
 struct cbset {
@@ -32,6 +34,7 @@ struct cbset {
 	uint64_t ns[MAX_EVENTS];	/* time counters: ns so far, never decreasing */
 	uint8_t rd[MAX_EVENTS];		/* enum rd */
 	uint8_t at[MAX_EVENTS];		/* RD_MIN/MAX: entry in the window; RD_LIVE/PEAK: row */
+	struct cupti_cb_level level[MAX_EVENTS];	/* the events that are not RD_COUNT */
 	/* The window of the min/max/peak events, taken while the set runs. */
 	int window;			/* -1: none held */
 	int wants_window;
@@ -104,10 +107,15 @@ static int cb_facts(void *self, uint32_t code, struct cupti_cb_event_facts *f)
 		return CUPTI_CB_ENOEVNT;
 	snprintf(f->units, sizeof f->units, "%s", cupti_cb_catalog_units(cat, code));
 	f->is_double = 0;
-	/* Min, max, live and peak values are not sums that grow. */
+	/* Every value is a change since start or reset whose pieces add up
+	 * (the minimum, maximum, live and peak values are read as changes of
+	 * their level: cupti_cb_windows.h). The minimum and the live bytes can
+	 * go down, so their pieces are signed. */
 	uint32_t idx = CUPTI_CB_CODE_IDX(code);
-	enum cupti_cb_kind k = cupti_cb_kind_of(cat, idx);
-	f->running_sum = !cupti_cb_process_only(idx) && k != CUPTI_CB_API_TIME_MIN && k != CUPTI_CB_API_TIME_MAX;
+	f->running_sum = 1;
+	f->is_signed = idx < cupti_cb_n_derived
+			       ? cupti_cb_derived_events[idx].read == CUPTI_CB_READ_LIVE
+			       : cupti_cb_kind_of(cat, idx) == CUPTI_CB_API_TIME_MIN;
 	return CUPTI_CB_OK;
 }
 
@@ -305,7 +313,7 @@ static void sample(struct cupti_cb_engine *e, struct cbset *s)
 		cupti_cb_probe_process_many(s->probes, process, s->n, &e->reg, s->now);
 }
 
-/* A min, max, live or peak value now, in ticks or bytes. */
+/* The level of a min, max, live or peak event now, in ticks or bytes. */
 static uint64_t window_value(struct cupti_cb_engine *e, struct cbset *s, unsigned i)
 {
 	uint64_t min = CUPTI_CB_WIN_EMPTY, max = 0;
@@ -325,15 +333,30 @@ static uint64_t window_value(struct cupti_cb_engine *e, struct cbset *s, unsigne
 	return min == CUPTI_CB_WIN_EMPTY ? 0 : min;
 }
 
+/* The counts start again from their values now. */
+static void rebase_counts(struct cupti_cb_engine *e, struct cbset *s)
+{
+	sample(e, s);
+	memcpy(s->base, s->now, s->n * sizeof s->base[0]);
+	memset(s->ns, 0, s->n * sizeof s->ns[0]);
+}
+
+/* The windows go on: a level is sampled, and the next read gives its
+ * change from here (cupti_cb_windows.h). No lock, no window to restart. */
 static int cb_set_reset(void *self, void *set)
 {
 	struct cupti_cb_engine *e = self;
 	struct cbset *s = set;
-	if (s->window >= 0)
-		cupti_cb_windows_restart(&e->win, s->window);
-	sample(self, s);
-	memcpy(s->base, s->now, s->n * sizeof s->base[0]);
-	memset(s->ns, 0, s->n * sizeof s->ns[0]);
+	uint64_t ratio = cupti_cb_clock_ratio(&e->clock);
+	rebase_counts(e, s);
+	for (unsigned i = 0; i < s->n; i++) {
+		if (s->rd[i] == RD_COUNT)
+			continue;
+		/* A stopped set has no window: its levels start again at the next start. */
+		if (s->rd[i] == RD_LIVE || s->window >= 0)
+			cupti_cb_level_sample(&s->level[i], window_value(e, s, i), s->probes[i].ticks ? ratio : 0);
+		cupti_cb_level_reset(&s->level[i]);
+	}
 	return CUPTI_CB_OK;
 }
 
@@ -351,7 +374,7 @@ static int cb_set_start(void *self, void *set, char *why, size_t len)
 		/* Attached: the thread's counts since its first counted call
 		 * (cupti_cb_source.h); the reading thread takes no block. */
 		s->block = NULL;
-		cb_set_reset(self, set);
+		rebase_counts(e, s);
 		memset(s->base, 0, s->n * sizeof s->base[0]);
 		return CUPTI_CB_OK;
 	}
@@ -368,7 +391,12 @@ static int cb_set_start(void *self, void *set, char *why, size_t len)
 			return CUPTI_CB_ELIMIT;
 		}
 	}
-	return cb_set_reset(self, set);
+	rebase_counts(e, s);
+	/* Levels count from 0: a read with no reset since the start gives the
+	 * level itself (the live bytes now, the peak since the start). */
+	for (unsigned i = 0; i < s->n; i++)
+		cupti_cb_level_start(&s->level[i]);
+	return CUPTI_CB_OK;
 }
 
 /* Differences of raw counters. Time counters convert only the ticks since
@@ -389,9 +417,8 @@ static int cb_set_read(void *self, void *set, long long *values)
 	}
 	for (unsigned i = 0; i < s->n; i++) {
 		if (s->rd[i] != RD_COUNT) {
-			/* Not a difference: the value as it stands. */
-			uint64_t v = window_value(e, s, i);
-			values[i] = (long long)(s->probes[i].ticks ? cupti_cb_clock_ticks_to_ns(ratio, v) : v);
+			values[i] = cupti_cb_level_sample(&s->level[i], window_value(e, s, i),
+							  s->probes[i].ticks ? ratio : 0);
 		} else if (s->probes[i].ticks) {
 			s->ns[i] += cupti_cb_clock_ticks_to_ns(ratio, s->now[i] - s->base[i]);
 			s->base[i] = s->now[i];

@@ -1,6 +1,7 @@
 /* cupti_cb_windows.c: see cupti_cb_windows.h. */
 #include "cupti_cb_windows.h"
 #include "cupti_cb_blocks.h"
+#include "cupti_cb_clock.h"
 
 #include <stdlib.h>
 
@@ -68,7 +69,7 @@ static void raise_to(_Atomic uint64_t *peak, uint64_t v)
 		;
 }
 
-static void restart_locked(struct cupti_cb_windows *t, struct cupti_cb_window *win)
+static void start_locked(struct cupti_cb_windows *t, struct cupti_cb_window *win)
 {
 	/* A new epoch, never used before by any window: every block is stale. */
 	atomic_store(&win->epoch, atomic_fetch_add(&t->next_epoch, 1));
@@ -111,7 +112,7 @@ int cupti_cb_windows_take(struct cupti_cb_windows *t, const uint16_t *slots, uns
 		atomic_fetch_or(&t->mask[win->slots[k]], (uint8_t)(1u << w));
 	if (peaks)
 		atomic_fetch_or(&t->peak_mask, 1u << w);
-	restart_locked(t, win);
+	start_locked(t, win);
 	pthread_mutex_unlock(&t->lock);
 	return w;
 }
@@ -132,16 +133,6 @@ void cupti_cb_windows_give(struct cupti_cb_windows *t, int w)
 		win->peaks = 0;
 		win->taken = 0;
 	}
-	pthread_mutex_unlock(&t->lock);
-}
-
-void cupti_cb_windows_restart(struct cupti_cb_windows *t, int w)
-{
-	if (w < 0 || w >= CUPTI_CB_N_WINDOWS)
-		return;
-	pthread_mutex_lock(&t->lock);
-	if (t->w[w].taken)
-		restart_locked(t, &t->w[w]);
 	pthread_mutex_unlock(&t->lock);
 }
 
@@ -241,4 +232,32 @@ uint64_t cupti_cb_windows_live(const struct cupti_cb_windows *t, unsigned row)
 uint64_t cupti_cb_windows_peak(const struct cupti_cb_windows *t, int w, unsigned row)
 {
 	return atomic_load(&t->w[w].peak[row]);
+}
+
+/* ---- levels ------------------------------------------------------------------- */
+
+void cupti_cb_level_start(struct cupti_cb_level *l)
+{
+	l->raw = 0;
+	l->total = 0;
+	l->at_reset = 0;
+}
+
+int64_t cupti_cb_level_sample(struct cupti_cb_level *l, uint64_t raw_now, uint64_t fs_per_tick)
+{
+	int64_t now = (int64_t)(raw_now > INT64_MAX ? INT64_MAX : raw_now);
+	int64_t d = now - l->raw;
+	if (fs_per_tick) {
+		/* Convert the change with its sign: a minimum goes down. */
+		uint64_t ns = cupti_cb_clock_ticks_to_ns(fs_per_tick, d < 0 ? (uint64_t)-d : (uint64_t)d);
+		d = d < 0 ? -(int64_t)ns : (int64_t)ns;
+	}
+	l->raw = now;
+	l->total += d;
+	return l->total - l->at_reset;
+}
+
+void cupti_cb_level_reset(struct cupti_cb_level *l)
+{
+	l->at_reset = l->total;
 }

@@ -1,9 +1,9 @@
 /* cupti_cb_windows.h: what counters cannot do. The shortest and longest
  * call of a function (<func>.time_ns_min/_max) and the peak of the live
  * allocation bytes (alloc.peak_bytes) are not differences of values that
- * only grow: each needs a window that starts at PAPI_start, restarts at
- * PAPI_reset and sees every call in between. And the live bytes
- * (alloc.live_bytes) are one process-wide gauge per device.
+ * only grow: each needs a window that starts at PAPI_start and sees every
+ * call until PAPI_stop. And the live bytes (alloc.live_bytes) are one
+ * process-wide gauge per device.
  *
  * A running event set with such events takes one of a few windows at
  * start and gives it back at stop. A window names up to
@@ -12,11 +12,16 @@
  * every other counter. The hot path loads one byte per function slot
  * (the windows that track it) and does nothing more when it is 0.
  *
- * Epochs: a window's epoch changes at every start and reset. A block
+ * Epochs: a window's epoch changes each time it is taken. A block
  * stamped with an older epoch is stale: its thread starts the window
  * afresh at its next call, and readers skip it (re-reading the stamp
  * after the values, as a sequence lock does, so that a block being
  * restarted while it is read is skipped too).
+ *
+ * PAPI_reset does not touch a window: TAU, Caliper and Score-P read and
+ * reset at every timer or region boundary and add up what they read, so
+ * a set reads these values as levels (struct cupti_cb_level below), whose
+ * pieces between resets add up.
  *
  * Taking and giving back windows takes a lock (the cold path); noting a
  * call, an allocation or a free never does, and never allocates. */
@@ -67,8 +72,6 @@ void cupti_cb_windows_fini(struct cupti_cb_windows *t);
  * window is taken. Entry k of the window is slots[k]. */
 int cupti_cb_windows_take(struct cupti_cb_windows *t, const uint16_t *slots, unsigned n, int peaks);
 void cupti_cb_windows_give(struct cupti_cb_windows *t, int w);
-/* PAPI_reset: the window starts again (the peak from the live value now). */
-void cupti_cb_windows_restart(struct cupti_cb_windows *t, int w);
 
 /* ---- the hot path ---------------------------------------------------------- */
 
@@ -100,5 +103,35 @@ void cupti_cb_windows_entry_process(const struct cupti_cb_windows *t, int w, con
 /* Row n_rows: every row. */
 uint64_t cupti_cb_windows_live(const struct cupti_cb_windows *t, unsigned row);
 uint64_t cupti_cb_windows_peak(const struct cupti_cb_windows *t, int w, unsigned row);
+
+/* ---- levels: how a set reads these values -----------------------------------
+ *
+ * Each of these events has a level: the shortest or the longest call since
+ * the set's PAPI_start (0 before the first), the live bytes now, the
+ * highest live bytes since PAPI_start. A read returns how much the level
+ * changed since the last PAPI_reset, the level counting from 0 at
+ * PAPI_start. So a read with no reset since the start returns the level
+ * itself, and the pieces that read + reset + add gives add up to it:
+ * summing is what every consumer that resets does. A piece of the minimum
+ * or of the live bytes may be negative; of a maximum or a peak, never.
+ *
+ * The level is built from its changes, each converted when it is sampled
+ * (as time counters convert their increments), so that a tick ratio still
+ * being calibrated never makes a maximum go down. One writer: the thread
+ * that reads and resets the set. */
+struct cupti_cb_level {
+	int64_t raw;		/* the level at the last sample, in ticks or bytes */
+	int64_t total;		/* the level in the read unit (ns or bytes), sum of the changes */
+	int64_t at_reset;	/* total at the last reset (or 0 at start) */
+};
+
+/* PAPI_start: the level counts from 0. */
+void cupti_cb_level_start(struct cupti_cb_level *l);
+/* Samples the level (raw_now, in ticks when fs_per_tick is not 0, else in
+ * the read unit) and returns the value of a read: the change since the
+ * last reset. */
+int64_t cupti_cb_level_sample(struct cupti_cb_level *l, uint64_t raw_now, uint64_t fs_per_tick);
+/* PAPI_reset, after a sample: the next read counts from here. */
+void cupti_cb_level_reset(struct cupti_cb_level *l);
 
 #endif
