@@ -14,6 +14,10 @@
  *           piece may be negative (the minimum, the live bytes);
  *   hl    - PAPI's high-level API (which never resets): a region's delta is the change of the
  *           level during the region; with =instant, the level at the region's end.
+ *   nested - a SIGPROF handler at 20 kHz reads the set while the thread it interrupts reads it
+ *           too (TAU's sampler beside its timers): the handler's read must not run inside the
+ *           interrupted one (it added a time counter's interval twice), so the time, the
+ *           maximum and the calls at the stop are exactly those of the played calls.
  */
 #include "ctest_util.h"
 #include "fake_play.h"
@@ -22,6 +26,9 @@
 #include <dirent.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
 
 #define T0 1000000000ull /* the frozen clock's start (a time of 0 means "not timed") */
 
@@ -362,6 +369,63 @@ static int run_hl(void)
     return ct_done();
 }
 
+static int nested_es;
+static volatile sig_atomic_t nested_reads, nested_bad;
+
+static void nested_reader(int sig)
+{
+    (void)sig;
+    long long v[3];
+    int rc = PAPI_read(nested_es, v);
+    if (rc != PAPI_OK)
+        nested_bad = rc;
+    nested_reads++;
+}
+
+static int run_nested(void)
+{
+    static const char *const nested_names[] = {"cudaGetDevice.time_ns", "cudaGetDevice.time_ns_max",
+                                               "cudaGetDevice.calls"};
+    long long v[3];
+    frozen_init(1);
+    ct_library_init();
+    nested_es = ct_eventset(3, nested_names);
+    PAPI_MUST(PAPI_start(nested_es));
+    signal(SIGPROF, nested_reader);
+    timer_t t;
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev.sigev_signo = SIGPROF;
+    ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+    if (timer_create(CLOCK_MONOTONIC, &ev, &t) != 0)
+        ct_fatal("timer_create");
+    struct itimerspec it = {{0, 50000}, {0, 50000}};
+    timer_settime(t, 0, &it, NULL);
+    long long calls = 0;
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        for (int k = 0; k < 10; k++, calls++)
+            get_device(100 + (uint64_t)(calls % 7));
+        PAPI_MUST(PAPI_read(nested_es, v));
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    } while (now.tv_sec - t0.tv_sec < 2);
+    timer_delete(t);
+    signal(SIGPROF, SIG_IGN);
+    PAPI_MUST(PAPI_stop(nested_es, v));
+    long long want_ns = 0;
+    for (long long i = 0; i < calls; i++)
+        want_ns += 100 + i % 7;
+    printf("# nested: %lld calls, %d reads in the handler\n", calls, (int)nested_reads);
+    CHECK_REL("the handler read", nested_reads, ">=", 1000);
+    CHECK_EQ("every read in the handler returned PAPI_OK", nested_bad, PAPI_OK);
+    CHECK_EQ("time_ns: exactly the played time", v[0], want_ns);
+    CHECK_EQ("time_ns_max: the longest call", v[1], 106);
+    CHECK_EQ("calls", v[2], calls);
+    return ct_done();
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "hl-child")) {
@@ -370,6 +434,7 @@ int main(int argc, char **argv)
     }
     static const struct fake_case cases[] = {
         {"tau", run_tau}, {"accum", run_accum}, {"plain", run_plain}, {"info", run_info}, {"hl", run_hl},
+        {"nested", run_nested},
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

@@ -3,6 +3,7 @@
  * PAPI's positions, and turns their errors into PAPI error codes. It never
  * calls CUPTI itself. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -63,6 +64,10 @@ typedef struct {
 	uint32_t *src_codes[CUPTI_CB_N_SOURCES];
 	long long *src_values[CUPTI_CB_N_SOURCES];
 	long long *values;		/* by position, handed to PAPI */
+	/* A read, reset or stop of this set is under way on its thread: a
+	 * signal handler that interrupts it and calls PAPI on the same set
+	 * must not touch the sources' half-updated state (guard_enter). */
+	volatile sig_atomic_t busy;
 } cupti_cb_control_t;
 
 /* One engine per process: CUPTI allows one subscriber per process. It is
@@ -537,12 +542,32 @@ static int cupti_cb_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	return PAPI_OK;
 }
 
+/* A sampler's handler may call PAPI_read on a set whose read, reset or
+ * stop it interrupted on the same thread. The sources keep per-set state
+ * that such a call updates in several steps (a time counter's converted
+ * total and its base: the handler's read added one interval twice), so
+ * the inner call must not run: a read returns the values of the last read
+ * completed (each a whole word, none going down), and a reset or stop
+ * fails (PAPI_EMISC) rather than half-happen. */
+static int guard_enter(cupti_cb_control_t *c)
+{
+	if (c->busy)
+		return 0;
+	c->busy = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	return 1;
+}
+
+static void guard_leave(cupti_cb_control_t *c)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	c->busy = 0;
+}
+
 /* Each source reads its own events; the values land in PAPI's positions.
  * A set of callback events only is read without a lock or a system call. */
-static int cupti_cb_read(hwd_context_t *ctx, hwd_control_state_t *ctl, long long **events, int flags)
+static void read_sources(cupti_cb_control_t *c)
 {
-	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
-	(void)ctx, (void)flags;
 	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++)
 		if (c->n_src[i] &&
 		    sources[i].ops->set_read(sources[i].self, c->set[i], c->src_values[i]) == CUPTI_CB_EDROPPED &&
@@ -551,19 +576,32 @@ static int cupti_cb_read(hwd_context_t *ctx, hwd_control_state_t *ctl, long long
 				  "values undercount (CUPTI_CB_TRACE=1 shows how many)");
 	for (unsigned p = 0; p < c->width; p++)
 		c->values[p] = c->at[p].used ? c->src_values[c->at[p].src][c->at[p].ix] : 0;
+}
+
+static int cupti_cb_read(hwd_context_t *ctx, hwd_control_state_t *ctl, long long **events, int flags)
+{
+	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
+	(void)ctx, (void)flags;
 	*events = c->values;
+	if (!guard_enter(c))
+		return PAPI_OK;	/* the last completed read's values */
+	read_sources(c);
+	guard_leave(c);
 	return PAPI_OK;
 }
 
 static int cupti_cb_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
 {
 	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
-	long long *unused;
+	(void)ctx;
 	if (!c->running)
 		return PAPI_OK;
-	cupti_cb_read(ctx, ctl, &unused, 0);	/* the values as of the stop */
+	if (!guard_enter(c))
+		return PAPI_EMISC;
+	read_sources(c);	/* the values as of the stop */
 	stop_sources(c, CUPTI_CB_N_SOURCES);
 	c->running = 0;
+	guard_leave(c);
 	return PAPI_OK;
 }
 
@@ -571,9 +609,12 @@ static int cupti_cb_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)
 {
 	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
 	(void)ctx;
+	if (!guard_enter(c))
+		return PAPI_EMISC;
 	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++)
 		if (c->n_src[i])
 			sources[i].ops->set_reset(sources[i].self, c->set[i]);
+	guard_leave(c);
 	return PAPI_OK;
 }
 
