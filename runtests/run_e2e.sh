@@ -63,9 +63,9 @@ js m.json '/metrics[name=lts__t_request_hit_rate.pct]/units' %
 js m.json '/devices[device=0]/events/kernel.launches' 7
 js m.json '/api[function=cudaLaunchKernel]/calls' 5
 js m.json /totals/api.calls 21
-row m.txt "Metric Device Value Units"
-row m.txt "dram__bytes_read.sum 0 4096 byte"
-row m.txt "lts__t_request_hit_rate.pct 0 87.5 %"
+row m.txt "Metric Device Value Units Across processes"
+row m.txt "dram__bytes_read.sum 0 4096 byte 1 process"
+row m.txt "lts__t_request_hit_rate.pct 0 87.5 % 1 process"
 line m.csv "metric,dram__bytes_read.sum,0,4096,byte"
 line m.csv "metric,lts__t_request_hit_rate.pct,0,87.5,%"
 grep -Fq "note: hardware metric no_such__metric.sum (device 0) was left out: cupti_cb knows no such metric" m.txt ||

@@ -132,7 +132,7 @@ static long long value(json_t *r, const struct quant *q, int *present)
 	long long sum = 0;
 	for (int i = 0; q->events[i]; i++) {
 		int p;
-		sum += cupti_cb_run_event_sum(r, q->events[i], &p);
+		sum = cupti_cb_run_add(sum, cupti_cb_run_event_sum(r, q->events[i], &p));
 		*present |= p;
 	}
 	return sum;
@@ -146,7 +146,7 @@ static void rank_row(struct cupti_cb_run_tab *t, const struct quant *q, json_t *
 		int p;
 		long long v = value(reports[i], q, &p);
 		any |= p;
-		total += v;
+		total = cupti_cb_run_add(total, v);
 		min = i == 0 || v < min ? v : min;
 		max = i == 0 || v > max ? v : max;
 	}
