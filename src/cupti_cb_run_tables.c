@@ -303,6 +303,9 @@ static void header(FILE *out, json_t *report)
 	fprintf(out, "\n exit status %lld; %zu process%s with CUDA; wall time %lld ns\n",
 		cupti_cb_run_int(run, "exit_status"), np, np == 1 ? "" : "es",
 		cupti_cb_run_int(run, "wall_ns"));
+	const char *why = json_string_value(json_object_get(json_object_get(report, "status"), "reason"));
+	if (!np && why)	/* a report of nothing: why */
+		fprintf(out, " %s\n", why);
 	json_array_foreach(json_object_get(report, "processes"), i, p) {
 		json_t *st = json_object_get(p, "status");
 		if (json_is_false(json_object_get(st, "counting")))
