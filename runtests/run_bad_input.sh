@@ -27,6 +27,8 @@ doc realcount.json '' '{"device": 0, "events": {"kernel.launches": 2.5}}' ''
 doc negmetric.json '' '' '{"name": "dram__bytes_read.sum", "device": 0, "value": -4.5}'
 doc huge.json '{"function": "cudaMemcpy", "layer": "runtime", "calls": 9223372036854775807, "time_ns": 5}' '' ''
 printf '{"schema": "cupti_cb_run/1", "processes": [{"pid": 1, "argv": [1, 2]}]}\n' > argv.json
+# Found by fuzz_report: a devices row without "events" crashed the check itself.
+doc noevents.json '' '{"device": 0, "avents": {}}' ''
 
 # cmp FILE RULES WHY: --compare FILE refused before the program runs.
 cmp() {
@@ -42,6 +44,7 @@ cmp neg.json 'calls:cudaMemcpy=0%' 'api row 0 (cudaMemcpy): "calls" is negative,
 cmp negdev.json 'kernels:launches=0%' 'devices row 0 (device 0) "events": "kernel.launches" is negative, not a count (an integer >= 0)'
 cmp realcount.json 'kernels:launches=0%' 'devices row 0 (device 0) "events": "kernel.launches" is a real number, not a count (an integer >= 0)'
 cmp negmetric.json 'metric:dram__bytes_read.sum=0%' 'metrics row 0 (dram__bytes_read.sum): "value" is negative, not a number >= 0'
+cmp noevents.json 'kernels:launches=0%' 'devices row 0 (device 0) "events" is missing, not an object'
 cmp argv.json 'calls:total=0%' 'processes row 0: "argv" is not an array of strings'
 
 # rep WHY FILE...: --report refused.

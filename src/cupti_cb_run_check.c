@@ -22,6 +22,8 @@
 
 static const char *type_of(json_t *v)
 {
+	if (!v)
+		return "missing";
 	switch (json_typeof(v)) {
 	case JSON_OBJECT: return "an object";
 	case JSON_ARRAY: return "an array";
@@ -56,6 +58,8 @@ static int counts(json_t *obj, const char *where, const char *skip1, const char 
 
 /* An optional member: absent, or of the kind check says. */
 #define OPTIONAL(obj, key, test) (!json_object_get(obj, key) || (test)(json_object_get(obj, key)))
+/* The same, or null: the runner writes null for what a process file lacked. */
+#define NULLABLE(obj, key, test) (json_is_null(json_object_get(obj, key)) || OPTIONAL(obj, key, test))
 
 /* jansson's json_is_* are macros: OPTIONAL needs functions. */
 static int is_bool(json_t *v)
@@ -111,13 +115,13 @@ static int check_process(json_t *p, const char *where, char *why, size_t n)
 {
 	if (!json_is_object(p))
 		return BAD("%s is %s, not an object", where, type_of(p));
-	if (!OPTIONAL(p, "pid", is_int) || !OPTIONAL(p, "rank", is_int_or_null))
+	if (!NULLABLE(p, "pid", is_int) || !NULLABLE(p, "rank", is_int))
 		return BAD("%s: \"pid\" or \"rank\" is not an integer", where);
-	if (!OPTIONAL(p, "wall_ns", is_count))
+	if (!NULLABLE(p, "wall_ns", is_count))
 		return BAD("%s: \"wall_ns\" is not a count (an integer >= 0)", where);
-	if (!OPTIONAL(p, "argv", is_strings))
+	if (!NULLABLE(p, "argv", is_strings))
 		return BAD("%s: \"argv\" is not an array of strings", where);
-	if (!OPTIONAL(p, "host", is_string))
+	if (!NULLABLE(p, "host", is_string))
 		return BAD("%s: \"host\" is not a string", where);
 	/* The runner writes null for a process whose file had no status. */
 	if (json_object_get(p, "status") && !json_is_null(json_object_get(p, "status")))
@@ -257,7 +261,9 @@ int cupti_cb_run_check(json_t *doc, char *why, size_t n)
 	}
 	if (json_object_get(doc, "status") && check_status(json_object_get(doc, "status"), "the", why, n))
 		return -1;
-	if (json_object_get(doc, "run") && check_run(json_object_get(doc, "run"), why, n))
+	/* A report's "run" is null until the runner knows the run. */
+	if (json_object_get(doc, "run") && !json_is_null(json_object_get(doc, "run")) &&
+	    check_run(json_object_get(doc, "run"), why, n))
 		return -1;
 	if (json_object_get(doc, "totals") && counts(json_object_get(doc, "totals"), "\"totals\"", NULL, NULL, why, n))
 		return -1;
