@@ -180,18 +180,6 @@ static void why_nothing(char *why, size_t n)
 		 "(the CUDA driver loads the injected library at a process's first CUDA call).");
 }
 
-static void say_not_counting(json_t *report)
-{
-	size_t i;
-	json_t *p;
-	json_array_foreach(json_object_get(report, "processes"), i, p) {
-		json_t *st = json_object_get(p, "status");
-		if (json_is_false(json_object_get(st, "counting")))
-			fprintf(stderr, "cupti_cb_run: process %lld did not count: %s\n", cupti_cb_run_int(p, "pid"),
-				json_string_value(json_object_get(st, "reason")) ?: "no reason given");
-	}
-}
-
 /* ---- the run directory */
 
 static char *make_run_dir(void)
@@ -272,8 +260,9 @@ static int run_program(const struct cupti_cb_run_opts *o, struct baseline *b)
 		if (b->doc)
 			fprintf(stderr, "cupti_cb_run: --compare: there is nothing to compare with %s.\n", o->compare);
 	} else {
+		cupti_cb_run_explain_unfinished(report, child.pid, child.signal, child.status);
 		if (o->output)
-			say_not_counting(report);
+			cupti_cb_run_print_process_status(stderr, report, "cupti_cb_run:");
 		if (write_outputs(o, report, rank, stderr, NULL, 0) && !status)
 			status = CUPTI_CB_RUN_EXIT_FAILED;
 		if (b->doc && compare(o, b, report, rank, stderr) && !status)

@@ -53,6 +53,8 @@ const char *cupti_cb_run_inject_path(void);
 /* ---- cupti_cb_run_exec.c: running the program */
 struct cupti_cb_run_child {
 	int status;		/* what the runner returns: exit status, 128+N for signal N */
+	long pid;
+	int signal;		/* the signal that ended it, or 0 (it exited) */
 	int exec_errno;		/* non-zero: the program could not be executed */
 	long long wall_ns;
 };
@@ -98,6 +100,12 @@ void cupti_cb_run_tab_free(struct cupti_cb_run_tab *t);
 /* ---- cupti_cb_run_tables.c, _csv.c: the reports */
 void cupti_cb_run_print_tables(FILE *f, json_t *report);
 void cupti_cb_run_print_csv(FILE *f, json_t *report);
+/* " process PID did not count: ..." (or ended before its file, with the
+ * counts it published) for each such process of the report. */
+void cupti_cb_run_print_process_status(FILE *f, json_t *report, const char *prefix);
+/* A process row that ended before it wrote its file gets a reason that
+ * says how: pid and sig are the program's (sig 0: it exited with code). */
+void cupti_cb_run_explain_unfinished(json_t *report, long pid, int sig, int code);
 
 /* ---- cupti_cb_run_threads.c: per-thread rows (pid + tid) */
 void cupti_cb_run_merge_threads(json_t *report, json_t *doc);

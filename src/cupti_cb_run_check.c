@@ -107,7 +107,21 @@ static int check_status(json_t *st, const char *where, char *why, size_t n)
 		return BAD("%s \"status\": \"counting\" is not true or false", where);
 	if (!OPTIONAL(st, "reason", is_string_or_null))
 		return BAD("%s \"status\": \"reason\" is not a sentence or null", where);
+	if (!OPTIONAL(st, "final", is_bool))
+		return BAD("%s \"status\": \"final\" is not true or false", where);
 	return 0;
+}
+
+/* The counts a process published before it ended without its file. */
+static int check_partial(json_t *p, const char *where, char *why, size_t n)
+{
+	char w[96];
+	if (!json_is_object(p))
+		return BAD("%s \"partial\" is %s, not an object", where, type_of(p));
+	if (!is_count(json_object_get(p, "at_ns")))
+		return BAD("%s \"partial\": \"at_ns\" is not a count (an integer >= 0)", where);
+	snprintf(w, sizeof w, "%s \"partial\" \"events\"", where);
+	return counts(json_object_get(p, "events"), w, NULL, NULL, why, n);
 }
 
 /* One entry of "processes", or "process". */
@@ -123,6 +137,9 @@ static int check_process(json_t *p, const char *where, char *why, size_t n)
 		return BAD("%s: \"argv\" is not an array of strings", where);
 	if (!NULLABLE(p, "host", is_string))
 		return BAD("%s: \"host\" is not a string", where);
+	json_t *part = json_object_get(p, "partial");
+	if (part && !json_is_null(part) && check_partial(part, where, why, n))
+		return -1;
 	/* The runner writes null for a process whose file had no status. */
 	if (json_object_get(p, "status") && !json_is_null(json_object_get(p, "status")))
 		return check_status(json_object_get(p, "status"), where, why, n);
@@ -260,6 +277,8 @@ int cupti_cb_run_check(json_t *doc, char *why, size_t n)
 			return -1;
 	}
 	if (json_object_get(doc, "status") && check_status(json_object_get(doc, "status"), "the", why, n))
+		return -1;
+	if (json_object_get(doc, "partial") && check_partial(json_object_get(doc, "partial"), "the", why, n))
 		return -1;
 	/* A report's "run" is null until the runner knows the run. */
 	if (json_object_get(doc, "run") && !json_is_null(json_object_get(doc, "run")) &&

@@ -230,12 +230,18 @@ static void merge_status(json_t *report, json_t *status)
 		json_object_set(st, "reason", why);
 }
 
-static void add_process(json_t *report, json_t *p, json_t *status)
+/* partial: the counts a process published before it ended without its
+ * file (a process file's top-level "partial"), kept on its row. */
+static void add_process(json_t *report, json_t *p, json_t *status, json_t *partial)
 {
 	json_t *e = json_pack("{s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}", "pid", json_object_get(p, "pid"),
 			      "host", json_object_get(p, "host"), "rank", json_object_get(p, "rank"),
 			      "argv", json_object_get(p, "argv"), "wall_ns", json_object_get(p, "wall_ns"),
 			      "status", status ? status : json_object_get(p, "status"));
+	if (!partial)
+		partial = json_object_get(p, "partial");
+	if (e && partial && !json_is_null(partial))
+		json_object_set(e, "partial", partial);
 	if (e)
 		json_array_append_new(json_object_get(report, "processes"), e);
 }
@@ -245,11 +251,11 @@ static int merge_into(json_t *report, json_t *doc, char *why, size_t n)
 {
 	json_t *proc = json_object_get(doc, "process"), *procs = json_object_get(doc, "processes");
 	if (json_is_object(proc))
-		add_process(report, proc, json_object_get(doc, "status"));
+		add_process(report, proc, json_object_get(doc, "status"), json_object_get(doc, "partial"));
 	size_t i;
 	json_t *p;
 	json_array_foreach(procs, i, p)
-		add_process(report, p, NULL);
+		add_process(report, p, NULL, NULL);
 	json_t *version = json_object_get(json_object_get(doc, "cupti_cb"), "version");
 	json_t *ours = json_object_get(report, "cupti_cb");
 	if (json_is_string(version) && !json_object_get(ours, "version"))

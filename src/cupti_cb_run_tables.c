@@ -295,7 +295,7 @@ static void metrics_table(FILE *out, json_t *report)
 
 static void header(FILE *out, json_t *report)
 {
-	json_t *run = json_object_get(report, "run"), *a, *p;
+	json_t *run = json_object_get(report, "run"), *a;
 	size_t i, np = json_array_size(json_object_get(report, "processes"));
 	fprintf(out, "cupti_cb_run:");
 	json_array_foreach(json_object_get(run, "argv"), i, a)
@@ -306,12 +306,7 @@ static void header(FILE *out, json_t *report)
 	const char *why = json_string_value(json_object_get(json_object_get(report, "status"), "reason"));
 	if (!np && why)	/* a report of nothing: why */
 		fprintf(out, " %s\n", why);
-	json_array_foreach(json_object_get(report, "processes"), i, p) {
-		json_t *st = json_object_get(p, "status");
-		if (json_is_false(json_object_get(st, "counting")))
-			fprintf(out, " process %lld did not count: %s\n", cupti_cb_run_int(p, "pid"),
-				json_string_value(json_object_get(st, "reason")) ?: "no reason given");
-	}
+	cupti_cb_run_print_process_status(out, report, "");
 }
 
 void cupti_cb_run_print_tables(FILE *out, json_t *report)
