@@ -5,7 +5,7 @@
 # percentage of peak, a rate per second or per cycle, an average, a ratio)
 # is the mean over the processes that measured it, shown with its min and
 # max. Before, two ranks at 60% of peak printed 120%, and .per_second
-# values were summed.
+# values were summed. In the per-rank table, wall time has no total.
 . "$LIB_SH"
 
 # rank R PCT RATE SUM MAX: a report of rank R with one process.
@@ -37,6 +37,9 @@ js two.json '/metrics[name=dram__bytes_read.sum.per_second]/value' 2000000000
 js two.json '/metrics[name=dram__bytes_read.sum]/value' 4000
 js two.json '/metrics[name=dram__bytes_read.sum]/processes' 2
 noline out "120"
+# Nor do the ranks' wall times add up: they run at the same time.
+row out "wall time ns - 1000 1000 1000.0 1.00"
+row out "API calls calls 2 1 1 1.0 1.00"
 
 # A report of two ranks merged with a third: the mean is over the three
 # processes (weighted), not over the two files.
