@@ -46,6 +46,9 @@ void cupti_cb_run_usage(FILE *f)
 		"                        papi_hl_output_writer.py\n"
 		"  -h, --help            this text\n"
 		"\n"
+		"Options come before PROGRAM: every word after it is PROGRAM's own. Exit\n"
+		"status 2: a bad option, rule or --compare/--report file; 3: a regression.\n"
+		"\n"
 		"In file names %%r is the MPI rank, %%p the pid, %%h the host; under MPI a name\n"
 		"without %%r gets .rank<N> before its extension. See cupti_cb_run(1).\n",
 		cupti_cb_run_default_rules);
