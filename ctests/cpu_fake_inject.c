@@ -44,6 +44,7 @@
  *             that no metric is offered, the callback counts are exact
  *   metricwait the program issues no GPU work within CUPTI_CB_RUN_METRICS_WAIT_MS after cuInit:
  *             the note says the metrics were not collected, the rest counts
+ *   crash, exit (for runtests/run_e2e.sh) the calls of basic, then SIGSEGV or _exit(3)
  *   threads   three named threads and the main thread make known calls (two threads exit
  *             before the program, one is still alive, one issues GPU work): the file's "threads"
  *             has one row each, found by name (the main one by its tid, the pid), with exact
@@ -54,6 +55,9 @@
 #include "ctest_util.h"
 #include "fake_play.h"
 #include "inject_check.h"
+
+#include <signal.h>
+#include <sys/resource.h>
 
 #ifndef INJ_LIB
 #error "INJ_LIB: the path of the built libcupti_cb_inject.so"
@@ -207,6 +211,25 @@ static int app_live(void)
     struct timespec ts = {0, 400 * 1000 * 1000};	/* 20 intervals */
     nanosleep(&ts, NULL);
     return 0;
+}
+
+/* The program makes its calls, lives 200 ms (ten ticks of a 20 ms --interval), and ends
+ * without running its exit handlers: killed by SIGSEGV (app-crash, no core file), or _exit(3)
+ * (app-exit).  For cupti_cb_run's tests (runtests/run_e2e.sh). */
+static int app_unfinished(int crash)
+{
+    if (cuInit(0) != CUDA_SUCCESS)
+        return 10;
+    app_calls();
+    struct timespec ts = {0, 200 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    if (crash) {
+        struct rlimit no_core = {0, 0};
+        setrlimit(RLIMIT_CORE, &no_core);
+        signal(SIGSEGV, SIG_DFL);
+        raise(SIGSEGV);
+    }
+    _exit(3);
 }
 
 /* What the GPU does in app-metrics while the metrics count. */
@@ -764,6 +787,8 @@ int main(int argc, char **argv)
             return app_metricwait();
         if (!strcmp(argv[1], "app-threads"))
             return app_threads();
+        if (!strcmp(argv[1], "app-crash") || !strcmp(argv[1], "app-exit"))
+            return app_unfinished(!strcmp(argv[1], "app-crash"));
         ct_fatal("no application %s", argv[1]);
     }
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);

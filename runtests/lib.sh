@@ -5,9 +5,10 @@ fails=0
 work=$(mktemp -d "${TMPDIR:-/tmp}/runtests.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-# No process file of these tests comes from CUDA: any readable file stands
-# for the injected library, and the driver probe finds libc.
-CUPTI_CB_RUN_INJECT=$FAKE_APP
+# No process file of these tests comes from CUDA. The injected library is
+# the one built here (the runner loads it to say why, when nothing was
+# measured); the driver probe finds libc.
+CUPTI_CB_RUN_INJECT=$INJ_LIB
 CUPTI_CB_CUDA_LIB=libc.so.6
 export CUPTI_CB_RUN_INJECT CUPTI_CB_CUDA_LIB
 unset OMPI_COMM_WORLD_RANK PMI_RANK SLURM_PROCID

@@ -15,7 +15,8 @@
 # L2 hits: the report has those values, an unknown metric is left out with a
 # note, and the callback counts are those of app-basic. Without profiling
 # permission (APP_NOPERM) the metrics are left out, with the note, and the
-# run counts the rest.
+# run counts the rest. app-crash and app-exit make the calls of app-basic
+# and end without their exit handlers (SIGSEGV, _exit(3)).
 . "$LIB_SH"
 
 if ! test -r "$INJ_LIB"; then
@@ -63,9 +64,9 @@ js m.json '/metrics[name=lts__t_request_hit_rate.pct]/units' %
 js m.json '/devices[device=0]/events/kernel.launches' 7
 js m.json '/api[function=cudaLaunchKernel]/calls' 5
 js m.json /totals/api.calls 21
-row m.txt "Metric Device Value Units"
-row m.txt "dram__bytes_read.sum 0 4096 byte"
-row m.txt "lts__t_request_hit_rate.pct 0 87.5 %"
+row m.txt "Metric Device Value Units Across processes"
+row m.txt "dram__bytes_read.sum 0 4096 byte 1 process"
+row m.txt "lts__t_request_hit_rate.pct 0 87.5 % 1 process"
 line m.csv "metric,dram__bytes_read.sum,0,4096,byte"
 line m.csv "metric,lts__t_request_hit_rate.pct,0,87.5,%"
 grep -Fq "note: hardware metric no_such__metric.sum (device 0) was left out: cupti_cb knows no such metric" m.txt ||
@@ -82,6 +83,33 @@ js p.json /totals/api.calls 21
 noline p.txt "Hardware metrics"
 grep -Fq "note: hardware metrics were not collected: profiling is restricted to administrators" p.txt ||
 	fail "p.txt does not say that profiling is restricted"
+
+# A program that made CUDA calls and then crashed, or called _exit: before,
+# it was reported as having made no CUDA call. With --interval the counts
+# of the last tick are kept; the runner says how its program ended.
+rc 139 "$RUNNER" --interval 20ms -o c.txt --json c.json -- "$FAKE_INJECT_APP" app-crash
+pid=$("$JSON_GET" c.json /processes/0/pid)
+js c.json /processes/# 1
+js c.json /status/counting false
+js c.json /processes/0/status/final false
+js c.json /processes/0/status/reason "it was killed by signal 11 (Segmentation fault)"
+js c.json /status/reason "it was killed by signal 11 (Segmentation fault)"
+js c.json /processes/0/partial/events/api.calls 21
+js c.json /processes/0/partial/events/kernel.launches 7
+js c.json /processes/0/partial/events/memcpy.bytes 3500
+line c.txt " process $pid made CUDA calls but ended before it wrote its counts: it was killed by signal 11 (Segmentation fault)"
+grep -q "^ process $pid: its last published counts ([0-9.]* s after its first CUDA call): api.calls=21 kernel.launches=7 memcpy.bytes=3500 gpu.busy_ns=0\$" c.txt ||
+	fail "c.txt does not give the last published counts"
+noline err "nothing was measured"
+rc 3 "$RUNNER" -o x.txt --json x.json -- "$FAKE_INJECT_APP" app-exit
+pid=$("$JSON_GET" x.json /processes/0/pid)
+js x.json /processes/0/status/reason "it ended with _exit or quick_exit (exit status 3), which run no exit handler"
+"$JSON_GET" x.json /processes/0/partial > /dev/null 2>&1 && fail "x.json has counts that were never published"
+line x.txt " process $pid made CUDA calls but ended before it wrote its counts: it ended with _exit or quick_exit (exit status 3), which run no exit handler"
+line x.txt " process $pid: what it did is unknown (--interval T publishes the counts every T, and the last ones are kept)"
+# A process that exits normally replaces the early file with its counts.
+js e.json /processes/0/status/counting true
+"$JSON_GET" e.json /processes/0/partial > /dev/null 2>&1 && fail "e.json still has the early file's partial counts"
 
 rc 7 "$RUNNER" -o t.txt --json d.json -- "$FAKE_INJECT_APP" app-disabled
 js d.json /status/counting false

@@ -7,7 +7,7 @@
 . "$LIB_SH"
 
 rc 0 "$RUNNER" -- "$FAKE_APP" -e env.txt none
-line env.txt "CUDA_INJECTION64_PATH=$FAKE_APP"
+line env.txt "CUDA_INJECTION64_PATH=$INJ_LIB"
 line env.txt "CUPTI_CB_RUN_ACTIVITY=1"
 line env.txt "CUPTI_CB_RUN_METRICS=(unset)"
 line env.txt "CUPTI_CB_RUN_INTERVAL_MS=(unset)"

@@ -43,6 +43,45 @@ line err "cupti_cb_run: nothing was measured: CUDA found no driver (/nonexistent
 rc 0 env CUPTI_CB_RUN_INJECT=/nonexistent/inject.so "$RUNNER" -- "$FAKE_APP" none
 line err "cupti_cb_run: nothing was measured: the injected library /nonexistent/inject.so cannot be read (No such file or directory)."
 test "$(wc -l < err)" = 1 || fail "more than one sentence on standard error"
+# A library the injected one needs is not found: the true reason (the
+# loader's), not the driver. Before, the runner said the program made no
+# CUDA call.
+rc 0 env -u LD_LIBRARY_PATH "$RUNNER" -- "$FAKE_APP" none
+grep -q "^cupti_cb_run: nothing was measured: the injected library cannot be loaded (libpapi\.so[.0-9]*: cannot open shared object file: No such file or directory), so the CUDA driver could not load it into the program\.\$" err ||
+	fail "no libpapi: the sentence is not the loader's reason: $(cat err)"
+echo 'not a library' > notlib.so
+rc 0 env CUPTI_CB_RUN_INJECT="$work/notlib.so" "$RUNNER" -- "$FAKE_APP" none
+grep -q "^cupti_cb_run: nothing was measured: the injected library cannot be loaded (.*notlib\.so: .*), so the CUDA driver could not load it into the program\.\$" err ||
+	fail "not a library: $(cat err)"
+
+# Nothing measured: --json, --csv and -o still write a report that says why
+# (before, the files were not written at all).
+rc 5 "$RUNNER" -o n.txt --json n.json --csv n.csv -- "$FAKE_APP" -x 5 none
+why="nothing was measured: the program made no CUDA call (the CUDA driver loads the injected library at a process's first CUDA call)."
+line err "cupti_cb_run: $why"
+js n.json /schema cupti_cb_run/1
+js n.json /status/counting false
+js n.json /status/reason "$why"
+js n.json /processes/# 0
+js n.json /run/exit_status 5
+js n.json /api/# 0
+line n.csv "section,name,device,value,unit"
+line n.csv "run,exit_status,,5,"
+line n.csv "run,processes,,0,processes"
+line n.txt " $why"
+# Such a report as a baseline: refused with the reason, before the program runs.
+rc 2 "$RUNNER" --compare n.json -- "$FAKE_APP" -e ran.txt a
+line err "cupti_cb_run: --compare n.json: the baseline is of a run that measured nothing ($why): there is nothing to compare with"
+test -f ran.txt && fail "the program ran against a baseline of nothing"
+# ... and in --report: said, and left out of the per-rank table.
+rc 0 "$RUNNER" -o /dev/null --json a.json -- "$FAKE_APP" a
+rc 0 "$RUNNER" --report n.json a.json --json na.json
+line err "cupti_cb_run: --report n.json: $why; it is left out of the per-rank table"
+row out "Per rank (1 rank: ?)"
+js na.json /processes/# 1
+js na.json /totals/api.calls 12
+rc 0 "$RUNNER" --report n.json
+line out " $why"
 
 # A process that did not count: its reason, on standard error and in the tables.
 rc 0 "$RUNNER" -o t.txt --json t.json -- "$FAKE_APP" nocount a

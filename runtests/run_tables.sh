@@ -34,8 +34,8 @@ line t.txt " kernels executed        kernels         4         -"
 line t.txt " busy time               ns         600000         -"
 line t.txt " utilization             %            20.0         -"
 line t.txt " Utilization is busy time over the wall time of the processes, summed (3000000 ns)."
-line t.txt " dram__bytes_read.sum                                    0   1500  bytes"
-line t.txt " sm__warps_active.avg.pct_of_peak_sustained_active       0   40.5  %"
+line t.txt " dram__bytes_read.sum                                    0   1500  bytes  sum of 2"
+line t.txt " sm__warps_active.avg.pct_of_peak_sustained_active       0   40.5  %      mean of 2 (min 30.5, max 50.5)"
 line t.txt " note: gpu.memset events are not offered by this libpapi"
 test "$(grep -c 'note:' t.txt)" = 1 || fail "the note shared by both processes is not printed once"
 # Events the process files do not have get no row.
@@ -90,6 +90,8 @@ js t.json '/devices[device=1]/events/#' 2
 js t.json '/metrics[name=dram__bytes_read.sum]/value' 1500
 js t.json '/metrics[name=sm__warps_active.avg.pct_of_peak_sustained_active]/value' 40.5
 js t.json '/metrics[name=sm__warps_active.avg.pct_of_peak_sustained_active]/processes' 2
+js t.json '/metrics[name=sm__warps_active.avg.pct_of_peak_sustained_active]/min' 30.5
+js t.json '/metrics[name=sm__warps_active.avg.pct_of_peak_sustained_active]/max' 50.5
 js t.json /notes/# 1
 
 # --- -o - writes the tables to standard output, nothing to standard error.

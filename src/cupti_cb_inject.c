@@ -42,7 +42,8 @@
  * stop its own, then writes the process file.  A fork() child inherits the handler: it does
  * nothing in a process other than the one that was initialized.  If the program shut PAPI down
  * itself (PAPI_shutdown) the counts are gone and the file says so.  _exit(), quick_exit() and a
- * killing signal write no file.
+ * killing signal run no exit handler: the file written at InitializeInjection (and rewritten by
+ * each tick of the live view, with its counts) stays, and says so (cupti_cb_inj_write_partial).
  *
  * Never break the program: every failure becomes status.reason or a note in the file, and
  * InitializeInjection returns 1 whatever happened.
@@ -290,6 +291,10 @@ int InitializeInjection(void)
 			(int)init_pid);
 		return 1;
 	}
+	/* Until the exit handler writes the real file: a process that never runs it still says
+	 * that it made a CUDA call (cupti_cb_inj_write_partial). */
+	if (cupti_cb_inj_write_partial(s, NULL, NULL, 0, 0) != 0)
+		cupti_cb_inj_trace(s, "cannot write the process file in %s: %s", s->run_dir, strerror(errno));
 	/* A program that initialized PAPI before CUDA may be inside a PAPI call of its own: the
 	 * cuInit we are in can be cupti_cb's, made under the component's lock, which our adds would
 	 * take again on this thread.  Then the set-up runs on a thread of the library, which waits

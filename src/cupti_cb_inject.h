@@ -131,6 +131,14 @@ int cupti_cb_inj_finish_parts(struct cupti_cb_inj *s, int timeout_s);
  * Returns 0, or -1 with errno. */
 int cupti_cb_inj_write(const struct cupti_cb_inj *s);
 
+/* The file a process leaves when it ends without running its exit handlers (a killing signal,
+ * _exit, quick_exit), which then writes no file of its own: written at InitializeInjection
+ * (names NULL: nothing is known), and at every tick of the live view with its process-scope
+ * counts (names[i] = values[i]) at_ns after InitializeInjection ("partial" in the file).  The
+ * exit handler's file replaces it.  0, or -1 with errno. */
+int cupti_cb_inj_write_partial(const struct cupti_cb_inj *s, const char *const *names, const long long *values,
+			       int n, long long at_ns);
+
 /* cupti_cb_inject_live.c: the live view's set is added and started on the calling thread (the
  * one inside cuInit, like the main set); its owner thread prints a line every interval.  */
 void cupti_cb_inj_live_start(struct cupti_cb_inj *s);

@@ -172,9 +172,38 @@ static json_t *document(const struct cupti_cb_inj *s)
 	return doc;
 }
 
-int cupti_cb_inj_write(const struct cupti_cb_inj *s)
+/* The file that stands until the exit handler replaces it (see cupti_cb_inj_write_partial). */
+static json_t *partial_document(const struct cupti_cb_inj *s, const char *const *names, const long long *v, int n,
+				long long at_ns)
+{
+	json_t *doc = json_object(), *version = json_object();
+	json_object_set_new(doc, "schema", json_string("cupti_cb_run/1"));
+	json_object_set_new(version, "version", json_string(PACKAGE_VERSION));
+	json_object_set_new(doc, "cupti_cb", version);
+	json_t *p = process_object(s);
+	json_object_set_new(p, "wall_ns", json_integer(at_ns));
+	json_object_set_new(doc, "process", p);
+	json_object_set_new(doc, "status", json_pack("{s:b, s:b, s:s}", "counting", 0, "final", 0, "reason",
+						     "no exit handler ran (a killing signal, _exit or quick_exit)"));
+	json_object_set_new(doc, "totals", json_object());
+	json_object_set_new(doc, "api", json_array());
+	json_object_set_new(doc, "devices", json_array());
+	json_object_set_new(doc, "metrics", json_array());
+	json_object_set_new(doc, "notes", json_array());
+	if (names) {
+		json_t *ev = json_object();
+		for (int i = 0; i < n; i++)
+			json_object_set_new(ev, names[i], json_integer(v[i]));
+		json_object_set_new(doc, "partial", json_pack("{s:I, s:o}", "at_ns", (json_int_t)at_ns, "events", ev));
+	}
+	return doc;
+}
+
+/* doc to <run_dir>/proc-<pid>.json through a temporary name. */
+static int put(const struct cupti_cb_inj *s, json_t *doc)
 {
 	if (!s->run_dir) {
+		json_decref(doc);
 		errno = EINVAL;
 		return -1;
 	}
@@ -182,10 +211,10 @@ int cupti_cb_inj_write(const struct cupti_cb_inj *s)
 	int pid = (int)getpid();
 	if (snprintf(tmp, sizeof tmp, "%s/.proc-%d.json.tmp", s->run_dir, pid) >= (int)sizeof tmp ||
 	    snprintf(final, sizeof final, "%s/proc-%d.json", s->run_dir, pid) >= (int)sizeof final) {
+		json_decref(doc);
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	json_t *doc = document(s);
 	int rc = json_dump_file(doc, tmp, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	json_decref(doc);
 	if (rc != 0) {
@@ -201,4 +230,15 @@ int cupti_cb_inj_write(const struct cupti_cb_inj *s)
 		return -1;
 	}
 	return 0;
+}
+
+int cupti_cb_inj_write(const struct cupti_cb_inj *s)
+{
+	return put(s, document(s));
+}
+
+int cupti_cb_inj_write_partial(const struct cupti_cb_inj *s, const char *const *names, const long long *values,
+			       int n, long long at_ns)
+{
+	return put(s, partial_document(s, names, values, n, at_ns));
 }

@@ -8,6 +8,10 @@
  * cupti_cb set needs a second PAPI thread).  Reads of callback events are a few loads; with
  * gpu.busy_ns (activity on) each read also flushes CUPTI's activity buffers, once per interval.
  * GPU busy is the busy time of the interval over the interval, averaged over the devices.
+ *
+ * Each tick also writes the counts it read to the process file as a "partial" one
+ * (cupti_cb_inj_write_partial), which the exit handler's file replaces: a process that ends
+ * without its exit handler (a crash, _exit) leaves the counts of its last tick.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -47,6 +51,9 @@ static void tick(struct cupti_cb_inj_owner *o, void *arg)
 	live.prev_ns = now;
 	fprintf(stderr, CUPTI_CB_INJ_PREFIX "%.1f s api.calls=%lld kernel.launches=%lld memcpy.bytes=%lld%s\n",
 		(double)(now - live.s->t0_ns) / 1e9, v[0], v[1], v[2], busy);
+	/* Published too: a process that crashes or calls _exit writes no file at exit, and would
+	 * otherwise look as if it had made no CUDA call. */
+	cupti_cb_inj_write_partial(live.s, live_events, v, live.n, now - live.s->t0_ns);
 }
 
 static void finish(struct cupti_cb_inj_owner *o, void *arg)

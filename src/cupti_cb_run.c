@@ -52,13 +52,16 @@ static int write_outputs(const struct cupti_cb_run_opts *o, json_t *report, int 
 {
 	int bad = 0;
 	char *name;
-	FILE *f = open_out(o->output, rank, text_dflt, &name, "w");
-	if (f) {
-		cupti_cb_run_print_tables(f, report);
-		if (nranks)
-			cupti_cb_run_print_ranks(f, ranks, nranks);
+	FILE *f;
+	if (o->output || text_dflt) {	/* no default: only the files asked for */
+		f = open_out(o->output, rank, text_dflt, &name, "w");
+		if (f) {
+			cupti_cb_run_print_tables(f, report);
+			if (nranks)
+				cupti_cb_run_print_ranks(f, ranks, nranks);
+		}
+		bad |= close_out(f, name);
 	}
-	bad |= close_out(f, name);
 	if (o->csv) {
 		f = open_out(o->csv, rank, stdout, &name, "w");
 		if (f)
@@ -89,6 +92,13 @@ struct baseline {
 	size_t n;
 };
 
+/* The sentence of a report that measured nothing (no process). */
+static const char *nothing_reason(json_t *report)
+{
+	const char *why = json_string_value(json_object_get(json_object_get(report, "status"), "reason"));
+	return why ? why : "nothing was measured";
+}
+
 /* 0, or the exit status for a bad baseline or rule list. */
 static int load_baseline(const struct cupti_cb_run_opts *o, struct baseline *b)
 {
@@ -109,6 +119,12 @@ static int load_baseline(const struct cupti_cb_run_opts *o, struct baseline *b)
 		return CUPTI_CB_RUN_EXIT_USAGE;
 	}
 	json_decref(doc);
+	if (!json_array_size(json_object_get(b->doc, "processes"))) {
+		/* Against nothing every count would be new growth: refused. */
+		fprintf(stderr, "cupti_cb_run: --compare %s: the baseline is of a run that measured nothing (%s): "
+			"there is nothing to compare with\n", o->compare, nothing_reason(b->doc));
+		return CUPTI_CB_RUN_EXIT_USAGE;
+	}
 	return 0;
 }
 
@@ -128,38 +144,40 @@ static int compare(const struct cupti_cb_run_opts *o, struct baseline *b, json_t
 
 /* ---- when no process file appeared */
 
-static void say_why_nothing(void)
+/* Why nothing was measured, in one sentence (into why). */
+static void why_nothing(char *why, size_t n)
 {
 	const char *inject = cupti_cb_run_inject_path();
 	if (access(inject, R_OK)) {
-		fprintf(stderr, "cupti_cb_run: nothing was measured: the injected library %s cannot be read (%s).\n",
-			inject, strerror(errno));
+		snprintf(why, n, "nothing was measured: the injected library %s cannot be read (%s).", inject,
+			 strerror(errno));
 		return;
 	}
-	/* The component's own override of the driver library, then the driver. */
-	const char *drv = getenv("CUPTI_CB_CUDA_LIB");
-	drv = drv && *drv ? drv : "libcuda.so.1";
-	void *h = dlopen(drv, RTLD_LAZY | RTLD_LOCAL);
+	/* What the driver would meet when it loads the library: a library it
+	 * needs (libpapi, libjansson) that is not found, a wrong architecture.
+	 * The driver says nothing of it, and the program then looks as if it
+	 * had made no CUDA call. RTLD_LAZY: nothing of it is called here (it
+	 * has no constructor; InitializeInjection is the driver's to call). */
+	void *h = dlopen(inject, RTLD_LAZY | RTLD_LOCAL);
 	if (!h) {
-		fprintf(stderr, "cupti_cb_run: nothing was measured: CUDA found no driver (%s cannot be loaded), "
-				"so any CUDA call of the program failed before cupti_cb could be loaded.\n", drv);
+		const char *e = dlerror();
+		snprintf(why, n, "nothing was measured: the injected library cannot be loaded (%s), so the CUDA "
+			 "driver could not load it into the program.", e ? e : "no reason given");
 		return;
 	}
 	dlclose(h);
-	fprintf(stderr, "cupti_cb_run: nothing was measured: the program made no CUDA call "
-			"(the CUDA driver loads the injected library at a process's first CUDA call).\n");
-}
-
-static void say_not_counting(json_t *report)
-{
-	size_t i;
-	json_t *p;
-	json_array_foreach(json_object_get(report, "processes"), i, p) {
-		json_t *st = json_object_get(p, "status");
-		if (json_is_false(json_object_get(st, "counting")))
-			fprintf(stderr, "cupti_cb_run: process %lld did not count: %s\n", cupti_cb_run_int(p, "pid"),
-				json_string_value(json_object_get(st, "reason")) ?: "no reason given");
+	/* The component's own override of the driver library, then the driver. */
+	const char *drv = getenv("CUPTI_CB_CUDA_LIB");
+	drv = drv && *drv ? drv : "libcuda.so.1";
+	h = dlopen(drv, RTLD_LAZY | RTLD_LOCAL);
+	if (!h) {
+		snprintf(why, n, "nothing was measured: CUDA found no driver (%s cannot be loaded), "
+			 "so any CUDA call of the program failed before cupti_cb could be loaded.", drv);
+		return;
 	}
+	dlclose(h);
+	snprintf(why, n, "nothing was measured: the program made no CUDA call "
+		 "(the CUDA driver loads the injected library at a process's first CUDA call).");
 }
 
 /* ---- the run directory */
@@ -229,12 +247,22 @@ static int run_program(const struct cupti_cb_run_opts *o, struct baseline *b)
 						     "exit_status", status, "wall_ns", (json_int_t)child.wall_ns,
 						     "rank", rank >= 0 ? json_integer(rank) : json_null()));
 	if (n <= 0) {
-		say_why_nothing();
+		/* Still a report, of the same schema, that says why: a pipeline
+		 * that reads --json or --csv finds a file it can parse. */
+		char why[1024];
+		why_nothing(why, sizeof why);
+		fprintf(stderr, "cupti_cb_run: %s\n", why);
+		json_object_set_new(report, "status", json_pack("{s:b, s:s}", "counting", 0, "reason", why));
+		json_object_set_new(json_object_get(report, "cupti_cb"), "version", json_string(PACKAGE_VERSION));
+		struct cupti_cb_run_opts files = { .output = o->output, .json = o->json, .csv = o->csv };
+		if (write_outputs(&files, report, rank, NULL, NULL, 0) && !status)
+			status = CUPTI_CB_RUN_EXIT_FAILED;
 		if (b->doc)
 			fprintf(stderr, "cupti_cb_run: --compare: there is nothing to compare with %s.\n", o->compare);
 	} else {
+		cupti_cb_run_explain_unfinished(report, child.pid, child.signal, child.status);
 		if (o->output)
-			say_not_counting(report);
+			cupti_cb_run_print_process_status(stderr, report, "cupti_cb_run:");
 		if (write_outputs(o, report, rank, stderr, NULL, 0) && !status)
 			status = CUPTI_CB_RUN_EXIT_FAILED;
 		if (b->doc && compare(o, b, report, rank, stderr) && !status)
@@ -252,18 +280,26 @@ static int run_program(const struct cupti_cb_run_opts *o, struct baseline *b)
 static int report_files(const struct cupti_cb_run_opts *o, struct baseline *b)
 {
 	json_t *total = cupti_cb_run_report_new(), **ranks = calloc((size_t)o->n_reports, sizeof *ranks);
-	int status = 0;
+	int status = 0, nr = 0;
 	long long wall = 0, exit_status = 0;
 	if (!ranks)
 		return CUPTI_CB_RUN_EXIT_FAILED;
 	for (int i = 0; i < o->n_reports && !status; i++) {
 		char why[512];
 		json_t *doc = cupti_cb_run_load(o->reports[i], why, sizeof why);
-		ranks[i] = cupti_cb_run_report_new();
-		if (!doc || cupti_cb_run_merge(ranks[i], doc, why, sizeof why) ||
+		int k = nr++;
+		ranks[k] = cupti_cb_run_report_new();
+		if (!doc || cupti_cb_run_merge(ranks[k], doc, why, sizeof why) ||
 		    cupti_cb_run_merge(total, doc, why, sizeof why)) {
 			fprintf(stderr, "cupti_cb_run: --report %s: %s\n", o->reports[i], why);
 			status = CUPTI_CB_RUN_EXIT_USAGE;
+		} else if (!json_array_size(json_object_get(ranks[k], "processes"))) {
+			/* A report of a run that measured nothing: a rank of zeros would
+			 * only bend the minimum and the mean. */
+			fprintf(stderr, "cupti_cb_run: --report %s: %s; it is left out of the per-rank table\n",
+				o->reports[i], nothing_reason(ranks[k]));
+			json_decref(ranks[k]);
+			nr--;
 		} else {
 			/* A process file has no "run": its process stands for it. */
 			json_t *run = json_object_get(doc, "run");
@@ -273,7 +309,7 @@ static int report_files(const struct cupti_cb_run_opts *o, struct baseline *b)
 						"wall_ns", json_object_get(p, "wall_ns"), "rank", json_object_get(p, "rank"));
 			} else
 				json_incref(run);
-			json_object_set_new(ranks[i], "run", run);
+			json_object_set_new(ranks[k], "run", run);
 			long long w = cupti_cb_run_int(run, "wall_ns"), e = cupti_cb_run_int(run, "exit_status");
 			wall = w > wall ? w : wall;
 			exit_status = e > exit_status ? e : exit_status;
@@ -285,12 +321,12 @@ static int report_files(const struct cupti_cb_run_opts *o, struct baseline *b)
 		json_object_set_new(total, "run", json_pack("{s:O?, s:I, s:I, s:n}", "argv", json_object_get(run0, "argv"),
 							    "exit_status", (json_int_t)exit_status,
 							    "wall_ns", (json_int_t)wall, "rank"));
-		if (write_outputs(o, total, -1, stdout, ranks, o->n_reports))
+		if (write_outputs(o, total, -1, stdout, ranks, nr))
 			status = CUPTI_CB_RUN_EXIT_FAILED;
 		else if (b->doc && compare(o, b, total, -1, stdout))
 			status = CUPTI_CB_RUN_EXIT_REGRESSED;
 	}
-	for (int i = 0; i < o->n_reports; i++)
+	for (int i = 0; i < nr; i++)
 		json_decref(ranks[i]);
 	free(ranks);
 	json_decref(total);

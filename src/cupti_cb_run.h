@@ -53,6 +53,8 @@ const char *cupti_cb_run_inject_path(void);
 /* ---- cupti_cb_run_exec.c: running the program */
 struct cupti_cb_run_child {
 	int status;		/* what the runner returns: exit status, 128+N for signal N */
+	long pid;
+	int signal;		/* the signal that ended it, or 0 (it exited) */
 	int exec_errno;		/* non-zero: the program could not be executed */
 	long long wall_ns;
 };
@@ -67,12 +69,25 @@ int cupti_cb_run_merge(json_t *report, json_t *doc, char *why, size_t n);
 int cupti_cb_run_merge_dir(json_t *report, const char *dir, FILE *err);
 json_t *cupti_cb_run_load(const char *path, char *why, size_t n);
 
+/* ---- cupti_cb_run_check.c: a file is what the readers expect, or refused */
+/* 0, or -1 with a sentence in why that names the row and the field. */
+int cupti_cb_run_check(json_t *doc, char *why, size_t n);
+
 /* ---- cupti_cb_run_quant.c: quantities read from a report */
 long long cupti_cb_run_int(json_t *obj, const char *key);	/* 0 when absent */
+/* a + b, held at LLONG_MAX (LLONG_MIN) instead of wrapping around: sums over
+ * devices, functions or directions of a checked report can still exceed 64
+ * bits, and a sum held at its limit still compares as "at least that". */
+long long cupti_cb_run_add(long long a, long long b);
 /* Sum over devices of one event; *present set when any device has it. */
 long long cupti_cb_run_event_sum(json_t *report, const char *key, int *present);
 long long cupti_cb_run_wall_sum(json_t *report);	/* processes' wall_ns summed */
 const char *cupti_cb_run_unit(const char *key);
+/* How a hardware metric combines over processes (and devices): a .sum adds
+ * up, a .max or .min stays the extreme, any other (an average, a ratio, a
+ * percentage, a rate, a peak) is a mean. */
+enum cupti_cb_run_how { CUPTI_CB_RUN_SUM, CUPTI_CB_RUN_MIN, CUPTI_CB_RUN_MAX, CUPTI_CB_RUN_MEAN };
+enum cupti_cb_run_how cupti_cb_run_metric_how(const char *name);
 extern const char *const cupti_cb_run_device_events[];	/* NULL-terminated */
 
 /* ---- cupti_cb_run_table.c: aligned text tables */
@@ -85,6 +100,12 @@ void cupti_cb_run_tab_free(struct cupti_cb_run_tab *t);
 /* ---- cupti_cb_run_tables.c, _csv.c: the reports */
 void cupti_cb_run_print_tables(FILE *f, json_t *report);
 void cupti_cb_run_print_csv(FILE *f, json_t *report);
+/* " process PID did not count: ..." (or ended before its file, with the
+ * counts it published) for each such process of the report. */
+void cupti_cb_run_print_process_status(FILE *f, json_t *report, const char *prefix);
+/* A process row that ended before it wrote its file gets a reason that
+ * says how: pid and sig are the program's (sig 0: it exited with code). */
+void cupti_cb_run_explain_unfinished(json_t *report, long pid, int sig, int code);
 
 /* ---- cupti_cb_run_threads.c: per-thread rows (pid + tid) */
 void cupti_cb_run_merge_threads(json_t *report, json_t *doc);

@@ -119,22 +119,34 @@ static long long api_field(json_t *report, const char *function, const char *fie
 	json_t *f;
 	long long sum = 0;
 	json_array_foreach(json_object_get(report, "api"), i, f)
-		if (!function || !strcmp(json_string_value(json_object_get(f, "function")), function))
-			sum += cupti_cb_run_int(f, field);
+		if (!function || !strcmp(json_string_value(json_object_get(f, "function")) ?: "", function))
+			sum = cupti_cb_run_add(sum, cupti_cb_run_int(f, field));
 	return sum;
 }
 
-static double metric_sum(json_t *report, const char *name)
+/* Over devices as over processes (cupti_cb_run_metric_how): a .sum adds
+ * up, .max and .min stay the extreme, any other is the mean of the devices. */
+static double metric_value(json_t *report, const char *name)
 {
-	size_t i;
+	size_t i, n = 0;
 	json_t *m;
-	double sum = 0;
-	json_array_foreach(json_object_get(report, "metrics"), i, m)
-		if (!strcmp(json_string_value(json_object_get(m, "name")), name)) {
-			json_t *v = json_object_get(m, "value");
-			sum += json_is_integer(v) ? (double)json_integer_value(v) : json_real_value(v);
-		}
-	return sum;
+	double acc = 0;
+	enum cupti_cb_run_how how = cupti_cb_run_metric_how(name);
+	json_array_foreach(json_object_get(report, "metrics"), i, m) {
+		const char *mn = json_string_value(json_object_get(m, "name"));
+		if (!mn || strcmp(mn, name))
+			continue;
+		json_t *v = json_object_get(m, "value");
+		double x = json_is_integer(v) ? (double)json_integer_value(v) : json_real_value(v);
+		if (how == CUPTI_CB_RUN_MAX)
+			acc = !n || x > acc ? x : acc;
+		else if (how == CUPTI_CB_RUN_MIN)
+			acc = !n || x < acc ? x : acc;
+		else
+			acc += x;
+		n++;
+	}
+	return how == CUPTI_CB_RUN_MEAN && n ? acc / (double)n : acc;
 }
 
 static const char *event_of(const char *kind, const char *name)
@@ -162,11 +174,11 @@ static double quantity(json_t *report, const char *kind, const char *name)
 	if (!strcmp(kind, "calls") || !strcmp(kind, "time") || !strcmp(kind, "errors"))
 		return (double)api_field(report, strcmp(name, "total") ? name : NULL, field);
 	if (!strcmp(kind, "metric"))
-		return metric_sum(report, name);
+		return metric_value(report, name);
 	if (!strcmp(kind, "bytes") && !strcmp(name, "total")) {
 		long long sum = 0;
 		for (int i = 0; dirs[i]; i++)
-			sum += cupti_cb_run_event_sum(report, dirs[i], NULL);
+			sum = cupti_cb_run_add(sum, cupti_cb_run_event_sum(report, dirs[i], NULL));
 		return (double)sum;
 	}
 	return (double)cupti_cb_run_event_sum(report, event_of(kind, name), NULL);
@@ -181,7 +193,8 @@ struct cmp {
 
 static void num(char *buf, double v)
 {
-	if (v == (double)(long long)v)
+	/* Beyond 2^63 a double does not convert to long long (undefined). */
+	if (v >= -9.2e18 && v <= 9.2e18 && v == (double)(long long)v)
 		snprintf(buf, 32, "%lld", (long long)v);
 	else
 		snprintf(buf, 32, "%.15g", v);
@@ -217,7 +230,8 @@ static void compare_each(struct cmp *c, const struct cupti_cb_run_rule *r, json_
 	const char *key;
 	for (int k = 0; k < 2; k++)
 		json_array_foreach(json_object_get(runs[k], "api"), i, f)
-			json_object_set_new(names, json_string_value(json_object_get(f, "function")), json_true());
+			if (json_is_string(json_object_get(f, "function")))
+				json_object_set_new(names, json_string_value(json_object_get(f, "function")), json_true());
 	json_object_foreach(names, key, v)
 		compare_one(c, r->kind, key, r->pct, base, now);
 	json_decref(names);

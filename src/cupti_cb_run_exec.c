@@ -46,14 +46,17 @@ static void run_child(char **argv, int fd)
 	_exit(CUPTI_CB_RUN_EXIT_NOEXEC);
 }
 
-static int wait_child(pid_t pid)
+static int wait_child(pid_t pid, int *sig)
 {
 	int st;
+	*sig = 0;
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return CUPTI_CB_RUN_EXIT_FAILED;
-	if (WIFSIGNALED(st))
+	if (WIFSIGNALED(st)) {
+		*sig = WTERMSIG(st);
 		return 128 + WTERMSIG(st);
+	}
 	return WEXITSTATUS(st);
 }
 
@@ -91,7 +94,8 @@ int cupti_cb_run_exec(char **argv, struct cupti_cb_run_child *c)
 	while ((r = read(fds[0], &e, sizeof e)) < 0 && errno == EINTR)
 		;
 	close(fds[0]);
-	c->status = wait_child(pid);
+	c->pid = (long)pid;
+	c->status = wait_child(pid, &c->signal);
 	c->wall_ns = now_ns() - t0;
 	child_pid = 0;
 	sigaction(SIGINT, &old_int, NULL);

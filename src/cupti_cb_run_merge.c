@@ -5,6 +5,7 @@
  * not added to another's: they are different address spaces, and the
  * report's peak answers "how much did one process need at most"). */
 #include <dirent.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,32 +35,41 @@ static enum how how_of(const char *key)
 	return SUM;
 }
 
-/* dst[key] combined with v, as key says. */
-static void combine(json_t *dst, const char *key, json_t *v)
+/* dst[key] combined with v, as key says; -1 (with a sentence) when a sum
+ * would not fit in 64 bits: refused rather than wrapped around. */
+static int combine(json_t *dst, const char *key, json_t *v, const char *where, char *why, size_t n)
 {
 	if (!json_is_integer(v))
-		return;
+		return 0;
 	long long b = json_integer_value(v);
 	json_t *old = json_object_get(dst, key);
 	if (!old) {
 		json_object_set_new(dst, key, json_integer(b));
-		return;
+		return 0;
 	}
 	long long a = json_integer_value(old);
 	switch (how_of(key)) {
-	case SUM: a += b; break;
+	case SUM:
+		if (__builtin_add_overflow(a, b, &a)) {
+			snprintf(why, n, "%s: \"%s\": the sum over the files exceeds %lld", where, key, LLONG_MAX);
+			return -1;
+		}
+		break;
 	case MIN: a = b < a ? b : a; break;
 	case MAX: a = b > a ? b : a; break;
 	}
 	json_integer_set(old, a);
+	return 0;
 }
 
-static void combine_all(json_t *dst, json_t *src)
+static int combine_all(json_t *dst, json_t *src, const char *where, char *why, size_t n)
 {
 	const char *key;
 	json_t *v;
 	json_object_foreach(src, key, v)
-		combine(dst, key, v);
+		if (combine(dst, key, v, where, why, n))
+			return -1;
+	return 0;
 }
 
 /* The element of array whose field k1 equals that of like (and k2, if given). */
@@ -77,7 +87,7 @@ static json_t *find(json_t *array, json_t *like, const char *k1, const char *k2)
 	return NULL;
 }
 
-static void merge_api(json_t *report, json_t *api)
+static int merge_api(json_t *report, json_t *api, char *why, size_t n)
 {
 	size_t i;
 	json_t *f;
@@ -87,15 +97,18 @@ static void merge_api(json_t *report, json_t *api)
 			json_array_append_new(json_object_get(report, "api"), json_deep_copy(f));
 			continue;
 		}
+		char where[320];
+		snprintf(where, sizeof where, "api row %zu (%.200s)", i, json_string_value(json_object_get(f, "function")));
 		const char *key;
 		json_t *v;
 		json_object_foreach(f, key, v)
-			if (strcmp(key, "function") && strcmp(key, "layer"))
-				combine(d, key, v);
+			if (strcmp(key, "function") && strcmp(key, "layer") && combine(d, key, v, where, why, n))
+				return -1;
 	}
+	return 0;
 }
 
-static void merge_devices(json_t *report, json_t *devices)
+static int merge_devices(json_t *report, json_t *devices, char *why, size_t n)
 {
 	size_t i;
 	json_t *dev;
@@ -105,8 +118,12 @@ static void merge_devices(json_t *report, json_t *devices)
 			d = json_pack("{s:O, s:{}}", "device", json_object_get(dev, "device"), "events");
 			json_array_append_new(json_object_get(report, "devices"), d);
 		}
-		combine_all(json_object_get(d, "events"), json_object_get(dev, "events"));
+		char where[64];
+		snprintf(where, sizeof where, "devices row %zu (device %lld)", i, cupti_cb_run_int(dev, "device"));
+		if (combine_all(json_object_get(d, "events"), json_object_get(dev, "events"), where, why, n))
+			return -1;
 	}
+	return 0;
 }
 
 static double number(json_t *v)
@@ -114,44 +131,80 @@ static double number(json_t *v)
 	return json_is_integer(v) ? (double)json_integer_value(v) : json_real_value(v);
 }
 
-/* Hardware metrics: a .sum adds up over processes, a .max or .min stays
- * the extreme; any other (averages, ratios, percentages) is the mean over
- * the processes that measured it, which "processes" counts. */
-static void merge_metric(json_t *d, json_t *m)
+static json_t *extreme(json_t *a, json_t *b, int want_max)
 {
-	const char *name = json_string_value(json_object_get(d, "name"));
-	json_t *a = json_object_get(d, "value"), *b = json_object_get(m, "value");
-	long long na = cupti_cb_run_int(d, "processes"), nb = cupti_cb_run_int(m, "processes");
-	nb = nb ? nb : 1;
-	json_t *r;
-	if (strstr(name, ".sum") && json_is_integer(a) && json_is_integer(b))
-		r = json_integer(json_integer_value(a) + json_integer_value(b));
-	else if (strstr(name, ".sum"))
-		r = json_real(number(a) + number(b));
-	else if (strstr(name, ".max") || strstr(name, ".min")) {
-		int take_b = strstr(name, ".max") ? number(b) > number(a) : number(b) < number(a);
-		r = json_deep_copy(take_b ? b : a);
-	} else
-		r = json_real((number(a) * (double)na + number(b) * (double)nb) / (double)(na + nb));
-	json_object_set_new(d, "value", r);
-	json_object_set_new(d, "processes", json_integer(na + nb));
+	int take_b = want_max ? number(b) > number(a) : number(b) < number(a);
+	return json_deep_copy(take_b ? b : a);
 }
 
-static void merge_metrics(json_t *report, json_t *metrics)
+/* A hardware metric of one more process (or of the processes of a
+ * report): cupti_cb_run_metric_how says how its values combine. A mean
+ * keeps the smallest and the largest value of its processes beside it. */
+static int merge_metric(json_t *d, json_t *m, const char *where, char *why, size_t n)
+{
+	json_t *a = json_object_get(d, "value"), *b = json_object_get(m, "value"), *r;
+	long long na = cupti_cb_run_int(d, "processes"), nb = cupti_cb_run_int(m, "processes"), nt;
+	nb = nb ? nb : 1;
+	if (__builtin_add_overflow(na, nb, &nt)) {
+		snprintf(why, n, "%s: \"processes\": the sum over the files exceeds %lld", where, LLONG_MAX);
+		return -1;
+	}
+	switch (cupti_cb_run_metric_how(json_string_value(json_object_get(d, "name")))) {
+	case CUPTI_CB_RUN_SUM:
+		if (json_is_integer(a) && json_is_integer(b)) {
+			long long s;
+			if (__builtin_add_overflow(json_integer_value(a), json_integer_value(b), &s)) {
+				snprintf(why, n, "%s: \"value\": the sum over the files exceeds %lld", where, LLONG_MAX);
+				return -1;
+			}
+			r = json_integer(s);
+		} else
+			r = json_real(number(a) + number(b));	/* NULL when infinite */
+		break;
+	case CUPTI_CB_RUN_MAX: r = extreme(a, b, 1); break;
+	case CUPTI_CB_RUN_MIN: r = extreme(a, b, 0); break;
+	default:
+		/* Written so that it stays finite for any finite a and b. */
+		r = json_real(number(a) + (number(b) - number(a)) * ((double)nb / (double)nt));
+		json_t *lo = json_object_get(m, "min"), *hi = json_object_get(m, "max");
+		json_object_set_new(d, "min", extreme(json_object_get(d, "min"), lo ? lo : b, 0));
+		json_object_set_new(d, "max", extreme(json_object_get(d, "max"), hi ? hi : b, 1));
+	}
+	if (!r) {
+		snprintf(why, n, "%s: \"value\": the sum over the files is too large for a number", where);
+		return -1;
+	}
+	json_object_set_new(d, "value", r);
+	json_object_set_new(d, "processes", json_integer(nt));
+	return 0;
+}
+
+static int merge_metrics(json_t *report, json_t *metrics, char *why, size_t n)
 {
 	size_t i;
 	json_t *m;
 	json_array_foreach(metrics, i, m) {
 		json_t *d = find(json_object_get(report, "metrics"), m, "name", "device");
+		char where[320];
+		snprintf(where, sizeof where, "metrics row %zu (%.200s)", i, json_string_value(json_object_get(m, "name")));
 		if (d) {
-			merge_metric(d, m);
+			if (merge_metric(d, m, where, why, n))
+				return -1;
 			continue;
 		}
 		d = json_deep_copy(m);
 		if (!json_object_get(d, "processes"))
 			json_object_set_new(d, "processes", json_integer(1));
+		if (cupti_cb_run_metric_how(json_string_value(json_object_get(d, "name"))) == CUPTI_CB_RUN_MEAN) {
+			json_t *v = json_object_get(d, "value");
+			if (!json_object_get(d, "min"))
+				json_object_set(d, "min", v);
+			if (!json_object_get(d, "max"))
+				json_object_set(d, "max", v);
+		}
 		json_array_append_new(json_object_get(report, "metrics"), d);
 	}
+	return 0;
 }
 
 static void merge_notes(json_t *report, json_t *notes)
@@ -177,14 +230,45 @@ static void merge_status(json_t *report, json_t *status)
 		json_object_set(st, "reason", why);
 }
 
-static void add_process(json_t *report, json_t *p, json_t *status)
+/* partial: the counts a process published before it ended without its
+ * file (a process file's top-level "partial"), kept on its row. */
+static void add_process(json_t *report, json_t *p, json_t *status, json_t *partial)
 {
 	json_t *e = json_pack("{s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}", "pid", json_object_get(p, "pid"),
 			      "host", json_object_get(p, "host"), "rank", json_object_get(p, "rank"),
 			      "argv", json_object_get(p, "argv"), "wall_ns", json_object_get(p, "wall_ns"),
 			      "status", status ? status : json_object_get(p, "status"));
+	if (!partial)
+		partial = json_object_get(p, "partial");
+	if (e && partial && !json_is_null(partial))
+		json_object_set(e, "partial", partial);
 	if (e)
 		json_array_append_new(json_object_get(report, "processes"), e);
+}
+
+/* doc merged into report (which is left as it was when doc is refused). */
+static int merge_into(json_t *report, json_t *doc, char *why, size_t n)
+{
+	json_t *proc = json_object_get(doc, "process"), *procs = json_object_get(doc, "processes");
+	if (json_is_object(proc))
+		add_process(report, proc, json_object_get(doc, "status"), json_object_get(doc, "partial"));
+	size_t i;
+	json_t *p;
+	json_array_foreach(procs, i, p)
+		add_process(report, p, NULL, NULL);
+	json_t *version = json_object_get(json_object_get(doc, "cupti_cb"), "version");
+	json_t *ours = json_object_get(report, "cupti_cb");
+	if (json_is_string(version) && !json_object_get(ours, "version"))
+		json_object_set(ours, "version", version);
+	merge_status(report, json_object_get(doc, "status"));
+	if (combine_all(json_object_get(report, "totals"), json_object_get(doc, "totals"), "\"totals\"", why, n) ||
+	    merge_api(report, json_object_get(doc, "api"), why, n) ||
+	    merge_devices(report, json_object_get(doc, "devices"), why, n) ||
+	    merge_metrics(report, json_object_get(doc, "metrics"), why, n))
+		return -1;
+	merge_notes(report, json_object_get(doc, "notes"));
+	cupti_cb_run_merge_threads(report, doc);
+	return 0;
 }
 
 int cupti_cb_run_merge(json_t *report, json_t *doc, char *why, size_t n)
@@ -200,23 +284,21 @@ int cupti_cb_run_merge(json_t *report, json_t *doc, char *why, size_t n)
 		snprintf(why, n, "it has neither \"process\" nor \"processes\"");
 		return -1;
 	}
-	if (json_is_object(proc))
-		add_process(report, proc, json_object_get(doc, "status"));
-	size_t i;
-	json_t *p;
-	json_array_foreach(procs, i, p)
-		add_process(report, p, NULL);
-	json_t *version = json_object_get(json_object_get(doc, "cupti_cb"), "version");
-	json_t *ours = json_object_get(report, "cupti_cb");
-	if (version && !json_object_get(ours, "version"))
-		json_object_set(ours, "version", version);
-	merge_status(report, json_object_get(doc, "status"));
-	combine_all(json_object_get(report, "totals"), json_object_get(doc, "totals"));
-	merge_api(report, json_object_get(doc, "api"));
-	merge_devices(report, json_object_get(doc, "devices"));
-	merge_metrics(report, json_object_get(doc, "metrics"));
-	merge_notes(report, json_object_get(doc, "notes"));
-	cupti_cb_run_merge_threads(report, doc);
+	if (cupti_cb_run_check(doc, why, n))
+		return -1;
+	/* Into a copy first: a sum that does not fit refuses the whole file. */
+	json_t *trial = json_deep_copy(report);
+	if (!trial) {
+		snprintf(why, n, "out of memory");
+		return -1;
+	}
+	if (merge_into(trial, doc, why, n)) {
+		json_decref(trial);
+		return -1;
+	}
+	json_object_clear(report);
+	json_object_update(report, trial);
+	json_decref(trial);
 	return 0;
 }
 

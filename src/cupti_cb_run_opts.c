@@ -2,7 +2,10 @@
  *
  * Options come before the program; the first word that is not an option
  * (or whatever follows "--") starts the program's command line, so the
- * program's own options are never read as ours. */
+ * program's own options are never read as ours, even when they have the
+ * names of ours (cupti_cb_run ./app -o x --report y runs ./app with
+ * "-o x --report y"). Only --report, which has no program, takes options
+ * after its files. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -42,6 +45,9 @@ void cupti_cb_run_usage(FILE *f)
 		"      --hl-output DIR   also write DIR/rank_NNNNNN.json for PAPI's\n"
 		"                        papi_hl_output_writer.py\n"
 		"  -h, --help            this text\n"
+		"\n"
+		"Options come before PROGRAM: every word after it is PROGRAM's own. Exit\n"
+		"status 2: a bad option, rule or --compare/--report file; 3: a regression.\n"
 		"\n"
 		"In file names %%r is the MPI rank, %%p the pid, %%h the host; under MPI a name\n"
 		"without %%r gets .rank<N> before its extension. See cupti_cb_run(1).\n",
@@ -92,58 +98,93 @@ static int bad(const char *fmt, const char *arg)
 	return CUPTI_CB_RUN_EXIT_USAGE;
 }
 
+/* The option getopt refused: in a group (-kz) optind has not moved past
+ * the word yet, so the word is not what to name; optopt is the letter. A
+ * long option leaves optopt 0 (unknown) or its code (missing value), and
+ * optind past its word. */
+static int refused(int c, char **argv)
+{
+	char name[3] = { '-', (char)optopt, 0 };
+	int is_short = optopt > 0 && optopt < 256;
+	if (c == ':')
+		return bad("%s needs a value", is_short ? name : argv[optind - 1]);
+	return bad("unknown option '%s'", is_short ? name : argv[optind - 1]);
+}
+
+/* One option; 0 to go on, else the exit status (-1 after --help). */
+static int take(int c, char **argv, struct cupti_cb_run_opts *o)
+{
+	switch (c) {
+	case 'o': o->output = optarg; break;
+	case OPT_CSV: o->csv = optarg; break;
+	case OPT_JSON: o->json = optarg; break;
+	case OPT_METRICS: o->metrics = optarg; break;
+	case OPT_NOACT: o->no_activity = 1; break;
+	case OPT_INTERVAL:
+		o->interval_ms = parse_interval(optarg);
+		if (o->interval_ms < 0)
+			return bad("--interval '%s': give a duration such as 1s or 500ms", optarg);
+		break;
+	case OPT_START:
+		o->start_after_ms = parse_interval(optarg);
+		if (o->start_after_ms < 0)
+			return bad("--start-after '%s': give a duration such as 1s or 300ms", optarg);
+		break;
+	case OPT_KEEP: o->keep = 1; break;
+	case OPT_TRACE: o->trace = 1; break;
+	case OPT_COMPARE: o->compare = optarg; break;
+	case OPT_FAIL: o->fail_above = optarg; break;
+	case OPT_REPORT: o->reports[o->n_reports++] = optarg; break;
+	case OPT_HL: o->hl_output = optarg; break;
+	case 'h': cupti_cb_run_usage(stdout); return -1;
+	default: return refused(c, argv);
+	}
+	return 0;
+}
+
+/* Parses options from optind up to the first word that is not an option
+ * ('+': as env, time and nsys do) or past "--"; 0 or the exit status.
+ * *dashes: the stop was at "--". */
+static int options(int argc, char **argv, struct cupti_cb_run_opts *o, int *dashes)
+{
+	int c, rc;
+	for (;;) {
+		int at = optind;
+		c = getopt_long(argc, argv, "+:o:h", longopts, NULL);
+		if (c == -1) {
+			/* At -1 getopt is between words: it stopped at a program's
+			 * name or at the end, or it consumed "--". */
+			*dashes = optind > at && !strcmp(argv[optind - 1], "--");
+			return 0;
+		}
+		if ((rc = take(c, argv, o)))
+			return rc;
+	}
+}
+
 int cupti_cb_run_parse_opts(int argc, char **argv, struct cupti_cb_run_opts *o)
 {
-	const char *first_report = NULL;
-	int c;
+	int dashes = 0, rc;
 	memset(o, 0, sizeof *o);
 	opterr = 0;
-	/* '+': stop at the program's name. With --report there is no program,
-	 * and options may follow the files. */
-	const char *optstring = "+:o:h";
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strncmp(argv[i], "--report", 8))
-			optstring = ":o:h";
-	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o': o->output = optarg; break;
-		case OPT_CSV: o->csv = optarg; break;
-		case OPT_JSON: o->json = optarg; break;
-		case OPT_METRICS: o->metrics = optarg; break;
-		case OPT_NOACT: o->no_activity = 1; break;
-		case OPT_INTERVAL:
-			o->interval_ms = parse_interval(optarg);
-			if (o->interval_ms < 0)
-				return bad("--interval '%s': give a duration such as 1s or 500ms", optarg);
-			break;
-		case OPT_START:
-			o->start_after_ms = parse_interval(optarg);
-			if (o->start_after_ms < 0)
-				return bad("--start-after '%s': give a duration such as 1s or 300ms", optarg);
-			break;
-		case OPT_KEEP: o->keep = 1; break;
-		case OPT_TRACE: o->trace = 1; break;
-		case OPT_COMPARE: o->compare = optarg; break;
-		case OPT_FAIL: o->fail_above = optarg; break;
-		case OPT_REPORT: first_report = optarg; break;
-		case OPT_HL: o->hl_output = optarg; break;
-		case 'h': cupti_cb_run_usage(stdout); return -1;
-		case ':': return bad("%s needs a value", argv[optind - 1]);
-		default: return bad("unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (first_report) {
-		/* --report A B C: the first file is the option's value, the rest
-		 * are the words that are not options. */
-		o->n_reports = 1 + argc - optind;
-		o->reports = malloc(sizeof *o->reports * (size_t)o->n_reports);
-		if (!o->reports)
-			return CUPTI_CB_RUN_EXIT_FAILED;
-		o->reports[0] = (char *)first_report;
-		for (int i = 1; i < o->n_reports; i++) {
-			o->reports[i] = argv[optind + i - 1];
+	optind = 1;
+	/* Room for every word: each --report and each file after them. */
+	o->reports = malloc(sizeof *o->reports * (size_t)argc);
+	if (!o->reports)
+		return CUPTI_CB_RUN_EXIT_FAILED;
+	if ((rc = options(argc, argv, o, &dashes)))
+		return rc;
+	if (o->n_reports) {
+		/* --report A B C: no program, so the words that are not options are
+		 * more files, and options may follow them (until "--"). */
+		while (optind < argc) {
+			o->reports[o->n_reports++] = argv[optind++];
+			if (!dashes && (rc = options(argc, argv, o, &dashes)))
+				return rc;
 		}
 	} else {
+		free(o->reports);
+		o->reports = NULL;
 		o->argv = &argv[optind];
 		o->argc = argc - optind;
 		if (!o->argc)

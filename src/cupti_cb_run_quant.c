@@ -1,5 +1,6 @@
 /* cupti_cb_run_quant.c: quantities read from a report, shared by the
  * tables, the CSV, the comparison and the rank summary. */
+#include <limits.h>
 #include <string.h>
 
 #include "cupti_cb_run.h"
@@ -8,6 +9,14 @@ long long cupti_cb_run_int(json_t *obj, const char *key)
 {
 	json_t *v = json_object_get(obj, key);
 	return json_is_integer(v) ? json_integer_value(v) : 0;
+}
+
+long long cupti_cb_run_add(long long a, long long b)
+{
+	long long s;
+	if (__builtin_add_overflow(a, b, &s))
+		return b > 0 ? LLONG_MAX : LLONG_MIN;
+	return s;
 }
 
 long long cupti_cb_run_event_sum(json_t *report, const char *key, int *present)
@@ -19,7 +28,7 @@ long long cupti_cb_run_event_sum(json_t *report, const char *key, int *present)
 	json_array_foreach(json_object_get(report, "devices"), i, d) {
 		json_t *v = json_object_get(json_object_get(d, "events"), key);
 		if (json_is_integer(v)) {
-			sum += json_integer_value(v);
+			sum = cupti_cb_run_add(sum, json_integer_value(v));
 			any = 1;
 		}
 	}
@@ -34,7 +43,7 @@ long long cupti_cb_run_wall_sum(json_t *report)
 	json_t *p;
 	long long sum = 0;
 	json_array_foreach(json_object_get(report, "processes"), i, p)
-		sum += cupti_cb_run_int(p, "wall_ns");
+		sum = cupti_cb_run_add(sum, cupti_cb_run_int(p, "wall_ns"));
 	return sum;
 }
 
@@ -59,6 +68,27 @@ const char *cupti_cb_run_unit(const char *key)
 	if (has(key, "calls"))
 		return "calls";
 	return "count";
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+	size_t a = strlen(s), b = strlen(tail);
+	return a >= b && !strcmp(s + a - b, tail);
+}
+
+/* Only a counter's plain .sum (bytes, instructions, cycles) adds up: the
+ * same name with a submetric after the rollup (.sum.per_second,
+ * .sum.pct_of_peak_sustained_elapsed, .sum.peak_sustained) is a rate or a
+ * percentage, and two ranks at 60% of peak are not at 120%. */
+enum cupti_cb_run_how cupti_cb_run_metric_how(const char *name)
+{
+	if (ends_with(name, ".sum"))
+		return CUPTI_CB_RUN_SUM;
+	if (ends_with(name, ".max"))
+		return CUPTI_CB_RUN_MAX;
+	if (ends_with(name, ".min"))
+		return CUPTI_CB_RUN_MIN;
+	return CUPTI_CB_RUN_MEAN;
 }
 
 /* The per-device events of the process file, in the contract's order. */

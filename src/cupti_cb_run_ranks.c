@@ -132,7 +132,7 @@ static long long value(json_t *r, const struct quant *q, int *present)
 	long long sum = 0;
 	for (int i = 0; q->events[i]; i++) {
 		int p;
-		sum += cupti_cb_run_event_sum(r, q->events[i], &p);
+		sum = cupti_cb_run_add(sum, cupti_cb_run_event_sum(r, q->events[i], &p));
 		*present |= p;
 	}
 	return sum;
@@ -146,7 +146,7 @@ static void rank_row(struct cupti_cb_run_tab *t, const struct quant *q, json_t *
 		int p;
 		long long v = value(reports[i], q, &p);
 		any |= p;
-		total += v;
+		total = cupti_cb_run_add(total, v);
 		min = i == 0 || v < min ? v : min;
 		max = i == 0 || v > max ? v : max;
 	}
@@ -154,7 +154,11 @@ static void rank_row(struct cupti_cb_run_tab *t, const struct quant *q, json_t *
 		return;
 	char c[5][32];
 	double mean = (double)total / n;
-	snprintf(c[0], 32, "%lld", total);
+	/* Ranks run at once: their wall times do not add up to anything. */
+	if (q->run_wall)
+		strcpy(c[0], "-");
+	else
+		snprintf(c[0], 32, "%lld", total);
 	snprintf(c[1], 32, "%lld", min);
 	snprintf(c[2], 32, "%lld", max);
 	snprintf(c[3], 32, "%.1f", mean);
@@ -183,5 +187,6 @@ void cupti_cb_run_print_ranks(FILE *f, json_t **reports, int n)
 		rank_row(t, q, reports, n);
 	cupti_cb_run_tab_print(f, t);
 	cupti_cb_run_tab_free(t);
-	fprintf(f, " Imbalance 1.00 is an even spread; 2.00 means the busiest rank did twice the mean.\n");
+	fprintf(f, " Imbalance 1.00 is an even spread; 2.00 means the busiest rank did twice the mean.\n"
+		   " Wall time has no total: the ranks run at the same time.\n");
 }

@@ -60,7 +60,7 @@ static void api_table(FILE *out, json_t *report, const char *layer)
 	json_array_foreach(api, i, f)
 		if (!strcmp(layer, json_string_value(json_object_get(f, "layer")) ?: "")) {
 			rows[n++] = f;
-			layer_ns += cupti_cb_run_int(f, "time_ns");
+			layer_ns = cupti_cb_run_add(layer_ns, cupti_cb_run_int(f, "time_ns"));
 		}
 	fprintf(out, "\nCUDA %s API (%zu function%s; Time (%%) is within the %s layer)\n\n", layer, n,
 		n == 1 ? "" : "s", layer);
@@ -240,34 +240,62 @@ static void gpu_table(FILE *out, json_t *report)
 		json_array_size(json_object_get(report, "processes")) > 1 ? "es, summed" : "", wall);
 }
 
+static void metric_number(char *buf, json_t *v)
+{
+	if (json_is_integer(v))
+		snprintf(buf, NUM, "%lld", (long long)json_integer_value(v));
+	else
+		snprintf(buf, NUM, "%.15g", json_real_value(v));
+}
+
+/* How the value stands for its processes (cupti_cb_run_metric_how): only a
+ * .sum is a sum; a rate or a percentage is their mean, with its range. */
+static void across(char *buf, size_t n, json_t *m)
+{
+	long long np = cupti_cb_run_int(m, "processes");
+	char lo[NUM], hi[NUM];
+	if (np <= 1) {
+		snprintf(buf, n, "1 process");
+		return;
+	}
+	switch (cupti_cb_run_metric_how(json_string_value(json_object_get(m, "name")))) {
+	case CUPTI_CB_RUN_SUM: snprintf(buf, n, "sum of %lld", np); break;
+	case CUPTI_CB_RUN_MAX: snprintf(buf, n, "max of %lld", np); break;
+	case CUPTI_CB_RUN_MIN: snprintf(buf, n, "min of %lld", np); break;
+	default:
+		metric_number(lo, json_object_get(m, "min"));
+		metric_number(hi, json_object_get(m, "max"));
+		snprintf(buf, n, "mean of %lld (min %s, max %s)", np, lo, hi);
+	}
+}
+
 static void metrics_table(FILE *out, json_t *report)
 {
-	static const char *const h[] = { "Metric", "Device", "Value", "Units" };
+	static const char *const h[] = { "Metric", "Device", "Value", "Units", "Across processes" };
 	json_t *metrics = json_object_get(report, "metrics"), *m;
 	size_t i;
 	if (!json_array_size(metrics))
 		return;
 	fprintf(out, "\nHardware metrics\n\n");
-	struct cupti_cb_run_tab *t = cupti_cb_run_tab_new(4, h, "lrrl");
+	struct cupti_cb_run_tab *t = cupti_cb_run_tab_new(5, h, "lrrll");
 	json_array_foreach(metrics, i, m) {
-		char dev[NUM], val[NUM];
-		json_t *v = json_object_get(m, "value");
+		char dev[NUM], val[NUM], how[3 * NUM + 48];
 		snprintf(dev, NUM, "%lld", cupti_cb_run_int(m, "device"));
-		if (json_is_integer(v))
-			snprintf(val, NUM, "%lld", (long long)json_integer_value(v));
-		else
-			snprintf(val, NUM, "%.15g", json_real_value(v));
+		metric_number(val, json_object_get(m, "value"));
+		across(how, sizeof how, m);
 		const char *cells[] = { json_string_value(json_object_get(m, "name")), dev, val,
-					json_string_value(json_object_get(m, "units")) };
+					json_string_value(json_object_get(m, "units")), how };
 		cupti_cb_run_tab_row(t, cells);
 	}
 	cupti_cb_run_tab_print(out, t);
 	cupti_cb_run_tab_free(t);
+	fprintf(out, " A .sum adds up over processes; .max and .min are the extreme; any other metric (an average,\n"
+		     " a ratio, a percentage, a rate) is the mean over the processes that measured it.\n");
 }
 
 static void header(FILE *out, json_t *report)
 {
-	json_t *run = json_object_get(report, "run"), *a, *p;
+	json_t *run = json_object_get(report, "run"), *a;
 	size_t i, np = json_array_size(json_object_get(report, "processes"));
 	fprintf(out, "cupti_cb_run:");
 	json_array_foreach(json_object_get(run, "argv"), i, a)
@@ -275,12 +303,10 @@ static void header(FILE *out, json_t *report)
 	fprintf(out, "\n exit status %lld; %zu process%s with CUDA; wall time %lld ns\n",
 		cupti_cb_run_int(run, "exit_status"), np, np == 1 ? "" : "es",
 		cupti_cb_run_int(run, "wall_ns"));
-	json_array_foreach(json_object_get(report, "processes"), i, p) {
-		json_t *st = json_object_get(p, "status");
-		if (json_is_false(json_object_get(st, "counting")))
-			fprintf(out, " process %lld did not count: %s\n", cupti_cb_run_int(p, "pid"),
-				json_string_value(json_object_get(st, "reason")) ?: "no reason given");
-	}
+	const char *why = json_string_value(json_object_get(json_object_get(report, "status"), "reason"));
+	if (!np && why)	/* a report of nothing: why */
+		fprintf(out, " %s\n", why);
+	cupti_cb_run_print_process_status(out, report, "");
 }
 
 void cupti_cb_run_print_tables(FILE *out, json_t *report)
