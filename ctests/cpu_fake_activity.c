@@ -21,6 +21,9 @@
  *   handler  - PAPI_read from a SIGPROF handler at 1 kHz on the thread that plays CUDA calls and
  *              activity records, reads, resets and flushes: no hang (a watchdog), no value goes
  *              down between resets, and the ordinary reads stay exact.
+ *   nested   - a SIGPROF handler's read inside the flush of an ordinary read right after a
+ *              reset: it gets the values since the reset (the last completed read's), never
+ *              the window before the reset.
  *   atexit   - a program that exits with a gpu.* set running, without PAPI_shutdown: the
  *              flushing thread is stopped before libcupti's teardown (a flush after it
  *              aborts the fake).
@@ -503,6 +506,32 @@ static int noflusher_case(void)
     return ct_done();
 }
 
+/* ---- nested ---- */
+
+static int nested_case(void)
+{
+    long long v[1];
+    ct_library_init();
+    sig_es = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&sig_es));
+    PAPI_MUST(ct_add(sig_es, "gpu.kernels"));
+    PAPI_MUST(PAPI_start(sig_es));
+    signal(SIGPROF, read_once);
+    for (int i = 0; i < 5; i++)
+        fake_activity_kernel(launch(FAKE_CTX0), 100u * (uint64_t)i, 100u * (uint64_t)i + 50, 0);
+    PAPI_MUST(PAPI_read(sig_es, v));
+    CHECK_EQ("before the reset: 5 kernels", v[0], 5);
+    PAPI_MUST(PAPI_reset(sig_es));
+    fake_activity_kernel(launch(FAKE_CTX0), 1000, 1050, 0);
+    handler_value = -1;
+    fake_activity_signal_in_flush(SIGPROF);
+    PAPI_MUST(PAPI_read(sig_es, v));
+    CHECK_EQ("the handler read inside the read after the reset: the window since the reset", handler_value, 0);
+    CHECK_EQ("the ordinary read: 1 kernel since the reset", v[0], 1);
+    PAPI_MUST(PAPI_stop(sig_es, v));
+    return ct_done();
+}
+
 /* ---- atexit ---- */
 
 static int atexit_case(void)
@@ -698,6 +727,7 @@ int main(int argc, char **argv)
         { "noflush", noflush_case }, { "mixed", mixed_case },     { "refused", refused_case },
         { "straddle", straddle_case }, { "handler", handler_case }, { "flusher", flusher_case },
         { "noflusher", noflusher_case }, { "atexit", atexit_case },
+        { "nested", nested_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

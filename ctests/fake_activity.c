@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #endif
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -348,6 +349,12 @@ static int hand_over(unsigned slow)
  * FAKE_CUPTI_EXIT_PAUSE_MS the teardown takes that long, so such a thread
  * is caught. */
 static atomic_int finalized;
+static atomic_int signal_in_flush;
+
+void fake_activity_signal_in_flush(int sig)
+{
+    atomic_store(&signal_in_flush, sig);
+}
 
 __attribute__((destructor)) static void fake_cupti_teardown(void)
 {
@@ -366,6 +373,9 @@ CUptiResult cuptiActivityFlushAll(uint32_t flag)
         abort();
     }
     atomic_fetch_add(&n_flushes, 1);
+    int sig = atomic_exchange(&signal_in_flush, 0);
+    if (sig)
+        raise(sig); /* a sampler's signal landing inside the flush of an ordinary read */
     pthread_mutex_lock(&flush_lock);
     while (hand_over(0))
         ;

@@ -190,6 +190,8 @@ int fake_activity_flushes(void);           /* cuptiActivityFlushAll calls */
  * in one buffer, pausing ms after the first record; fake_activity_delivering() is 1 during the
  * pause (a cuptiActivityFlushAll meanwhile finds nothing to flush). */
 void fake_activity_deliver(unsigned ms);
+/* The next cuptiActivityFlushAll raises sig on the flushing thread (once). */
+void fake_activity_signal_in_flush(int sig);
 int fake_activity_delivering(void);
 int fake_activity_register_calls(void);    /* cuptiActivityRegisterCallbacks and _v2 calls */
 /* Calls of the process-wide entry points (cuptiActivityRegisterCallbacks, Enable, Disable,

@@ -538,6 +538,8 @@ static int cupti_cb_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 			return papi_error(rc);
 		}
 	}
+	if (c->width)	/* see cupti_cb_reset */
+		memset(c->values, 0, c->width * sizeof c->values[0]);
 	c->running = 1;
 	return PAPI_OK;
 }
@@ -614,6 +616,9 @@ static int cupti_cb_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++)
 		if (c->n_src[i])
 			sources[i].ops->set_reset(sources[i].self, c->set[i]);
+	/* What a handler's read inside a later read gets: the window starts at 0. */
+	if (c->width)
+		memset(c->values, 0, c->width * sizeof c->values[0]);
 	guard_leave(c);
 	return PAPI_OK;
 }
