@@ -20,7 +20,12 @@
  *              at PAPI_start with PAPI_ECOMBO; a gpu.* event with PAPI_OVERFLOW_FORCE_SW at
  *              PAPI_start with PAPI_ENOSUPP;
  *   quiet    - calls that cross a threshold while no set is armed (a set without overflow, a set
- *              with overflow stopped) raise no signal; a restart counts from the start again.
+ *              with overflow stopped) raise no signal; a restart counts from the start again;
+ *   fork     - a fork() child of a thread whose set has overflow armed makes calls that would
+ *              cross thresholds: no signal reaches the parent (the child's copy of the block must
+ *              not signal the parent's thread), and the parent's samples stay exact;
+ *   position - the 64th event of a set cannot overflow (PAPI's overflow vector): PAPI_ENOSUPP and
+ *              a sentence; the 63rd can.
  *
  * With the argument "bench" it measures what the hot path costs per call with no overflow
  * armed, with overflow armed but no crossing, and per crossing (signal and handler); the
@@ -481,6 +486,80 @@ static int quiet_case(void)
     return ct_done();
 }
 
+/* ---- fork ----------------------------------------------------------------------------------- */
+
+static int fork_case(void)
+{
+    static const char *const names[] = {"cudaMemcpy.calls"};
+    long long v;
+    int code, status = -1;
+    ct_library_init();
+    int sig = PAPI_get_component_info(cb_cidx())->hardware_intr_sig;
+    int es = ct_eventset(1, names);
+    PAPI_MUST(PAPI_event_name_to_code("cupti_cb:::cudaMemcpy.calls", &code));
+    CHECK_PAPI(PAPI_overflow(es, code, 10, 0, quiet_handler));
+    count_signal(sig);
+    PAPI_MUST(PAPI_start(es));
+    for (int i = 1; i <= 15; i++)
+        copy_htod(i, 64);
+    CHECK_EQ("the parent: one sample in 15 calls", quiet_samples, 1);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(10);
+        for (int i = 1; i <= 100; i++)  /* 10 thresholds, were the set still armed here */
+            copy_htod(i, 64);
+        _exit(0);
+    }
+    waitpid(pid, &status, 0);
+    CHECK_TRUE("the child exits 0", WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_EQ("no signal reached the parent from the child's calls", raw_signals, 1);
+    for (int i = 16; i <= 30; i++)
+        copy_htod(i, 64);
+    PAPI_MUST(PAPI_stop(es, &v));
+    CHECK_EQ("the parent counts its own calls", v, 30);
+    CHECK_EQ("and samples at its 20th and 30th", quiet_samples, 3);
+    ct_destroy(&es);
+    return ct_done();
+}
+
+/* ---- position: PAPI's overflow vector has 63 usable bits ------------------------------------ */
+
+static int position_case(void)
+{
+    char err[4096] = "", name[PAPI_MAX_STR_LEN], n63[PAPI_MAX_STR_LEN] = "", n64[PAPI_MAX_STR_LEN] = "";
+    int es = PAPI_NULL, added = 0, code = 0 | PAPI_NATIVE_MASK, c63 = 0, c64 = 0;
+    setenv("PAPI_VERBOSE", "1", 1);
+    ct_library_init();
+    PAPI_MUST(PAPI_create_eventset(&es));
+    /* The first 64 per-function call counts the catalogue lists. */
+    int rc = PAPI_enum_cmp_event(&code, PAPI_ENUM_FIRST, cb_cidx());
+    while (rc == PAPI_OK && added < 64) {
+        size_t len;
+        if (PAPI_event_code_to_name(code, name) == PAPI_OK && (len = strlen(name)) > 6 &&
+            !strcmp(name + len - 6, ".calls") && !strstr(name, ":::api.") && PAPI_add_event(es, code) == PAPI_OK) {
+            added++;
+            if (added == 63)
+                c63 = code, snprintf(n63, sizeof n63, "%s", name);
+            if (added == 64)
+                c64 = code, snprintf(n64, sizeof n64, "%s", name);
+        }
+        rc = PAPI_enum_cmp_event(&code, PAPI_ENUM_EVENTS, cb_cidx());
+    }
+    CHECK_EQ("64 call counts in the set", added, 64);
+    capture_stderr_begin();
+    rc = PAPI_overflow(es, c64, 10, 0, never_handler);
+    capture_stderr_end(err, sizeof err);
+    ct_check_rc("PAPI_overflow on the 64th event", rc, PAPI_ENOSUPP);
+    CHECK_TRUE("the sentence names it and the limit",
+               strstr(err, strstr(n64, ":::") ? strstr(n64, ":::") + 3 : n64) && strstr(err, "first 63"));
+    CHECK_PAPI(PAPI_overflow(es, c63, 10, 0, never_handler));
+    CHECK_PAPI(PAPI_overflow(es, c63, 0, 0, never_handler));
+    ct_note("63rd: %s, 64th: %s", n63, n64);
+    ct_destroy(&es);
+    return ct_done();
+}
+
 /* ---- bench ---------------------------------------------------------------------------------- */
 
 static uint64_t now_ns(void)
@@ -581,6 +660,8 @@ int main(int argc, char **argv)
         {"readreset", readreset_case},
         {"refuse", refuse_case},
         {"quiet", quiet_case},
+        {"fork", fork_case},
+        {"position", position_case},
     };
     if (argc > 1 && !strcmp(argv[1], "bench"))
         return bench();
