@@ -13,9 +13,7 @@
 #include "papi.h"
 #include "papi_internal.h"
 #include "papi_vector.h"
-#include "extras.h"
-#include "threads.h"
-#include "linux-context.h"
+#include "extras.h"	/* the overflow signal: _papi_hwi_start_signal, _papi_hwi_dispatch_overflow_signal */
 
 #include "cupti_cb.h"
 #include "cupti_cb_engine.h"
@@ -73,8 +71,8 @@ typedef struct {
 	 * must not touch the sources' half-updated state (guard_enter). */
 	volatile sig_atomic_t busy;
 	/* PAPI_overflow: the positions armed (bit p: position p; PAPI's
-	 * overflow vector has one bit per position, so p < 63). The overflow
-	 * signal's handler is installed while some are. */
+	 * overflow vector has one bit per position, so p < 63). The set holds
+	 * a use of the overflow signal (_papi_hwi_start_signal) while some are. */
 	uint64_t ovf_mask;
 } cupti_cb_control_t;
 
