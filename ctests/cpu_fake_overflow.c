@@ -13,7 +13,10 @@
  *              vector, the context) and checks that it runs on the thread whose call crossed the
  *              threshold, inside that call (a thread-local "inside call N" marker the played call
  *              sets), and that a PAPI_read there already counts the call;
- *   readreset - PAPI_read and PAPI_reset between the calls do not move the thresholds;
+ *   readreset - TAU's event-based sampling with a PAPI source (PapiLayer.cpp): PAPI_overflow with
+ *              flags 0 on the thread's set, which TAU also reads and resets at every timer start and
+ *              stop; the reads and resets do not move the thresholds (100 samples in 1,000 calls,
+ *              each in call 10k) and the pieces add up to the calls;
  *   refuse   - gpu.* events, hardware metrics, times, levels and process-wide events are refused
  *              at PAPI_overflow with PAPI_ENOSUPP and a sentence under PAPI_VERBOSE; a ninth
  *              overflowing event with PAPI_ECNFLCT; a set made PAPI_GRN_PROC after PAPI_overflow
