@@ -27,9 +27,9 @@
 #include "cupti_cb_blocks.h"
 
 #define CUPTI_CB_OVF_EVENTS 8		/* events of one set that may drive overflows */
-/* The signal raised at a crossing: a real-time signal no other PAPI
- * component or common sampler uses (perf_event takes SIGRTMIN+2, hpcrun's
- * and libmonitor's timers SIGRTMIN+3 and +4). */
+/* The signal raised at a crossing: a real-time signal of its own, clear of
+ * perf_event's SIGRTMIN+2 (PAPI keeps one handler per signal) and of the
+ * few just above it that samplers' timers take (libmonitor's SIGRTMIN+4). */
 #define CUPTI_CB_OVF_SIGNAL_OFFSET 8
 
 struct cupti_cb_ovf {
