@@ -597,8 +597,12 @@ static int cupti_cb_set_overflow(EventSetInfo_t *ESI, int EventIndex, int thresh
 		c->ovf_mask |= 1ull << pos;
 	else
 		c->ovf_mask &= ~(1ull << pos);
-	if (!was && c->ovf_mask)
-		return _papi_hwi_start_signal(sig, 1, _cupti_cb_vector.cmp_info.CmpIdx);
+	if (!was && c->ovf_mask && (rc = _papi_hwi_start_signal(sig, 1, _cupti_cb_vector.cmp_info.CmpIdx)) != PAPI_OK) {
+		/* No handler: the set must not raise a signal nobody takes. */
+		c->ovf_mask = 0;
+		s->ops->set_overflow(s->self, c->set[at->src], at->ix, 0, sig, why, sizeof why);
+		return rc;
+	}
 	if (was && !c->ovf_mask)
 		_papi_hwi_stop_signal(sig);
 	return PAPI_OK;
