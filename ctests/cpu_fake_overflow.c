@@ -28,7 +28,11 @@
  *              cross thresholds: no signal reaches the parent (the child's copy of the block must
  *              not signal the parent's thread), and the parent's samples stay exact;
  *   position - the 64th event of a set cannot overflow (PAPI's overflow vector): PAPI_ENOSUPP and
- *              a sentence; the 63rd can.
+ *              a sentence; the 63rd can;
+ *   changes  - events added and removed after PAPI_overflow: the overflowing event keeps its
+ *              threshold wherever it moves in the set; removing it ends its overflows; an event
+ *              that moves to where an overflowing one was does not inherit its threshold (no
+ *              signal at its crossings).
  *
  * With the argument "bench" it measures what the hot path costs per call with no overflow
  * armed, with overflow armed but no crossing, and per crossing (signal and handler); the
@@ -563,6 +567,89 @@ static int position_case(void)
     return ct_done();
 }
 
+/* ---- changes: add and remove events around an overflowing one ------------------------------ */
+
+static int ch_bytes, ch_launches, ch_other;
+
+static void changes_handler(int es, void *address, long long vector, void *context)
+{
+    int idx[4], n = 4, codes[8], nc = 8;
+    char name[PAPI_MAX_STR_LEN];
+    (void)address, (void)context;
+    if (PAPI_get_overflow_event_index(es, vector, idx, &n) != PAPI_OK || PAPI_list_events(es, codes, &nc) != PAPI_OK)
+        return;
+    for (int i = 0; i < n; i++) {
+        if (PAPI_event_code_to_name(codes[idx[i]], name) != PAPI_OK)
+            ch_other++;
+        else if (strstr(name, "memcpy.bytes_htod"))
+            ch_bytes++;
+        else if (strstr(name, "kernel.launches"))
+            ch_launches++;
+        else
+            ch_other++;
+    }
+}
+
+static int changes_case(void)
+{
+    long long v[4];
+    int calls, bytes, launches;
+    ct_library_init();
+    int es = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&es));
+    PAPI_MUST(PAPI_event_name_to_code("cupti_cb:::cudaMemcpy.calls", &calls));
+    PAPI_MUST(PAPI_event_name_to_code("cupti_cb:::memcpy.bytes_htod", &bytes));
+    PAPI_MUST(PAPI_event_name_to_code("cupti_cb:::kernel.launches", &launches));
+    PAPI_MUST(PAPI_add_event(es, calls));
+    PAPI_MUST(PAPI_add_event(es, bytes));
+    CHECK_PAPI(PAPI_overflow(es, bytes, MIB, 0, changes_handler));
+    /* An event added after, and the one before it removed: the bytes move in the set. */
+    PAPI_MUST(PAPI_add_event(es, launches));
+    PAPI_MUST(PAPI_remove_event(es, calls));
+    CHECK_PAPI(PAPI_overflow(es, launches, 10, 0, changes_handler));
+    PAPI_MUST(PAPI_start(es));
+    for (int i = 1; i <= 8; i++)
+        copy_htod(i, MIB / 2);
+    play_launches(25, FAKE_CTX0);
+    PAPI_MUST(PAPI_stop(es, v));
+    CHECK_EQ("the bytes keep their threshold: 4 MiB give 4", ch_bytes, 4);
+    CHECK_EQ("the added event overflows at its own: 25 launches give 2", ch_launches, 2);
+    CHECK_EQ("no other event overflows", ch_other, 0);
+    /* Removing an overflowing event ends its overflows; the other goes on. */
+    PAPI_MUST(PAPI_remove_event(es, bytes));
+    PAPI_MUST(PAPI_start(es));
+    for (int i = 1; i <= 8; i++)
+        copy_htod(i, MIB / 2);
+    play_launches(10, FAKE_CTX0);
+    PAPI_MUST(PAPI_stop(es, v));
+    CHECK_EQ("removed: no more byte overflows", ch_bytes, 4);
+    CHECK_EQ("the launches still overflow", ch_launches, 3);
+    CHECK_EQ("and count", v[0], 10);
+    ct_destroy(&es);
+
+    /* {calls, bytes@100}; launches added and calls removed: launches now sit where the bytes
+     * were in the component's list, and must not take their threshold. */
+    int sig = PAPI_get_component_info(cb_cidx())->hardware_intr_sig;
+    es = PAPI_NULL;
+    ch_bytes = ch_launches = ch_other = 0;
+    PAPI_MUST(PAPI_create_eventset(&es));
+    PAPI_MUST(PAPI_add_event(es, calls));
+    PAPI_MUST(PAPI_add_event(es, bytes));
+    CHECK_PAPI(PAPI_overflow(es, bytes, 100, 0, changes_handler));
+    PAPI_MUST(PAPI_add_event(es, launches));
+    PAPI_MUST(PAPI_remove_event(es, calls));
+    count_signal(sig);
+    raw_signals = 0;
+    PAPI_MUST(PAPI_start(es));
+    play_launches(150, FAKE_CTX0);
+    copy_htod(1, 250);
+    PAPI_MUST(PAPI_stop(es, v));
+    CHECK_EQ("the bytes: one copy of 250 at 100 gives 2", ch_bytes, 2);
+    CHECK_EQ("in one signal; 150 launches, not overflowing, raise none", raw_signals, 1);
+    ct_destroy(&es);
+    return ct_done();
+}
+
 /* ---- bench ---------------------------------------------------------------------------------- */
 
 static uint64_t now_ns(void)
@@ -665,6 +752,7 @@ int main(int argc, char **argv)
         {"quiet", quiet_case},
         {"fork", fork_case},
         {"position", position_case},
+        {"changes", changes_case},
     };
     if (argc > 1 && !strcmp(argv[1], "bench"))
         return bench();
