@@ -13,9 +13,11 @@
 #include "papi.h"
 #include "papi_internal.h"
 #include "papi_vector.h"
+#include "extras.h"	/* the overflow signal: _papi_hwi_start_signal, _papi_hwi_dispatch_overflow_signal */
 
 #include "cupti_cb.h"
 #include "cupti_cb_engine.h"
+#include "cupti_cb_overflow.h"
 #include "cupti_cb_sigctx.h"
 #include "cupti_cb_sources.h"
 
@@ -68,6 +70,10 @@ typedef struct {
 	 * signal handler that interrupts it and calls PAPI on the same set
 	 * must not touch the sources' half-updated state (guard_enter). */
 	volatile sig_atomic_t busy;
+	/* PAPI_overflow: the positions armed (bit p: position p; PAPI's
+	 * overflow vector has one bit per position, so p < 63). The set holds
+	 * a use of the overflow signal (_papi_hwi_start_signal) while some are. */
+	uint64_t ovf_mask;
 } cupti_cb_control_t;
 
 /* One engine per process: CUPTI allows one subscriber per process. It is
@@ -263,6 +269,8 @@ static void at_fork_child(void)
 	pthread_mutex_init(&init_lock, NULL);
 	/* cuInit ran (for the driver stage, or for the metric catalogue's chip). */
 	int cuda_up = engine.state == CUPTI_CB_READY || atomic_load(&engine.counted) > 0;
+	if (engine.state == CUPTI_CB_READY)
+		cupti_cb_ovf_forget_all(&engine.reg);
 	if (cuda_up || (busy && engine.state != CUPTI_CB_UNINIT)) {
 		engine.state = CUPTI_CB_READY;
 		cupti_cb_engine_after_fork_child(&engine);
@@ -281,6 +289,8 @@ static int cupti_cb_init_component(int cidx)
 	PAPI_component_info_t *ci = &_cupti_cb_vector.cmp_info;
 	pthread_once(&fork_once, register_fork_handlers);
 	ci->CmpIdx = cidx;
+	/* SIGRTMIN is a function of glibc: set here, not in the vector. */
+	ci->hardware_intr_sig = SIGRTMIN + CUPTI_CB_OVF_SIGNAL_OFFSET;
 	if (!sources[0].ops) {
 		sources[CUPTI_CB_SRC_CALLBACK] = (struct cupti_cb_source){ &cupti_cb_callback_source, &engine };
 		sources[CUPTI_CB_SRC_METRIC] =
@@ -514,6 +524,152 @@ static int cupti_cb_update_control_state(hwd_control_state_t *ctl, NativeInfo_t 
 	return update_sources(c);
 }
 
+/* ---- overflow (cupti_cb_overflow.h) --------------------------------------- */
+
+/* Why the events of a source without overflow cannot drive one. */
+static const char *no_overflow_why(unsigned src)
+{
+	if (src == CUPTI_CB_SRC_ACTIVITY)
+		return "GPU activity (gpu.*) reaches cupti_cb in buffers CUPTI hands over later, on another "
+		       "thread, not during the CUDA call that issued the work, so no sample can land at that "
+		       "call; overflow on the callback event that issues the work (kernel.launches, "
+		       "memcpy.bytes_htod, ...) and read the gpu.* events at the end";
+	return "a hardware metric is counted by the GPU and known only when its range ends, not during "
+	       "a CUDA call, so no sample can land at a call; overflow on a callback event "
+	       "(kernel.launches, ...) and read the metric at the end";
+}
+
+static void name_at(const struct cupti_cb_pos *at, char *buf, size_t len)
+{
+	struct cupti_cb_source *s = &sources[at->src];
+	if (s->ops->event_name(s->self, at->code, buf, len) != CUPTI_CB_OK)
+		snprintf(buf, len, "event %#x", at->code);
+}
+
+/* The position of an event of the set, or -1. */
+static int position_of(const EventSetInfo_t *ESI, int EventIndex)
+{
+	const cupti_cb_control_t *c = ESI->ctl_state;
+	int pos = ESI->EventInfoArray[EventIndex].pos[0];
+	return pos >= 0 && (unsigned)pos < c->width && c->at[pos].used ? pos : -1;
+}
+
+/* Whether the event at pos may drive an overflow; a sentence if not. */
+static int may_overflow(const cupti_cb_control_t *c, int pos)
+{
+	const struct cupti_cb_pos *at = &c->at[pos];
+	char name[PAPI_MAX_STR_LEN];
+	if (sources[at->src].ops->set_overflow && pos < 63)
+		return PAPI_OK;
+	name_at(at, name, sizeof name);
+	if (!sources[at->src].ops->set_overflow)
+		PAPIERROR("cupti_cb: %s cannot drive PAPI_overflow: %s", name, no_overflow_why(at->src));
+	else
+		PAPIERROR("cupti_cb: %s cannot drive PAPI_overflow: it is event %d of its event set, and "
+			  "PAPI's overflow vector has room for the first 63 only; add it earlier", name, pos + 1);
+	return PAPI_ENOSUPP;
+}
+
+/* PAPI_overflow (and PAPI_start again after another set used the thread's
+ * context). threshold 0: no longer. */
+static int cupti_cb_set_overflow(EventSetInfo_t *ESI, int EventIndex, int threshold)
+{
+	cupti_cb_control_t *c = ESI->ctl_state;
+	int pos = position_of(ESI, EventIndex);
+	if (pos < 0)
+		return PAPI_EINVAL;
+	if (threshold > 0 && may_overflow(c, pos) != PAPI_OK)
+		return PAPI_ENOSUPP;
+	if (threshold <= 0 && !(c->ovf_mask >> pos & 1))
+		return PAPI_OK;
+	const struct cupti_cb_pos *at = &c->at[pos];
+	struct cupti_cb_source *s = &sources[at->src];
+	int sig = _cupti_cb_vector.cmp_info.hardware_intr_sig;
+	char why[CUPTI_CB_WHY_LEN] = "";
+	int rc = s->ops->set_overflow(s->self, c->set[at->src], at->ix, threshold > 0 ? (uint64_t)threshold : 0,
+				      sig, why, sizeof why);
+	if (rc) {
+		PAPIERROR("cupti_cb: %s", why[0] ? why : "the event cannot drive PAPI_overflow");
+		return papi_error(rc);
+	}
+	uint64_t was = c->ovf_mask;
+	if (threshold > 0)
+		c->ovf_mask |= 1ull << pos;
+	else
+		c->ovf_mask &= ~(1ull << pos);
+	if (!was && c->ovf_mask && (rc = _papi_hwi_start_signal(sig, 1, _cupti_cb_vector.cmp_info.CmpIdx)) != PAPI_OK) {
+		/* No handler: the set must not raise a signal nobody takes. */
+		c->ovf_mask = 0;
+		s->ops->set_overflow(s->self, c->set[at->src], at->ix, 0, sig, why, sizeof why);
+		return rc;
+	}
+	if (was && !c->ovf_mask)
+		_papi_hwi_stop_signal(sig);
+	return PAPI_OK;
+}
+
+/* One pending crossing of every armed event that has one, as PAPI's
+ * overflow vector (0: none left). */
+static long long take_crossings(cupti_cb_control_t *c)
+{
+	long long vector = 0;
+	for (uint64_t m = c->ovf_mask; m; m &= m - 1) {
+		int pos = __builtin_ctzll(m);
+		const struct cupti_cb_pos *at = &c->at[pos];
+		const struct cupti_cb_source *s = &sources[at->src];
+		if (at->used && s->ops->set_overflow_take &&
+		    s->ops->set_overflow_take(s->self, c->set[at->src], at->ix))
+			vector |= 1ll << pos;
+	}
+	return vector;
+}
+
+/* The overflow signal's handler (PAPI installs it): the thread's running
+ * set hands PAPI one overflow per crossing its last call made. Under
+ * PAPI_OVERFLOW_FORCE_SW it is PAPI's timer signal instead, and PAPI
+ * compares the values read against its own deadlines. */
+static void cupti_cb_dispatch_timer(int sig, hwd_siginfo_t *info, void *uc)
+{
+	int cidx = _cupti_cb_vector.cmp_info.CmpIdx;
+	ThreadInfo_t *t = _papi_hwi_lookup_thread(0);
+	EventSetInfo_t *esi = t ? t->running_eventset[cidx] : NULL;
+	(void)sig;
+	if (!esi || !(esi->state & PAPI_OVERFLOWING))
+		return;
+	_papi_hwi_context_t ctx = { .si = info, .ucontext = (hwd_ucontext_t *)uc };
+	vptr_t address = GET_OVERFLOW_ADDRESS(ctx);
+	if (esi->overflow.flags & PAPI_OVERFLOW_FORCE_SW) {
+		_papi_hwi_dispatch_overflow_signal(&ctx, address, NULL, 0, 0, &t, cidx);
+		return;
+	}
+	/* A call that crossed k thresholds of an event owes k overflows; the
+	 * handler may stop the set on the way. */
+	long long vector;
+	while (t->running_eventset[cidx] == esi && (vector = take_crossings(esi->ctl_state)) != 0) {
+		int hw = 0;
+		_papi_hwi_dispatch_overflow_signal(&ctx, address, &hw, vector, 0, &t, cidx);
+	}
+}
+
+/* PAPI_OVERFLOW_FORCE_SW never reaches set_overflow: PAPI samples the set
+ * from its timer signal. Events whose values do not move during a CUDA
+ * call would record nothing there, so their start is refused. */
+static int check_forced_software(cupti_cb_control_t *c)
+{
+	int cidx = _cupti_cb_vector.cmp_info.CmpIdx;
+	ThreadInfo_t *t = _papi_hwi_lookup_thread(0);
+	EventSetInfo_t *esi = t ? t->running_eventset[cidx] : NULL;
+	if (!esi || esi->ctl_state != (hwd_control_state_t *)c || !(esi->state & PAPI_OVERFLOWING) ||
+	    !(esi->overflow.flags & PAPI_OVERFLOW_FORCE_SW))
+		return PAPI_OK;
+	for (int i = 0; i < esi->overflow.event_counter; i++) {
+		int pos = position_of(esi, esi->overflow.EventIndex[i]);
+		if (pos >= 0 && !sources[c->at[pos].src].ops->set_overflow)
+			return may_overflow(c, pos);
+	}
+	return PAPI_OK;
+}
+
 static void stop_sources(cupti_cb_control_t *c, unsigned upto)
 {
 	for (unsigned i = 0; i < upto; i++)
@@ -527,6 +683,9 @@ static int cupti_cb_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	(void)ctx;
 	if (ensure_ready() != PAPI_OK)
 		return PAPI_ECMP_DISABLED;
+	int rc = check_forced_software(c);
+	if (rc != PAPI_OK)
+		return rc;
 	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++) {
 		if (!c->n_src[i])
 			continue;
@@ -626,6 +785,8 @@ static int cupti_cb_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)
 static int cupti_cb_cleanup_eventset(hwd_control_state_t *ctl)
 {
 	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
+	if (c->ovf_mask)
+		_papi_hwi_stop_signal(_cupti_cb_vector.cmp_info.hardware_intr_sig);
 	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++)
 		if (c->set[i])
 			sources[i].ops->set_free(sources[i].self, c->set[i]);
@@ -897,7 +1058,8 @@ papi_vector_t _cupti_cb_vector = {
 		.available_domains = PAPI_DOM_USER,
 		.default_granularity = PAPI_GRN_THR,
 		.available_granularities = PAPI_GRN_THR | PAPI_GRN_PROC,
-		.hardware_intr_sig = PAPI_INT_SIGNAL,
+		.hardware_intr = 1,	/* PAPI_overflow: a signal at the crossing (cupti_cb_overflow.h) */
+		.hardware_intr_sig = PAPI_INT_SIGNAL,	/* replaced at init_component */
 		.fast_real_timer = 0,
 		.fast_virtual_timer = 0,
 		.attach = 1,		/* another thread's counter blocks (cupti_cb_threads) */
@@ -927,4 +1089,6 @@ papi_vector_t _cupti_cb_vector = {
 	.ntv_code_to_name = cupti_cb_ntv_code_to_name,
 	.ntv_code_to_descr = cupti_cb_ntv_code_to_descr,
 	.ntv_code_to_info = cupti_cb_ntv_code_to_info,
+	.set_overflow = cupti_cb_set_overflow,
+	.dispatch_timer = cupti_cb_dispatch_timer,
 };

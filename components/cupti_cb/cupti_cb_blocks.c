@@ -73,6 +73,9 @@ static void thread_exit(void *arg)
 	/* A CUDA call from a later destructor of this thread takes a new
 	 * block rather than writing into one another thread may adopt. */
 	cupti_cb_tls_block = NULL;
+	/* A set left running with overflow armed must not signal the thread
+	 * that adopts the block (nor a thread that reuses the id). */
+	atomic_store_explicit(&b->ovf, NULL, memory_order_relaxed);
 	atomic_store_explicit(&b->free, 1, memory_order_release);
 }
 
@@ -149,6 +152,7 @@ static struct cupti_cb_block *create(struct cupti_cb_registry *r)
 	atomic_init(&b->free, 0);
 	atomic_init(&b->repeats, 0);
 	atomic_init(&b->unmatched, 0);
+	atomic_init(&b->ovf, NULL);
 	atomic_init(&b->tid, 0);
 	for (unsigned i = 0; i < CUPTI_CB_THREAD_NAME / 8; i++)
 		atomic_init(&b->name[i], 0);
@@ -194,6 +198,7 @@ struct cupti_cb_block *cupti_cb_block_slow(struct cupti_cb_registry *r)
 	b->pending_free = 0;
 	b->last_site = 0;
 	b->n_pending = 0;
+	atomic_store_explicit(&b->ovf, NULL, memory_order_relaxed);
 	if (r->key_live)
 		pthread_setspecific(r->exit_key, b);
 	cupti_cb_tls_block = b;

@@ -60,6 +60,8 @@ struct cupti_cb_pending {
 #define CUPTI_CB_BLOCKS_OWN 256
 #define CUPTI_CB_THREAD_NAME 16		/* the kernel's TASK_COMM_LEN */
 
+struct cupti_cb_ovf;
+
 struct cupti_cb_block {
 	struct cupti_cb_block *next;	/* registry list; set once, before publication */
 	atomic_int free;		/* 1: owner exited, may be adopted */
@@ -89,6 +91,9 @@ struct cupti_cb_block {
 	struct cupti_cb_pending pending[CUPTI_CB_PENDING];
 	atomic_ulong repeats;		/* callbacks delivered twice, dropped */
 	atomic_ulong unmatched;		/* EXITs without their ENTER: counted, not timed */
+	/* The overflow armed by the owner's running event set, or NULL
+	 * (cupti_cb_overflow.h); an exiting or adopting thread drops it. */
+	_Atomic(struct cupti_cb_ovf *) ovf;
 	_Atomic uint64_t c[];
 };
 

@@ -1,12 +1,14 @@
 /* cupti_cb_callback.c: the hot path. Runs on the application's thread for
  * every enabled CBID: no locks, no allocation (but a thread's first call),
  * no system call but the clock read, and only when a running event set
- * needs time. */
+ * needs time, and the overflow signal, only at a threshold crossing of a
+ * set with overflow armed (cupti_cb_overflow.h). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "cupti_cb_corr.h"
 #include "cupti_cb_engine.h"
+#include "cupti_cb_overflow.h"
 
 /* The operations whose GPU work an activity record reports. */
 #define ISSUES_WORK (CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_LAUNCH) | CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_GRAPH) | \
@@ -234,8 +236,11 @@ void CUPTIAPI cupti_cb_engine_callback(void *userdata, CUpti_CallbackDomain doma
 		return;
 	}
 	b->last_site = key;
-	if (cd->callbackSite == CUPTI_API_ENTER)
+	if (cd->callbackSite == CUPTI_API_ENTER) {
 		at_enter_site(e, b, d, cbid, cd);
-	else
-		at_exit_site(e, b, d, cbid, cd);
+		return;
+	}
+	at_exit_site(e, b, d, cbid, cd);
+	/* Last: the counts of this call are complete when a handler reads them. */
+	cupti_cb_ovf_check(b);
 }

@@ -118,6 +118,18 @@ struct cupti_cb_source_ops {
 	int (*set_read)(void *self, void *set, long long *values);
 	int (*set_stop)(void *self, void *set);
 	int (*set_reset)(void *self, void *set);
+
+	/* -- PAPI_overflow (cupti_cb_overflow.h); NULL: none of the source's
+	 * events can drive one, and the adapter refuses it -- */
+	/* Event ix (in set_update's order) raises signal sig on the thread
+	 * whose call makes it cross each multiple of threshold events counted
+	 * since the set's start; 0: no longer. Checked here (an event that
+	 * cannot: an error with why), armed by set_start on the starting
+	 * thread; set_update keeps the thresholds of the events that stay. */
+	int (*set_overflow)(void *self, void *set, unsigned ix, uint64_t threshold, int sig, char *why, size_t len);
+	/* In sig's handler, on the set's thread: one crossing of event ix
+	 * taken (1), or none pending (0). Async-signal-safe. */
+	int (*set_overflow_take)(void *self, void *set, unsigned ix);
 };
 
 struct cupti_cb_source {

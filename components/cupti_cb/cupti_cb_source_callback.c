@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cupti_cb_engine.h"
+#include "cupti_cb_overflow.h"
 #include "cupti_cb_source.h"
 #include "cupti_cb_sources.h"
 
@@ -41,6 +42,13 @@ struct cbset {
 	int peaks;
 	unsigned n_slots;
 	uint16_t slots[CUPTI_CB_WIN_SLOTS];
+	/* PAPI_overflow: each event's threshold (0: none), and the overflow
+	 * armed on the starting thread's block while the set runs. */
+	unsigned n_ovf;
+	int ovf_sig;
+	uint64_t ovf_thr[MAX_EVENTS];
+	struct cupti_cb_ovf ovf;
+	struct cupti_cb_block *ovf_block;	/* where ovf is armed; NULL: nowhere */
 };
 
 /* ---- catalogue ------------------------------------------------------------ */
@@ -164,6 +172,7 @@ static void cb_set_free(void *self, void *set)
 	if (!s)
 		return;
 	give_window(self, s);
+	cupti_cb_ovf_disarm(&s->ovf, s->ovf_block);
 	cupti_cb_engine_unhold(self, &s->hold);
 	free(s);
 }
@@ -203,6 +212,26 @@ static int plan_read(const struct cupti_cb_engine *e, uint32_t code, uint16_t *s
 	return 0;
 }
 
+/* The events that stay keep their overflow thresholds, whatever their new
+ * index (PAPI_add_event and PAPI_remove_event on a set with overflow). */
+static void keep_thresholds(struct cbset *s, const uint32_t *codes, unsigned n)
+{
+	uint64_t thr[MAX_EVENTS];
+	unsigned armed = 0;
+	if (!s->n_ovf)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		thr[i] = 0;
+		for (unsigned j = 0; j < s->n; j++)
+			if (s->codes[j] == codes[i])
+				thr[i] = s->ovf_thr[j];
+		armed += thr[i] != 0;
+	}
+	memcpy(s->ovf_thr, thr, n * sizeof thr[0]);
+	memset(s->ovf_thr + n, 0, (MAX_EVENTS - n) * sizeof thr[0]);
+	s->n_ovf = armed;
+}
+
 static int cb_set_update(void *self, void *set, const uint32_t *codes, unsigned n, char *why, size_t len)
 {
 	struct cupti_cb_engine *e = self;
@@ -240,6 +269,7 @@ static int cb_set_update(void *self, void *set, const uint32_t *codes, unsigned 
 	}
 	if (n == 0)
 		cupti_cb_engine_unhold(e, &s->hold);	/* nothing left to count */
+	keep_thresholds(s, codes, n);
 	s->hold_stale = 1;
 	s->timed = 0;
 	for (unsigned i = 0; i < n; i++) {
@@ -360,16 +390,116 @@ static int cb_set_reset(void *self, void *set)
 	return CUPTI_CB_OK;
 }
 
+/* ---- overflow -------------------------------------------------------------- */
+
+/* Why event i cannot drive an overflow, or NULL if it can. A crossing is
+ * found on the thread that counts it, so the event must be a count of the
+ * set's own thread; a time is kept in clock ticks that convert to ns only
+ * at a read, and a level (min, max, live, peak) goes down as well as up. */
+static const char *no_overflow(const struct cbset *s, unsigned i)
+{
+	if (s->tid)
+		return "an event set attached to another thread (PAPI_attach) cannot overflow: the crossing "
+		       "is found on the thread that makes the call";
+	if (s->process[i])
+		return "a process-wide event (:process or PAPI_GRN_PROC) cannot overflow: the crossing is "
+		       "found on the thread that makes the call; overflow on the thread-scope event in each "
+		       "thread's own set";
+	if (s->rd[i] != RD_COUNT)
+		return "a minimum, maximum, live or peak value is a level, not a count: it has no "
+		       "threshold to cross";
+	if (s->probes[i].ticks)
+		return "a time (ns) event cannot overflow: overflow on a count (calls, bytes, launches)";
+	return NULL;
+}
+
+static void name_of(struct cupti_cb_engine *e, uint32_t code, char *buf, size_t len)
+{
+	if (cupti_cb_catalog_name(&e->cat, code, buf, len) != CUPTI_CB_OK)
+		snprintf(buf, len, "event %#x", code);
+}
+
+static int cb_set_overflow(void *self, void *set, unsigned ix, uint64_t threshold, int sig, char *why, size_t len)
+{
+	struct cupti_cb_engine *e = self;
+	struct cbset *s = set;
+	char name[128];
+	if (ix >= s->n)
+		return CUPTI_CB_EINVAL;
+	if (threshold) {
+		const char *no = no_overflow(s, ix);
+		name_of(e, s->codes[ix], name, sizeof name);
+		if (no) {
+			snprintf(why, len, "%s: %s", name, no);
+			return CUPTI_CB_EUNAVAIL;
+		}
+		if (!s->ovf_thr[ix] && s->n_ovf == CUPTI_CB_OVF_EVENTS) {
+			snprintf(why, len, "%s: an event set overflows on at most %d events", name,
+				 CUPTI_CB_OVF_EVENTS);
+			return CUPTI_CB_ELIMIT;
+		}
+	}
+	s->n_ovf += (threshold != 0) - (s->ovf_thr[ix] != 0);
+	s->ovf_thr[ix] = threshold;
+	s->ovf_sig = sig;
+	return CUPTI_CB_OK;
+}
+
+/* At start: the events may have changed scope since PAPI_overflow
+ * (PAPI_GRN_PROC, PAPI_attach). */
+static int overflow_scope(struct cupti_cb_engine *e, struct cbset *s, char *why, size_t len)
+{
+	char name[128];
+	for (unsigned i = 0; i < s->n; i++) {
+		const char *no = s->ovf_thr[i] ? no_overflow(s, i) : NULL;
+		if (no) {
+			name_of(e, s->codes[i], name, sizeof name);
+			snprintf(why, len, "%s: %s", name, no);
+			return CUPTI_CB_ECOMBO;
+		}
+	}
+	return CUPTI_CB_OK;
+}
+
+static void arm_overflow(struct cbset *s)
+{
+	struct cupti_cb_ovf *o = &s->ovf;
+	o->n = 0;
+	for (unsigned i = 0; i < s->n && o->n < CUPTI_CB_OVF_EVENTS; i++) {
+		if (!s->ovf_thr[i])
+			continue;
+		o->ix[o->n] = (uint16_t)i;
+		o->probe[o->n] = s->probes[i];
+		o->threshold[o->n] = s->ovf_thr[i];
+		o->n++;
+	}
+	s->ovf_block = s->block;
+	cupti_cb_ovf_arm(o, s->block, s->ovf_sig);
+}
+
+static int cb_set_overflow_take(void *self, void *set, unsigned ix)
+{
+	struct cbset *s = set;
+	(void)self;
+	for (unsigned k = 0; k < s->ovf.n; k++)
+		if (s->ovf.ix[k] == ix)
+			return cupti_cb_ovf_take(&s->ovf, k);
+	return 0;
+}
+
 static int cb_set_start(void *self, void *set, char *why, size_t len)
 {
 	struct cupti_cb_engine *e = self;
 	struct cbset *s = set;
+	int rc;
 	if (s->hold_stale || !s->hold.active) {
-		int rc = cupti_cb_engine_hold(e, &s->hold, s->codes, s->n, why, len);
+		rc = cupti_cb_engine_hold(e, &s->hold, s->codes, s->n, why, len);
 		if (rc)
 			return rc;
 		s->hold_stale = 0;
 	}
+	if (s->n_ovf && (rc = overflow_scope(e, s, why, len)) != CUPTI_CB_OK)
+		return rc;
 	if (s->tid) {
 		/* Attached: the thread's counts since its first counted call
 		 * (cupti_cb_source.h); the reading thread takes no block. */
@@ -396,6 +526,8 @@ static int cb_set_start(void *self, void *set, char *why, size_t len)
 	 * level itself (the live bytes now, the peak since the start). */
 	for (unsigned i = 0; i < s->n; i++)
 		cupti_cb_level_start(&s->level[i]);
+	if (s->n_ovf)
+		arm_overflow(s);
 	return CUPTI_CB_OK;
 }
 
@@ -434,6 +566,9 @@ static int cb_set_read(void *self, void *set, long long *values)
  * cupti_cb_hold. Its window goes back (PAPI keeps the values of the stop). */
 static int cb_set_stop(void *self, void *set)
 {
+	struct cbset *s = set;
+	cupti_cb_ovf_disarm(&s->ovf, s->ovf_block);
+	s->ovf_block = NULL;
 	give_window(self, set);
 	return CUPTI_CB_OK;
 }
@@ -464,4 +599,6 @@ const struct cupti_cb_source_ops cupti_cb_callback_source = {
 	.set_read = cb_set_read,
 	.set_stop = cb_set_stop,
 	.set_reset = cb_set_reset,
+	.set_overflow = cb_set_overflow,
+	.set_overflow_take = cb_set_overflow_take,
 };
