@@ -28,6 +28,19 @@
  *               catalogue.
  *   nodevice  - no device (cuInit fails): a listing still lists every callback event and no
  *               metric, leaves the component enabled, and the first add says why.
+ *   sigread   - a SIGPROF handler at about 1 kHz calls PAPI_read on a set of metrics and a
+ *               callback event while ranges are played and the program reads too: no hang (a
+ *               watchdog ends a hung run), no error, values that never go down, and no call of
+ *               CUPTI, the profiler or the driver inside the handler; PAPI_reset and PAPI_stop
+ *               there are refused and change nothing; the values at the stop are exact.
+ *   failed    - the range profiler fails after a start (a decode, a stop, a restart):
+ *               PAPI_read, PAPI_accum and PAPI_stop return PAPI_ECMP and say why under
+ *               PAPI_VERBOSE; PAPI_reset starts a good window again, which then reads exactly.
+ *   minmax    - a counter's .max read in the middle: the sum of each piece's maximum.
+ *   bigtotal  - after 2^53 bytes, a window of 3 bytes reads 3 (integer totals).
+ *   contexts  - a metric counts the work of the collecting context only: the context current
+ *               at the first start (here not the primary one); work in another context of the
+ *               device is not counted.
  */
 #include "ctest_util.h"
 #include "fake_play.h"
@@ -36,6 +49,45 @@
 #include "cupti_cb_mgroups.c"
 
 #define GH100_METRICS (3389 + 205 + 56)
+
+#include <signal.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+/* A working range profiler, a current context on device 0, and a started set of names. */
+static int started_set(const char *const *names, unsigned n, CUcontext current)
+{
+    fake_range_error(CUPTI_SUCCESS);
+    fake_set_current(current);
+    ct_library_init();
+    int es = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&es));
+    for (unsigned i = 0; i < n; i++)
+        if (ct_add(es, names[i]) != PAPI_OK)
+            ct_fatal("add %s", names[i]);
+    PAPI_MUST(PAPI_start(es));
+    return es;
+}
+
+/* GPU work: v added to a metric by a kernel launched in ctx (a read samples only after a driver
+ * call: without one no work can have been issued). */
+static void work_in(CUcontext ctx, const char *metric, double v)
+{
+    fake_metric_add_ctx(ctx, metric, v);
+    play_launches(1, ctx);
+}
+
+static void work(const char *metric, double v)
+{
+    work_in(FAKE_CTX0, metric, v);
+}
+
+static double as_double(long long v)
+{
+    double d;
+    memcpy(&d, &v, sizeof d);
+    return d;
+}
 
 static int is_metric_name(const char *full)
 {
@@ -324,12 +376,225 @@ static int nodevice_case(void)
     return ct_done();
 }
 
+/* ---- sigread ---------------------------------------------------------------------------- */
+
+static int sig_es = PAPI_NULL;
+static volatile long long sig_last;
+static volatile long sig_reads, sig_errors, sig_back, sig_calls, sig_reset_rc = 1, sig_stop_rc = 1,
+                         sig_reset_changed;
+
+static long calls_now(void)
+{
+    return fake_profiler_calls() + fake_cupti_calls() + fake_cuda_calls();
+}
+
+static void on_prof(int sig)
+{
+    (void)sig;
+    long long v[2] = { 0, 0 }, w[2] = { 0, 0 };
+    long before = calls_now();
+    int rc = PAPI_read(sig_es, v);
+    sig_reads++;
+    if (rc != PAPI_OK)
+        sig_errors++;
+    else if (v[0] < sig_last)
+        sig_back++;
+    else
+        sig_last = v[0];
+    if (sig_reads == 50) {
+        /* Refused, changing nothing. */
+        sig_reset_rc = PAPI_reset(sig_es);
+        sig_stop_rc = PAPI_stop(sig_es, w);
+        PAPI_read(sig_es, w);
+        sig_reset_changed = rc == PAPI_OK && w[0] < v[0];
+    }
+    sig_calls += calls_now() - before;
+}
+
+static void *watchdog(void *arg)
+{
+    (void)arg;
+    sleep(60);
+    fprintf(stderr, "not ok - the run hung (60 s): a read in the SIGPROF handler waits\n");
+    _exit(1);
+}
+
+static int sigread_case(void)
+{
+    static const char *const names[] = { "dram__bytes_read.sum", "kernel.launches" };
+    sigset_t prof;
+    sigemptyset(&prof);
+    sigaddset(&prof, SIGPROF);
+    pthread_t wd;
+    pthread_sigmask(SIG_BLOCK, &prof, NULL); /* the watchdog never takes SIGPROF */
+    pthread_create(&wd, NULL, watchdog, NULL);
+    pthread_detach(wd);
+    pthread_sigmask(SIG_UNBLOCK, &prof, NULL);
+
+    sig_es = started_set(names, 2, FAKE_CTX0);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_prof; /* as TAU and Caliper install theirs: no SA_NODEFER */
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGPROF, &sa, NULL);
+    struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+    setitimer(ITIMER_PROF, &it, NULL);
+
+    long long v[2], last = 0, bytes = 0, launches = 0, back = 0, errors = 0;
+    for (long i = 0; i < 2000000 && sig_reads < 300; i++) {
+        fake_metric_add("dram__bytes_read.sum", 1000);
+        bytes += 1000;
+        play_launches(1, FAKE_CTX0);
+        launches++;
+        if (PAPI_read(sig_es, v) != PAPI_OK)
+            errors++;
+        else if (v[0] < last)
+            back++;
+        else
+            last = v[0];
+    }
+    struct itimerval off = { { 0, 0 }, { 0, 0 } };
+    setitimer(ITIMER_PROF, &off, NULL);
+    signal(SIGPROF, SIG_IGN);
+    ct_note("%ld reads in the handler, %lld ranges played", sig_reads, launches);
+    CHECK_REL("reads in the SIGPROF handler", sig_reads, ">=", 100);
+    CHECK_EQ("handler reads that failed", sig_errors, 0);
+    CHECK_EQ("handler reads whose value went down", sig_back, 0);
+    CHECK_REL("handler reads saw the bytes grow", sig_last, ">", 0);
+    CHECK_EQ("CUPTI, profiler or driver calls made by handler reads", sig_calls, 0);
+    CHECK_TRUE("PAPI_reset in the handler is refused", sig_reset_rc != PAPI_OK && sig_reset_rc != 1);
+    CHECK_TRUE("PAPI_stop in the handler is refused", sig_stop_rc != PAPI_OK && sig_stop_rc != 1);
+    CHECK_EQ("and the values stayed", sig_reset_changed, 0);
+    CHECK_EQ("program reads that failed", errors, 0);
+    CHECK_EQ("program reads whose value went down", back, 0);
+    CHECK_PAPI(PAPI_stop(sig_es, v));
+    CHECK_EQ("dram__bytes_read.sum at the stop: every byte played", v[0], bytes);
+    CHECK_EQ("kernel.launches at the stop", v[1], launches);
+    return ct_done();
+}
+
+/* ---- failed ----------------------------------------------------------------------------- */
+
+static int failed_case(void)
+{
+    static const char *const names[] = { "dram__bytes_read.sum", "kernel.launches" };
+    char err[8192] = "";
+    long long v[2] = { -1, -1 }, acc[2] = { 0, 0 };
+    setenv("PAPI_VERBOSE", "1", 1);
+    int es = started_set(names, 2, FAKE_CTX0);
+
+    work("dram__bytes_read.sum", 100);
+    CHECK_PAPI(PAPI_read(es, v));
+    CHECK_EQ("a good read", v[0], 100);
+
+    /* The decode of the next sample fails: what the range held (50) is lost. */
+    work("dram__bytes_read.sum", 50);
+    fake_range_fault("cuptiRangeProfilerDecodeData", 1, CUPTI_ERROR_UNKNOWN);
+    capture_stderr_begin();
+    int rc = PAPI_read(es, v);
+    capture_stderr_end(err, sizeof err);
+    CHECK_EQ("PAPI_read after a failed decode -> PAPI_ECMP", rc, PAPI_ECMP);
+    ct_note("its sentence: %s", err);
+    CHECK_TRUE("the sentence names the failed call", strstr(err, "cuptiRangeProfilerDecodeData") != NULL);
+    work("dram__bytes_read.sum", 10);
+    CHECK_EQ("a later read of the same window fails too", PAPI_read(es, v), PAPI_ECMP);
+    CHECK_EQ("PAPI_accum fails too", PAPI_accum(es, acc), PAPI_ECMP);
+    CHECK_EQ("PAPI_stop fails too", PAPI_stop(es, v), PAPI_ECMP);
+
+    /* A reset starts a good window: collection runs again. */
+    CHECK_PAPI(PAPI_reset(es));
+    work("dram__bytes_read.sum", 500);
+    play_launches(2, FAKE_CTX0);
+    CHECK_PAPI(PAPI_read(es, v));
+    CHECK_EQ("after the reset the window reads exactly", v[0], 500);
+    CHECK_EQ("and the callback event with it (the work's launch and 2 more)", v[1], 3);
+
+    /* A failed stop of the range profiler. */
+    work("dram__bytes_read.sum", 7);
+    fake_range_fault("cuptiRangeProfilerStop", 1, CUPTI_ERROR_UNKNOWN);
+    capture_stderr_begin();
+    rc = PAPI_stop(es, v);
+    capture_stderr_end(err, sizeof err);
+    CHECK_EQ("PAPI_stop after a failed range stop -> PAPI_ECMP", rc, PAPI_ECMP);
+    CHECK_TRUE("the sentence names it", strstr(err, "cuptiRangeProfilerStop") != NULL);
+
+    /* The restart fails, and so does the retry: no range runs, so the reset itself fails; the
+     * next one works. */
+    fake_range_fault("cuptiRangeProfilerStart", 2, CUPTI_ERROR_UNKNOWN);
+    CHECK_EQ("PAPI_reset while no range can start -> PAPI_ECMP", PAPI_reset(es), PAPI_ECMP);
+    CHECK_EQ("the window is not good", PAPI_read(es, v), PAPI_ECMP);
+    CHECK_PAPI(PAPI_reset(es));
+    work("dram__bytes_read.sum", 9);
+    CHECK_PAPI(PAPI_stop(es, v));
+    CHECK_EQ("a good window after the failures stops exactly", v[0], 9);
+    return ct_done();
+}
+
+/* ---- minmax, bigtotal, contexts --------------------------------------------------------- */
+
+static int minmax_case(void)
+{
+    static const char *const names[] = { "dram__bytes_read.max", "dram__bytes_read.min" };
+    long long v[2];
+    int es = started_set(names, 2, FAKE_CTX0);
+    work("dram__bytes_read.max", 10);
+    work("dram__bytes_read.min", 4);
+    CHECK_PAPI(PAPI_read(es, v));
+    CHECK_TRUE("one piece: .max as CUPTI gives it", as_double(v[0]) == 10);
+    work("dram__bytes_read.max", 30);
+    work("dram__bytes_read.min", 2);
+    CHECK_PAPI(PAPI_stop(es, v));
+    ct_note(".max of pieces 10 and 30: %g; .min of 4 and 2: %g", as_double(v[0]), as_double(v[1]));
+    CHECK_TRUE(".max over two pieces is the sum of their maxima (40)", as_double(v[0]) == 40);
+    CHECK_TRUE(".min over two pieces is the sum of their minima (6)", as_double(v[1]) == 6);
+    return ct_done();
+}
+
+static int bigtotal_case(void)
+{
+    static const char *const names[] = { "dram__bytes_read.sum" };
+    long long v[1];
+    int es = started_set(names, 1, FAKE_CTX0);
+    work("dram__bytes_read.sum", 9007199254740992.0); /* 2^53 */
+    CHECK_PAPI(PAPI_read(es, v));
+    CHECK_EQ("2^53 bytes", v[0], 9007199254740992LL);
+    CHECK_PAPI(PAPI_reset(es));
+    work("dram__bytes_read.sum", 3);
+    CHECK_PAPI(PAPI_read(es, v));
+    CHECK_EQ("then a window of 3 bytes reads 3", v[0], 3);
+    work("dram__bytes_read.sum", 1);
+    CHECK_PAPI(PAPI_stop(es, v));
+    CHECK_EQ("and one more byte 4", v[0], 4);
+    return ct_done();
+}
+
+static int contexts_case(void)
+{
+    static const char *const names[] = { "dram__bytes_read.sum" };
+    long long v[1];
+    /* The thread's current context is a second context of device 0, the primary one is active
+     * too: the current one collects, the primary one waits. */
+    int es = started_set(names, 1, FAKE_CTX0B);
+    work_in(FAKE_CTX0B, "dram__bytes_read.sum", 7);
+    work_in(FAKE_CTX0, "dram__bytes_read.sum", 100);
+    CHECK_PAPI(PAPI_read(es, v));
+    CHECK_EQ("a read counts the collecting context's work only", v[0], 7);
+    work_in(FAKE_CTX0B, "dram__bytes_read.sum", 3);
+    work_in(FAKE_CTX0, "dram__bytes_read.sum", 100);
+    CHECK_PAPI(PAPI_stop(es, v));
+    CHECK_EQ("so does the stop", v[0], 10);
+    return ct_done();
+}
+
 int main(int argc, char **argv)
 {
     static const struct fake_case cases[] = {
         { "listing", listing_case },     { "groups", groups_case },     { "passes", passes_case },
         { "noperm", noperm_case },       { "otherchip", otherchip_case }, { "nodevice", nodevice_case },
-        { "profiler", profiler_case },   { "counted", counted_case },
+        { "profiler", profiler_case },   { "counted", counted_case },     { "sigread", sigread_case },
+        { "failed", failed_case },       { "minmax", minmax_case },       { "bigtotal", bigtotal_case },
+        { "contexts", contexts_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

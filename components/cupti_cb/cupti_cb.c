@@ -15,6 +15,7 @@
 
 #include "cupti_cb.h"
 #include "cupti_cb_engine.h"
+#include "cupti_cb_sigctx.h"
 #include "cupti_cb_sources.h"
 
 #define PACKAGE_VERSION_CUPTI_CB "0.3.0"
@@ -515,6 +516,46 @@ static void stop_sources(cupti_cb_control_t *c, unsigned upto)
 			sources[i].ops->set_stop(sources[i].self, c->set[i]);
 }
 
+/* A source's failure, said under PAPI_VERBOSE; nothing is printed in a
+ * signal handler (stdio is not async-signal-safe there). */
+static int source_failed(unsigned i, cupti_cb_control_t *c, int rc, int in_handler, const char *what)
+{
+	const struct cupti_cb_source_ops *ops = sources[i].ops;
+	const char *why = ops->set_why ? ops->set_why(sources[i].self, c->set[i]) : "";
+	if (!in_handler)
+		PAPIERROR("cupti_cb: %s of the %s events failed: %s", what, ops->label,
+			  why && why[0] ? why : "no reason given");
+	return papi_error(rc);
+}
+
+/* Stop or reset: the sources in reverse order, so that those that may
+ * refuse in a signal handler (the metric source) are asked before the
+ * callback source, which never refuses: a refusal leaves the sources
+ * not yet asked as they were. The first error is returned. */
+static int each_source_backwards(cupti_cb_control_t *c, int (*op)(const struct cupti_cb_source *, void *),
+				 const char *what)
+{
+	int in_handler = cupti_cb_in_signal_context();
+	for (unsigned i = CUPTI_CB_N_SOURCES; i-- > 0;) {
+		if (!c->n_src[i])
+			continue;
+		int rc = op(&sources[i], c->set[i]);
+		if (rc != CUPTI_CB_OK)
+			return source_failed(i, c, rc, in_handler, what);
+	}
+	return PAPI_OK;
+}
+
+static int stop_one(const struct cupti_cb_source *s, void *set)
+{
+	return s->ops->set_stop(s->self, set);
+}
+
+static int reset_one(const struct cupti_cb_source *s, void *set)
+{
+	return s->ops->set_reset(s->self, set);
+}
+
 static int cupti_cb_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 {
 	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
@@ -537,42 +578,52 @@ static int cupti_cb_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 }
 
 /* Each source reads its own events; the values land in PAPI's positions.
- * A set of callback events only is read without a lock or a system call. */
+ * A set of callback events only is read without a lock or a system call.
+ * A source's error is the read's error (PAPI then hands out no value):
+ * values that miss what they count are never PAPI_OK. */
 static int cupti_cb_read(hwd_context_t *ctx, hwd_control_state_t *ctl, long long **events, int flags)
 {
 	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
+	int in_handler = cupti_cb_in_signal_context(), rc = PAPI_OK;
 	(void)ctx, (void)flags;
-	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++)
-		if (c->n_src[i] &&
-		    sources[i].ops->set_read(sources[i].self, c->set[i], c->src_values[i]) == CUPTI_CB_EDROPPED)
+	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++) {
+		if (!c->n_src[i])
+			continue;
+		int r = sources[i].ops->set_read(sources[i].self, c->set[i], c->src_values[i]);
+		if (r == CUPTI_CB_EDROPPED && !in_handler)
 			PAPIERROR("cupti_cb: CUPTI dropped GPU activity records since the last read: the gpu.* "
 				  "values undercount (CUPTI_CB_TRACE=1 shows how many)");
+		else if (r != CUPTI_CB_OK && r != CUPTI_CB_EDROPPED && rc == PAPI_OK)
+			rc = source_failed(i, c, r, in_handler, "the read");
+	}
+	if (rc != PAPI_OK)
+		return rc;
 	for (unsigned p = 0; p < c->width; p++)
 		c->values[p] = c->at[p].used ? c->src_values[c->at[p].src][c->at[p].ix] : 0;
 	*events = c->values;
 	return PAPI_OK;
 }
 
+/* A stop that fails leaves the set running (PAPI keeps it so too). */
 static int cupti_cb_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
 {
 	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
 	long long *unused;
 	if (!c->running)
 		return PAPI_OK;
-	cupti_cb_read(ctx, ctl, &unused, 0);	/* the values as of the stop */
-	stop_sources(c, CUPTI_CB_N_SOURCES);
-	c->running = 0;
-	return PAPI_OK;
+	int rc = cupti_cb_read(ctx, ctl, &unused, 0);	/* the values as of the stop */
+	if (rc == PAPI_OK)
+		rc = each_source_backwards(c, stop_one, "the stop");
+	if (rc == PAPI_OK)
+		c->running = 0;
+	return rc;
 }
 
 static int cupti_cb_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)
 {
 	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
 	(void)ctx;
-	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++)
-		if (c->n_src[i])
-			sources[i].ops->set_reset(sources[i].self, c->set[i]);
-	return PAPI_OK;
+	return each_source_backwards(c, reset_one, "the reset");
 }
 
 static int cupti_cb_cleanup_eventset(hwd_control_state_t *ctl)

@@ -6,8 +6,11 @@
  * measures the device; each set reads its own start..stop deltas.
  *
  * Everything here is the cold path, under m->lock. A read waits for the
- * GPU work in the range (the profiler decodes the range): it is not for
- * signal handlers. */
+ * GPU work in the range (the profiler decodes the range), so a read from a
+ * signal handler (cupti_cb_sigctx.h) takes none of that path: it copies
+ * the values the set's last ordinary read or start published
+ * (cupti_cb_mpub.h), without a lock or a call of CUPTI, and a stop or reset
+ * there is refused (cupti_cb(7), "Reading"). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -21,8 +24,10 @@
 #include "cupti_cb_engine.h"
 #include "cupti_cb_mconfig.h"
 #include "cupti_cb_mcat.h"
+#include "cupti_cb_mpub.h"
 #include "cupti_cb_msession.h"
 #include "cupti_cb_profapi.h"
+#include "cupti_cb_sigctx.h"
 #include "cupti_cb_source.h"
 #include "cupti_cb_sources.h"
 
@@ -96,7 +101,14 @@ struct mset {
 	int dev[MAX_EVENTS];		/* the device, resolved at start */
 	unsigned id[MAX_EVENTS];	/* entry in the device's session */
 	struct cupti_cb_mtotal base[MAX_EVENTS];
-	double last[MAX_EVENTS];	/* the values of the last read */
+	/* The window since start (or reset) is good while no session it
+	 * reads lost data (struct cupti_cb_msession's lost) after base was
+	 * taken, and every one of them was collecting then. */
+	unsigned long long lost_base[MAX_EVENTS];
+	int window_bad;
+	long long out[MAX_EVENTS];	/* the values of the last good read, in PAPI's form */
+	char why[CUPTI_CB_WHY_LEN];	/* why the last read, stop or reset failed */
+	struct cupti_cb_mpub pub;	/* out, for reads in a signal handler */
 	char names[MAX_EVENTS][CUPTI_CB_NAME_MAX];
 };
 
@@ -358,9 +370,10 @@ static int mcat_error(int rc)
 	}
 }
 
-/* Metric events are counted for the whole device (every context of the
- * process on it): :process is accepted and means what they always do;
- * :thread cannot be honoured and is refused. */
+/* Metric events count the work of one context of their device, the
+ * session's collecting context (cupti_cb_msession.h), whichever thread
+ * issued it: :process is accepted and means what they always do; :thread
+ * cannot be honoured and is refused. */
 static int m_parse(void *self, const char *name, uint32_t *code)
 {
 	struct msrc *m = self;
@@ -609,7 +622,10 @@ static int default_device(struct msrc *m)
 static void *m_set_new(void *self)
 {
 	(void)self;
-	return calloc(1, sizeof(struct mset));
+	struct mset *s = calloc(1, sizeof(struct mset));
+	if (s)
+		cupti_cb_mpub_init(&s->pub);
+	return s;
 }
 
 static size_t passes_of(struct msrc *m, struct mset *s, char *why, size_t len);
@@ -707,7 +723,7 @@ static size_t passes_of(struct msrc *m, struct mset *s, char *why, size_t len)
 
 static void m_set_granularity(void *self, void *set, int process)
 {
-	(void)self, (void)set, (void)process;	/* metrics always count the whole device */
+	(void)self, (void)set, (void)process;	/* metrics count every thread's work */
 }
 
 static int session_error(int rc);
@@ -770,41 +786,94 @@ static int session_error(int rc)
 	}
 }
 
-/* Brings every session the set uses up to date (a GPU wait). */
+/* Brings every session the set uses up to date (a GPU wait). Every device
+ * is sampled, also after one failed (a reset rebases them all); the first
+ * error is returned. */
 static int sample(struct msrc *m, struct mset *s, char *why, size_t len)
 {
 	uint8_t done[CUPTI_CB_MAX_DEVICES] = { 0 };
+	int first = 0;
+	char err[CUPTI_CB_WHY_LEN];
 	for (unsigned i = 0; i < s->n; i++) {
-		int d = s->dev[i];
+		int d = s->dev[i], rc = 0;
 		if (done[d])
 			continue;
 		done[d] = 1;
-		if (!m->sess[d]) {
-			snprintf(why, len, "the profiling session of device %d is gone (PAPI_shutdown)", d);
-			return CUPTI_CB_EUNAVAIL;
-		}
 		uint64_t calls = m->watch_activity ? cupti_cb_engine_driver_calls(m->e) : 0;
-		if (m->watch_activity && m->fresh[d] && calls == m->drv_seen[d]) {
+		if (!m->sess[d]) {
+			snprintf(err, sizeof err, "the profiling session of device %d is gone (PAPI_shutdown)", d);
+			rc = CUPTI_CB_EUNAVAIL;
+		} else if (m->watch_activity && m->fresh[d] && calls == m->drv_seen[d]) {
 			m->skipped++;	/* nothing issued since the last sample */
-			continue;
+		} else {
+			m->fresh[d] = 0;
+			rc = cupti_cb_msession_sample(m->sess[d], err, sizeof err);
+			rc = rc ? session_error_why(rc, err) : 0;
+			if (!rc) {
+				m->samples++;
+				m->drv_seen[d] = calls;
+				m->fresh[d] = m->watch_activity;
+			}
 		}
-		m->fresh[d] = 0;
-		int rc = cupti_cb_msession_sample(m->sess[d], why, len);
-		if (rc)
-			return session_error_why(rc, why);
-		m->samples++;
-		m->drv_seen[d] = calls;
-		m->fresh[d] = m->watch_activity;
+		if (rc && !first) {
+			first = rc;
+			snprintf(why, len, "%s", err);
+		}
 	}
-	return 0;
+	return first;
 }
 
+/* The window starts at the sessions' totals now. */
 static void rebase(struct msrc *m, struct mset *s)
 {
-	for (unsigned i = 0; i < s->n && m->sess[s->dev[i]]; i++) {
-		cupti_cb_msession_total(m->sess[s->dev[i]], s->id[i], &s->base[i]);
-		s->last[i] = 0;
+	s->window_bad = 0;
+	for (unsigned i = 0; i < s->n; i++) {
+		struct cupti_cb_msession *ss = m->sess[s->dev[i]];
+		if (!ss) {
+			s->window_bad = 1;
+			continue;
+		}
+		cupti_cb_msession_total(ss, s->id[i], &s->base[i]);
+		s->lost_base[i] = ss->lost;
+		s->window_bad |= !cupti_cb_msession_collecting(ss);
+		s->out[i] = 0;
 	}
+}
+
+/* The window's values in PAPI's form (a double in the long long's bits),
+ * or an error and why when a session it reads lost data in it. */
+static int window_values(struct msrc *m, struct mset *s, long long *v, char *why, size_t len)
+{
+	for (unsigned i = 0; i < s->n; i++) {
+		struct cupti_cb_msession *ss = m->sess[s->dev[i]];
+		if (!ss) {
+			snprintf(why, len, "the profiling session of device %d is gone (PAPI_shutdown)", s->dev[i]);
+			return CUPTI_CB_EUNAVAIL;
+		}
+		if (s->window_bad || ss->lost != s->lost_base[i]) {
+			snprintf(why, len,
+				 "device %d: hardware metric values since the set's start or reset miss GPU work, "
+				 "because collection failed (%.300s); PAPI_reset starts a new window",
+				 s->dev[i], ss->lost_why[0] ? ss->lost_why : "no range could be started");
+			return CUPTI_CB_ECUPTI;
+		}
+		struct cupti_cb_mtotal now = s->base[i];
+		cupti_cb_msession_total(ss, s->id[i], &now);
+		if (s->integer[i]) {
+			v[i] = (long long)cupti_cb_mtotal_count(&s->base[i], &now);
+		} else {
+			double d = cupti_cb_mtotal_value(&s->base[i], &now, s->additive[i]);
+			memcpy(&v[i], &d, sizeof d);
+		}
+	}
+	return CUPTI_CB_OK;
+}
+
+/* What a read in a signal handler gets from now on: the good values, or
+ * the error of a window that lost data. */
+static void publish(struct mset *s, int err)
+{
+	cupti_cb_mpub_write(&s->pub, s->out, s->n, err);
 }
 
 /* Counts driver calls from now on (see struct msrc). Without it (the
@@ -920,6 +989,7 @@ static int start_locked(struct msrc *m, struct mset *s, char *why, size_t len)
 	TRACE(m, "start: %.2f ms taking the metrics into the sessions, %.2f ms for the baseline sample",
 	      (t1 - t0) / 1e6, (cupti_cb_mono_ns() - t1) / 1e6);
 	rebase(m, s);
+	publish(s, 0);
 	s->running = 1;
 	return CUPTI_CB_OK;
 }
@@ -927,6 +997,11 @@ static int start_locked(struct msrc *m, struct mset *s, char *why, size_t len)
 static int m_set_start_own(void *self, void *set, char *why, size_t len)
 {
 	struct msrc *m = self;
+	if (cupti_cb_in_signal_context()) {
+		snprintf(why, len, "a set with hardware metrics cannot start in a signal handler (it would wait for "
+				   "the GPU and call CUPTI)");
+		return CUPTI_CB_EUNAVAIL;
+	}
 	pthread_mutex_lock(&m->lock);
 	int rc = start_locked(m, set, why, len);
 	unlock_source(m);
@@ -934,57 +1009,93 @@ static int m_set_start_own(void *self, void *set, char *why, size_t len)
 	return rc;
 }
 
-/* The values since start; a failed sample keeps the last values (a read
- * cannot fail in PAPI's vector), and the trace says why. */
+/* The values since start (or reset), after a sample; the values of a
+ * stopped set are those of its last read. A failed sample, or a window in
+ * which a session lost data, is an error: the values would miss GPU work.
+ * Nothing of it is printed here (the adapter says it under PAPI_VERBOSE,
+ * from set_why); the trace says it too. */
 static int m_set_read_own(void *self, void *set, long long *values)
 {
 	struct msrc *m = self;
 	struct mset *s = set;
-	char why[CUPTI_CB_WHY_LEN];
+	long long v[MAX_EVENTS];
+	int rc = CUPTI_CB_OK;
 	pthread_mutex_lock(&m->lock);
-	if (s->running && sample(m, s, why, sizeof why) == 0) {
-		for (unsigned i = 0; i < s->n; i++) {
-			struct cupti_cb_mtotal now = s->base[i];
-			cupti_cb_msession_total(m->sess[s->dev[i]], s->id[i], &now);
-			s->last[i] = cupti_cb_mtotal_value(&s->base[i], &now, s->additive[i]);
-		}
-	} else if (s->running) {
-		TRACE(m, "read: %s", why);
+	if (s->running) {
+		rc = sample(m, s, s->why, sizeof s->why);
+		if (rc == CUPTI_CB_OK)
+			rc = window_values(m, s, v, s->why, sizeof s->why);
+		if (rc == CUPTI_CB_OK)
+			memcpy(s->out, v, s->n * sizeof v[0]);
+		publish(s, rc);
 	}
 	unlock_source(m);
-	for (unsigned i = 0; i < s->n; i++) {
-		if (s->integer[i]) {
-			values[i] = (long long)(s->last[i] + 0.5);
-		} else {
-			double v = s->last[i];
-			memcpy(&values[i], &v, sizeof v);
-		}
+	if (rc) {
+		TRACE(m, "read: %s", s->why);
+		return rc;
 	}
+	memcpy(values, s->out, s->n * sizeof values[0]);
 	return CUPTI_CB_OK;
+}
+
+/* In a signal handler: the values the last ordinary read or start
+ * published (cupti_cb_mpub.h); no lock, no CUPTI, nothing printed. */
+static int m_set_read_signal(struct mset *s, long long *values)
+{
+	int rc = cupti_cb_mpub_read(&s->pub, values, s->n);
+	return rc == CUPTI_CB_MPUB_BUSY ? CUPTI_CB_EUNAVAIL : rc;
+}
+
+/* Stop and reset would take the lock and sample: refused in a signal
+ * handler, changing nothing (nothing is written either: the interrupted
+ * code may be writing the set). */
+static int refuse_in_handler(void)
+{
+	return CUPTI_CB_EUNAVAIL;
 }
 
 static int m_set_stop(void *self, void *set)
 {
 	struct msrc *m = self;
 	struct mset *s = set;
+	if (cupti_cb_in_signal_context())
+		return refuse_in_handler();
 	pthread_mutex_lock(&m->lock);
-	if (s->running) {
-		s->running = 0;
-	}
+	s->running = 0;
 	unlock_source(m);
 	return CUPTI_CB_OK;
 }
 
+/* A new window from the sessions' totals after a sample. A failed sample
+ * loses the range before the reset, not the window after it, as long as
+ * collection runs again: then the reset succeeds. */
 static int m_set_reset_own(void *self, void *set)
 {
 	struct msrc *m = self;
 	struct mset *s = set;
-	char why[CUPTI_CB_WHY_LEN];
+	int rc = CUPTI_CB_OK;
 	pthread_mutex_lock(&m->lock);
-	if (s->running && sample(m, s, why, sizeof why) == 0)
+	if (s->running) {
+		char why[CUPTI_CB_WHY_LEN];
+		int sampled = sample(m, s, why, sizeof why);
 		rebase(m, s);
+		if (s->window_bad) {
+			rc = sampled ? sampled : CUPTI_CB_ECUPTI;
+			snprintf(s->why, sizeof s->why, "the reset cannot start a new window of hardware metrics: "
+							"collection does not run (%.300s)", sampled ? why : "no range started");
+		}
+		publish(s, rc);
+	}
 	unlock_source(m);
-	return CUPTI_CB_OK;
+	if (rc)
+		TRACE(m, "reset: %s", s->why);
+	return rc;
+}
+
+static const char *m_set_why(void *self, void *set)
+{
+	(void)self;
+	return set ? ((struct mset *)set)->why : "";
 }
 
 static void m_set_free_own(void *self, void *set)
@@ -992,8 +1103,8 @@ static void m_set_free_own(void *self, void *set)
 	struct msrc *m = self;
 	if (!set)
 		return;
-	m_set_stop(self, set);
 	pthread_mutex_lock(&m->lock);
+	((struct mset *)set)->running = 0;
 	let_go_locked(m, set);
 	end_idle_sessions_locked(m);
 	unlock_source(m);
@@ -1038,6 +1149,8 @@ static int m_set_start(void *self, void *set, char *why, size_t len)
 
 static int m_set_read(void *self, void *set, long long *values)
 {
+	if (cupti_cb_in_signal_context())
+		return m_set_read_signal(set, values);
 	int prev = cupti_cb_own_begin();
 	int rc = m_set_read_own(self, set, values);
 	cupti_cb_own_end(prev);
@@ -1046,6 +1159,8 @@ static int m_set_read(void *self, void *set, long long *values)
 
 static int m_set_reset(void *self, void *set)
 {
+	if (cupti_cb_in_signal_context())
+		return refuse_in_handler();
 	int prev = cupti_cb_own_begin();
 	int rc = m_set_reset_own(self, set);
 	cupti_cb_own_end(prev);
@@ -1103,4 +1218,5 @@ const struct cupti_cb_source_ops cupti_cb_metric_source = {
 	.set_read = m_set_read,
 	.set_stop = m_set_stop,
 	.set_reset = m_set_reset,
+	.set_why = m_set_why,
 };
