@@ -38,6 +38,11 @@
  *               PAPI_VERBOSE; PAPI_reset starts a good window again, which then reads exactly.
  *   minmax    - a counter's .max read in the middle: the sum of each piece's maximum.
  *   bigtotal  - after 2^53 bytes, a window of 3 bytes reads 3 (integer totals).
+ *   longnames - every GH100 metric with every rollup and submetric it takes, alone, with
+ *               :device=0, :process and both (all names near the limit, the shorter ones of
+ *               one metric in 64): a name of at most 126 characters resolves and its code names
+ *               it back exactly; a longer one is refused (PAPI holds 127, but writes a byte past
+ *               its buffer for 127); every listed name and qualifier names back.
  *   contexts  - a metric counts the work of the collecting context only: the context current
  *               at the first start (here not the primary one); work in another context of the
  *               device is not counted.
@@ -587,6 +592,113 @@ static int contexts_case(void)
     return ct_done();
 }
 
+/* ---- longnames ------------------------------------------------------------------------- */
+
+/* The suffixes a metric takes, from its description ("[counter; default .sum; takes .avg ...]").
+ * A counter's list is long and may be cut: it is every rollup (.avg .max .min .sum) with every
+ * submetric its .avg entries show (they come first). */
+static int suffixes_of(const char *descr, char out[][64], int max)
+{
+    const char *t = strstr(descr, "; takes ");
+    int n = 0, counter = strstr(descr, "[counter;") != NULL;
+    if (!t)
+        return 0;
+    for (t += 8; *t && *t != ']' && n < max;) {
+        int k = (int)strcspn(t, " ]");
+        if (k > 0 && k < 64 && (!counter || !strncmp(t, ".avg", 4)))
+            snprintf(out[n++], 64, "%.*s", k, t);
+        t += k;
+        t += *t == ' ';
+    }
+    if (counter) {
+        static const char *const rollups[] = { ".max", ".min", ".sum" };
+        int avg = n;
+        for (int r = 0; r < 3; r++)
+            for (int i = 0; i < avg && n < max; i++)
+                snprintf(out[n++], 64, "%s%s", rollups[r], out[i] + 4);
+    }
+    return n;
+}
+
+#define NEAR 110 /* characters: a name this long or longer is near PAPI's limit */
+
+static int longnames_case(void)
+{
+    static const char *const quals[] = { "", ":device=0", ":process", ":device=0:process" };
+    ct_library_init();
+    int cidx = cb_cidx(), code = PAPI_NATIVE_MASK;
+    long tried = 0, fit = 0, accepted_long = 0, refused_short = 0, no_round_trip = 0, listed_bad = 0;
+    long refused = 0, longest = 0, near = 0, metric = 0;
+    char shown[3][400] = { "", "", "" };
+    if (PAPI_enum_cmp_event(&code, PAPI_ENUM_FIRST, cidx) != PAPI_OK)
+        return ct_result(0, "nothing listed"), ct_done();
+    do {
+        PAPI_event_info_t info;
+        char name[PAPI_MAX_STR_LEN];
+        if (PAPI_event_code_to_name(code, name) != PAPI_OK && listed_bad++ == 0)
+            snprintf(shown[2], sizeof shown[2], "listed code %#x has no name", code);
+        if (PAPI_get_event_info(code, &info) != PAPI_OK || !is_metric_name(info.symbol))
+            continue;
+        int q = code;
+        if (PAPI_enum_cmp_event(&q, PAPI_NTV_ENUM_UMASKS, cidx) == PAPI_OK)
+            do
+                if (PAPI_event_code_to_name(q, name) != PAPI_OK && listed_bad++ == 0)
+                    snprintf(shown[2], sizeof shown[2], "a qualifier of %.300s has no name", info.symbol);
+            while (PAPI_enum_cmp_event(&q, PAPI_NTV_ENUM_UMASKS, cidx) == PAPI_OK);
+        char suf[64][64];
+        int ns = suffixes_of(info.long_descr, suf, 64);
+        metric++;
+        for (int i = 0; i < ns; i++)
+            for (unsigned k = 0; k < sizeof quals / sizeof quals[0]; k++) {
+                char full[400], back[PAPI_MAX_STR_LEN] = "";
+                int c = 0, c2 = 0;
+                snprintf(full, sizeof full, "%.300s%.63s%s", info.symbol, suf[i], quals[k]);
+                long len = (long)strlen(full);
+                /* 127 characters would fit, but PAPI 7.0 writes one byte past the buffer then. */
+                int fits = len <= PAPI_MAX_STR_LEN - 2;
+                /* Every name near the limit, and the names of one metric in 64 below it: each
+                 * lookup adds to PAPI's table of names, which PAPI searches linearly (all
+                 * 600,716 took 7 minutes). */
+                if (len < NEAR && metric % 64)
+                    continue;
+                near += len >= NEAR;
+                tried++;
+                fit += fits;
+                if (len > longest)
+                    longest = len;
+                if (PAPI_event_name_to_code(full, &c) != PAPI_OK) {
+                    refused++;
+                    if (fits && refused_short++ == 0)
+                        snprintf(shown[0], sizeof shown[0], "%s", full);
+                    continue;
+                }
+                if (!fits && accepted_long++ == 0)
+                    snprintf(shown[1], sizeof shown[1], "%s (%ld characters)", full, len);
+                char again[PAPI_MAX_STR_LEN] = "";
+                if (PAPI_event_code_to_name(c, back) != PAPI_OK || strcmp(back, full) ||
+                    PAPI_event_name_to_code(back, &c2) != PAPI_OK || PAPI_event_code_to_name(c2, again) != PAPI_OK ||
+                    strcmp(again, full)) {
+                    if (no_round_trip++ == 0 && !shown[1][0])
+                        snprintf(shown[1], sizeof shown[1], "%.127s -> %.127s -> %.127s", full, back, again);
+                }
+            }
+    } while (PAPI_enum_cmp_event(&code, PAPI_ENUM_EVENTS, cidx) == PAPI_OK);
+    ct_note("%ld names tried (%ld of at least %d characters; longest %ld), %ld of at most 126 characters, %ld "
+            "refused", tried, near, NEAR, longest, fit, refused);
+    if (shown[0][0] || shown[1][0] || shown[2][0])
+        ct_note("first failures: refused '%s'; accepted or not round-tripping '%s'; listing '%s'", shown[0],
+                shown[1], shown[2]);
+    CHECK_REL("names of every GH100 metric tried", metric, ">=", GH100_METRICS);
+    CHECK_REL("names near the limit tried: every rollup and submetric of every metric, with the qualifiers", near,
+              ">", 10000);
+    CHECK_REL("some are longer than PAPI holds", tried - fit, ">", 0);
+    CHECK_EQ("names of at most 126 characters refused", refused_short, 0);
+    CHECK_EQ("longer names accepted", accepted_long, 0);
+    CHECK_EQ("accepted names that do not round-trip", no_round_trip, 0);
+    CHECK_EQ("listed names and qualifiers that have no name", listed_bad, 0);
+    return ct_done();
+}
+
 int main(int argc, char **argv)
 {
     static const struct fake_case cases[] = {
@@ -594,7 +706,7 @@ int main(int argc, char **argv)
         { "noperm", noperm_case },       { "otherchip", otherchip_case }, { "nodevice", nodevice_case },
         { "profiler", profiler_case },   { "counted", counted_case },     { "sigread", sigread_case },
         { "failed", failed_case },       { "minmax", minmax_case },       { "bigtotal", bigtotal_case },
-        { "contexts", contexts_case },
+        { "contexts", contexts_case },   { "longnames", longnames_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

@@ -336,12 +336,35 @@ static int m_next(void *self, uint32_t *code)
 	return CUPTI_CB_OK;
 }
 
+/* PAPI (7.0 to HEAD) holds an event name in PAPI_MAX_STR_LEN (128) bytes,
+ * "cupti_cb:::" and the NUL included: PAPI_event_code_to_name fails with
+ * PAPI_ENOMEM for a longer one, and for one of exactly 127 characters
+ * PAPI 7.0's prefixing (sprintf "%s:::%s%c" with a '\0') writes one byte
+ * past the caller's buffer. So a name is listed and accepted only where its
+ * canonical spelling (what m_name prints) has at most 126 characters with
+ * the prefix, and every name round-trips; on GH100 the longest metric names
+ * with a submetric and qualifiers do not. */
+#define NAME_ROOM (128 - sizeof "cupti_cb:::" - 1)
+
+static int m_name(void *self, uint32_t code, char *buf, size_t len);
+
+static int fits(struct msrc *m, uint32_t code)
+{
+	char buf[2 * CUPTI_CB_NAME_MAX];
+	return m_name(m, code, buf, sizeof buf) == CUPTI_CB_OK && strlen(buf) <= NAME_ROOM;
+}
+
+/* Device qualifiers grow with the device number: the first that does not
+ * fit ends the list. */
 static int m_first_qualifier(void *self, uint32_t *code)
 {
 	struct msrc *m = self;
 	if (!m_valid(self, *code) || count_devices(m) < 1)
 		return CUPTI_CB_ENOEVNT;
-	*code = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, CUPTI_CB_CODE_IDX(*code), CUPTI_CB_CODE_VAR(*code), 0, 0);
+	uint32_t q = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, CUPTI_CB_CODE_IDX(*code), CUPTI_CB_CODE_VAR(*code), 0, 0);
+	if (!fits(m, q))
+		return CUPTI_CB_ENOEVNT;
+	*code = q;
 	return CUPTI_CB_OK;
 }
 
@@ -351,7 +374,10 @@ static int m_next_qualifier(void *self, uint32_t *code)
 	int dev = CUPTI_CB_CODE_DEV(*code) + 1;
 	if (dev >= count_devices(m))
 		return CUPTI_CB_ENOEVNT;
-	*code = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, CUPTI_CB_CODE_IDX(*code), CUPTI_CB_CODE_VAR(*code), dev, 0);
+	uint32_t q = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, CUPTI_CB_CODE_IDX(*code), CUPTI_CB_CODE_VAR(*code), dev, 0);
+	if (!fits(m, q))
+		return CUPTI_CB_ENOEVNT;
+	*code = q;
 	return CUPTI_CB_OK;
 }
 
@@ -393,7 +419,14 @@ static int m_parse(void *self, const char *name, uint32_t *code)
 		return rc;
 	if (q.scope == 0)
 		return CUPTI_CB_ENOEVNT;
-	*code = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, metric, variant, q.device, q.scope == 1);
+	uint32_t c = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, metric, variant, q.device, q.scope == 1);
+	if (!fits(m, c)) {
+		TRACE(m, "%s is refused: its name, as cupti_cb:::%s with its qualifiers, is longer than the 126 "
+			 "characters PAPI holds safely (PAPI_MAX_STR_LEN); without the qualifiers it measures the "
+			 "starting thread's device", name, buf);
+		return CUPTI_CB_ENOEVNT;
+	}
+	*code = c;
 	return CUPTI_CB_OK;
 }
 
