@@ -15,8 +15,12 @@
  *               metric set fails with PAPI_EPERM and says what the administrator must change;
  *               callback events keep counting, in a set of their own and in a mixed set's
  *               absence.
- *   otherchip - the catalogue is of CUPTI_CB_CHIP's chip, the device is another: start refuses
- *               with a sentence naming both chips.
+ *   otherchip - the catalogue is of CUPTI_CB_CHIP's chip, the device is another: the add of a
+ *               metric is refused (PAPI_ENOSUPP) with a sentence naming both chips, and the set
+ *               keeps counting its callback event.
+ *   permadd   - the driver's parameters restrict the counters to administrators and the process
+ *               is none: the add of a metric is refused (PAPI_EPERM) with what to change, and
+ *               the set keeps counting its callback event.
  *   profiler  - the CUPTI profiler is initialized only while cupti_cb needs it (an initialized
  *               profiler makes every launch dearer): a listing, which asks the chip's name,
  *               leaves it de-initialized; a metric set's start takes it up, and it is
@@ -56,6 +60,7 @@
 #define GH100_METRICS (3389 + 205 + 56)
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -342,21 +347,61 @@ static int counted_case(void)
     return ct_done();
 }
 
+/* Known at add: the catalogue is of CUPTI_CB_CHIP's chip, the device is another. */
 static int otherchip_case(void)
 {
     char err[8192] = "";
+    long long v[1];
     setenv("PAPI_VERBOSE", "1", 1);
     setenv("CUPTI_CB_CHIP", "GA100", 1);
     fake_chip("GH100");
     ct_library_init();
     int es = PAPI_NULL;
     PAPI_MUST(PAPI_create_eventset(&es));
-    CHECK_PAPI(ct_add(es, "dram__bytes_read.sum"));
+    CHECK_PAPI(ct_add(es, "kernel.launches"));
     capture_stderr_begin();
-    int rc = PAPI_start(es);
+    int rc = ct_add(es, "dram__bytes_read.sum");
     capture_stderr_end(err, sizeof err);
-    CHECK_TRUE("start refuses a device of another chip", rc != PAPI_OK);
+    CHECK_EQ("the add of a metric of another chip than the device's -> PAPI_ENOSUPP", rc, PAPI_ENOSUPP);
     CHECK_TRUE("the sentence names both chips", strstr(err, "GH100") && strstr(err, "GA100"));
+    CHECK_EQ("the set keeps its callback event", PAPI_num_events(es), 1);
+    CHECK_PAPI(PAPI_start(es));
+    play_launches(2, FAKE_CTX0);
+    CHECK_PAPI(PAPI_stop(es, v));
+    CHECK_EQ("which counts", v[0], 2);
+    return ct_done();
+}
+
+/* Known at add: the driver restricts the counters to administrators, and the process is none (a
+ * test run as root drops to uid 65534 first). */
+static int permadd_case(void)
+{
+    char err[8192] = "", params[] = "/tmp/cupti_cb_params_XXXXXX";
+    long long v[1];
+    int fd = mkstemp(params);
+    if (fd < 0 || write(fd, "EnableMSI: 1\nRmProfilingAdminOnly: 1\n", 37) != 37)
+        ct_fatal("cannot write %s", params);
+    close(fd);
+    chmod(params, 0644);
+    setenv("CUPTI_CB_NVIDIA_PARAMS", params, 1);
+    setenv("PAPI_VERBOSE", "1", 1);
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+        ct_fatal("cannot drop root to check what a user gets");
+    ct_library_init();
+    int es = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&es));
+    CHECK_PAPI(ct_add(es, "kernel.launches"));
+    capture_stderr_begin();
+    int rc = ct_add(es, "dram__bytes_read.sum");
+    capture_stderr_end(err, sizeof err);
+    unlink(params);
+    CHECK_EQ("the add of a metric without profiling permission -> PAPI_EPERM", rc, PAPI_EPERM);
+    CHECK_TRUE("the sentence says what to change", strstr(err, "NVreg_RestrictProfilingToAdminUsers") != NULL);
+    CHECK_EQ("the set keeps its callback event", PAPI_num_events(es), 1);
+    CHECK_PAPI(PAPI_start(es));
+    play_launches(3, FAKE_CTX0);
+    CHECK_PAPI(PAPI_stop(es, v));
+    CHECK_EQ("which counts", v[0], 3);
     return ct_done();
 }
 
@@ -706,7 +751,7 @@ int main(int argc, char **argv)
         { "noperm", noperm_case },       { "otherchip", otherchip_case }, { "nodevice", nodevice_case },
         { "profiler", profiler_case },   { "counted", counted_case },     { "sigread", sigread_case },
         { "failed", failed_case },       { "minmax", minmax_case },       { "bigtotal", bigtotal_case },
-        { "contexts", contexts_case },   { "longnames", longnames_case },
+        { "contexts", contexts_case },   { "longnames", longnames_case }, { "permadd", permadd_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

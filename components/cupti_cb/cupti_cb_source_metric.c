@@ -24,6 +24,7 @@
 #include "cupti_cb_engine.h"
 #include "cupti_cb_mconfig.h"
 #include "cupti_cb_mcat.h"
+#include "cupti_cb_mperm.h"
 #include "cupti_cb_mpub.h"
 #include "cupti_cb_msession.h"
 #include "cupti_cb_profapi.h"
@@ -32,6 +33,9 @@
 #include "cupti_cb_sources.h"
 
 #define ENV_CHIP CUPTI_CB_ENV_CHIP
+/* The driver's parameters, where it says whether profiling is for
+ * administrators only (cupti_cb_mperm.h); tests name another file. */
+#define ENV_PARAMS "CUPTI_CB_NVIDIA_PARAMS"
 /* Hardware metrics in one set: a set that fits one pass holds far fewer;
  * the per-set state and the scratch arrays on the stack are sized by it. */
 #define MAX_EVENTS 128
@@ -81,6 +85,7 @@ struct msrc {
 	/* The last pass count computed, by its list of names. */
 	char *passes_key;
 	size_t passes_val;
+	int restricted;			/* cupti_cb_mperm_restricted_here, once; 2: not asked yet */
 };
 
 /* One event set's metrics. */
@@ -579,6 +584,16 @@ static void on_context_own(void *arg, CUcontext ctx, int created)
 	unlock_source(m);
 }
 
+/* A device of another chip than the catalogue's cannot use its names. */
+static int other_chip(struct msrc *m, int dev, const char *chip, char *why, size_t len)
+{
+	if (!strcmp(chip, m->chip))
+		return 0;
+	snprintf(why, len, "device %d is a %s, but the metric catalogue is of %s (" ENV_CHIP "): unset " ENV_CHIP
+			   " or name this chip", dev, chip, m->chip);
+	return 1;
+}
+
 /* The device's session, made at its first use. */
 static struct cupti_cb_msession *session(struct msrc *m, int dev, char *why, size_t len)
 {
@@ -589,11 +604,8 @@ static struct cupti_cb_msession *session(struct msrc *m, int dev, char *why, siz
 		snprintf(why, len, "%s", m->why);
 		return NULL;
 	}
-	if (strcmp(chip, m->chip)) {
-		snprintf(why, len, "device %d is a %s, but the metric catalogue is of %s (" ENV_CHIP
-				   "): unset " ENV_CHIP " or name this chip", dev, chip, m->chip);
+	if (other_chip(m, dev, chip, why, len))
 		return NULL;
-	}
 	struct cupti_cb_msession *s = calloc(1, sizeof *s);
 	if (!s || profiler_hold(m)) {
 		snprintf(why, len, "%s", s ? m->why : "out of memory");
@@ -663,6 +675,43 @@ static void *m_set_new(void *self)
 
 static size_t passes_of(struct msrc *m, struct mset *s, char *why, size_t len);
 static void let_go_locked(struct msrc *m, struct mset *s);
+static int other_chip(struct msrc *m, int dev, const char *chip, char *why, size_t len);
+
+/* What a start would meet and an add can know: TAU puts all of a
+ * component's events in one set, and a metric that fails at PAPI_start
+ * takes the callback events down with it. Known here: counters restricted
+ * to administrators (the driver's parameters), and a device of another
+ * chip than the catalogue's (its name is asked once, with the catalogue's).
+ * Not known before a start: the counters a device offers, MIG and vGPU
+ * refusals, another profiler on the device. */
+static int refusal_at_add(struct msrc *m, struct mset *s, char *why, size_t len)
+{
+	uint8_t seen[CUPTI_CB_MAX_DEVICES] = { 0 };
+	if (m->restricted == 2)
+		m->restricted = cupti_cb_mperm_restricted_here(getenv(ENV_PARAMS));
+	if (m->restricted == 1) {
+		snprintf(why, len, "access to the GPU performance counters is restricted to admin users "
+				   "(RmProfilingAdminOnly: 1 in the driver's parameters) and this process is none: load "
+				   "the nvidia module with NVreg_RestrictProfilingToAdminUsers=0 (a line \"options nvidia "
+				   "NVreg_RestrictProfilingToAdminUsers=0\" in /etc/modprobe.d, then reload the module or "
+				   "reboot), or run as root");
+		return CUPTI_CB_EPERM;
+	}
+	int def = default_device(m);
+	for (unsigned i = 0; i < s->n; i++) {
+		int d = CUPTI_CB_CODE_DEV(s->codes[i]) >= 0 ? CUPTI_CB_CODE_DEV(s->codes[i]) : def;
+		if (d < 0 || d >= CUPTI_CB_MAX_DEVICES || seen[d])
+			continue;
+		seen[d] = 1;
+		pthread_mutex_lock(&m->lock);
+		const char *chip = device_chip(m, d);	/* NULL: no device; the start says why */
+		int other = chip && other_chip(m, d, chip, why, len);
+		unlock_source(m);
+		if (other)
+			return CUPTI_CB_EUNAVAIL;
+	}
+	return CUPTI_CB_OK;
+}
 
 static int m_set_update(void *self, void *set, const uint32_t *codes, unsigned n, char *why, size_t len)
 {
@@ -693,6 +742,11 @@ static int m_set_update(void *self, void *set, const uint32_t *codes, unsigned n
 	s->n = n;
 	if (n == 0)
 		return CUPTI_CB_OK;
+	int rc = refusal_at_add(m, s, why, len);
+	if (rc) {
+		s->n = 0;
+		return rc;
+	}
 	pthread_mutex_lock(&m->lock);
 	size_t passes = passes_of(m, s, why, len);
 	unlock_source(m);
@@ -1220,6 +1274,7 @@ void *cupti_cb_metric_source_new(struct cupti_cb_engine *services)
 	if (!m)
 		return NULL;
 	m->e = services;
+	m->restricted = 2;
 	atomic_init(&m->n_devices, -1);
 	pthread_mutex_init(&m->lock, NULL);
 	pthread_mutex_init(&m->pend_lock, NULL);
