@@ -517,12 +517,13 @@ static void stop_sources(cupti_cb_control_t *c, unsigned upto)
 }
 
 /* A source's failure, said under PAPI_VERBOSE; nothing is printed in a
- * signal handler (stdio is not async-signal-safe there). */
-static int source_failed(unsigned i, cupti_cb_control_t *c, int rc, int in_handler, const char *what)
+ * signal handler (stdio is not async-signal-safe there). Asked only on a
+ * failure: a read of callback events makes no system call. */
+static int source_failed(unsigned i, cupti_cb_control_t *c, int rc, const char *what)
 {
 	const struct cupti_cb_source_ops *ops = sources[i].ops;
 	const char *why = ops->set_why ? ops->set_why(sources[i].self, c->set[i]) : "";
-	if (!in_handler)
+	if (!cupti_cb_in_signal_context())
 		PAPIERROR("cupti_cb: %s of the %s events failed: %s", what, ops->label,
 			  why && why[0] ? why : "no reason given");
 	return papi_error(rc);
@@ -535,13 +536,12 @@ static int source_failed(unsigned i, cupti_cb_control_t *c, int rc, int in_handl
 static int each_source_backwards(cupti_cb_control_t *c, int (*op)(const struct cupti_cb_source *, void *),
 				 const char *what)
 {
-	int in_handler = cupti_cb_in_signal_context();
 	for (unsigned i = CUPTI_CB_N_SOURCES; i-- > 0;) {
 		if (!c->n_src[i])
 			continue;
 		int rc = op(&sources[i], c->set[i]);
 		if (rc != CUPTI_CB_OK)
-			return source_failed(i, c, rc, in_handler, what);
+			return source_failed(i, c, rc, what);
 	}
 	return PAPI_OK;
 }
@@ -584,17 +584,17 @@ static int cupti_cb_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 static int cupti_cb_read(hwd_context_t *ctx, hwd_control_state_t *ctl, long long **events, int flags)
 {
 	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
-	int in_handler = cupti_cb_in_signal_context(), rc = PAPI_OK;
+	int rc = PAPI_OK;
 	(void)ctx, (void)flags;
 	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++) {
 		if (!c->n_src[i])
 			continue;
 		int r = sources[i].ops->set_read(sources[i].self, c->set[i], c->src_values[i]);
-		if (r == CUPTI_CB_EDROPPED && !in_handler)
+		if (r == CUPTI_CB_EDROPPED && !cupti_cb_in_signal_context())
 			PAPIERROR("cupti_cb: CUPTI dropped GPU activity records since the last read: the gpu.* "
 				  "values undercount (CUPTI_CB_TRACE=1 shows how many)");
 		else if (r != CUPTI_CB_OK && r != CUPTI_CB_EDROPPED && rc == PAPI_OK)
-			rc = source_failed(i, c, r, in_handler, "the read");
+			rc = source_failed(i, c, r, "the read");
 	}
 	if (rc != PAPI_OK)
 		return rc;
