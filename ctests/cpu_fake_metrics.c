@@ -37,6 +37,8 @@
  *               watchdog ends a hung run), no error, values that never go down, and no call of
  *               CUPTI, the profiler or the driver inside the handler; PAPI_reset and PAPI_stop
  *               there are refused and change nothing; the values at the stop are exact.
+ *   helper    - a thread created with every signal blocked (as cupti_cb_run's are) is not
+ *               taken for a signal handler: its start, reads and stop sample as usual.
  *   failed    - the range profiler fails after a start (a decode, a stop, a restart):
  *               PAPI_read, PAPI_accum and PAPI_stop return PAPI_ECMP and say why under
  *               PAPI_VERBOSE; PAPI_reset starts a good window again, which then reads exactly.
@@ -524,6 +526,48 @@ static int sigread_case(void)
     return ct_done();
 }
 
+/* ---- helper ----------------------------------------------------------------------------- */
+
+static long long helper_v[3];
+static int helper_rc[3];
+
+static void *helper_thread(void *arg)
+{
+    (void)arg;
+    int es = PAPI_NULL;
+    long long v[1];
+    fake_set_current(FAKE_CTX0);
+    PAPI_create_eventset(&es);
+    ct_add(es, "dram__bytes_read.sum");
+    helper_rc[0] = PAPI_start(es);
+    work("dram__bytes_read.sum", 300);
+    helper_rc[1] = PAPI_read(es, v);
+    helper_v[0] = v[0];
+    work("dram__bytes_read.sum", 20);
+    helper_rc[2] = PAPI_stop(es, v);
+    helper_v[1] = v[0];
+    return NULL;
+}
+
+static int helper_case(void)
+{
+    fake_range_error(CUPTI_SUCCESS);
+    ct_library_init();
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t t;
+    pthread_create(&t, NULL, helper_thread, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_join(t, NULL);
+    CHECK_EQ("PAPI_start in a thread that blocks every signal", helper_rc[0], PAPI_OK);
+    CHECK_EQ("PAPI_read there", helper_rc[1], PAPI_OK);
+    CHECK_EQ("samples: the bytes so far", helper_v[0], 300);
+    CHECK_EQ("PAPI_stop there", helper_rc[2], PAPI_OK);
+    CHECK_EQ("samples: every byte", helper_v[1], 320);
+    return ct_done();
+}
+
 /* ---- failed ----------------------------------------------------------------------------- */
 
 static int failed_case(void)
@@ -752,6 +796,7 @@ int main(int argc, char **argv)
         { "profiler", profiler_case },   { "counted", counted_case },     { "sigread", sigread_case },
         { "failed", failed_case },       { "minmax", minmax_case },       { "bigtotal", bigtotal_case },
         { "contexts", contexts_case },   { "longnames", longnames_case }, { "permadd", permadd_case },
+        { "helper", helper_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

@@ -16,6 +16,7 @@
 #endif
 #include <ctype.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -664,6 +665,29 @@ static int default_device(struct msrc *m)
 
 /* ---- event sets ------------------------------------------------------------ */
 
+/* Whether a metric call may be inside a signal handler: the thread blocks a
+ * signal samplers use (cupti_cb_sigctx.h), but not every signal. A thread
+ * that blocks every catchable signal was created so (sigfillset), as
+ * cupti_cb_run's own threads and many libraries' helper threads are, so
+ * that the program's signals go elsewhere: its reads, starts and stops are
+ * ordinary. A sampler's handler blocks its own signal, not SIGSEGV and the
+ * rest (PAPI's, TAU's and Caliper's install theirs with an empty sa_mask). */
+static int in_handler(void)
+{
+	if (!cupti_cb_in_signal_context())
+		return 0;
+	sigset_t set;
+	if (pthread_sigmask(SIG_BLOCK, NULL, &set) != 0)
+		return 1;
+	for (int sig = 1; sig < 32; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP && sigismember(&set, sig) != 1)
+			return 1;
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		if (sigismember(&set, sig) != 1)
+			return 1;
+	return 0;
+}
+
 static void *m_set_new(void *self)
 {
 	(void)self;
@@ -1084,7 +1108,7 @@ static int start_locked(struct msrc *m, struct mset *s, char *why, size_t len)
 static int m_set_start_own(void *self, void *set, char *why, size_t len)
 {
 	struct msrc *m = self;
-	if (cupti_cb_in_signal_context()) {
+	if (in_handler()) {
 		snprintf(why, len, "a set with hardware metrics cannot start in a signal handler (it would wait for "
 				   "the GPU and call CUPTI)");
 		return CUPTI_CB_EUNAVAIL;
@@ -1145,7 +1169,7 @@ static int m_set_stop(void *self, void *set)
 {
 	struct msrc *m = self;
 	struct mset *s = set;
-	if (cupti_cb_in_signal_context())
+	if (in_handler())
 		return refuse_in_handler();
 	pthread_mutex_lock(&m->lock);
 	s->running = 0;
@@ -1236,7 +1260,7 @@ static int m_set_start(void *self, void *set, char *why, size_t len)
 
 static int m_set_read(void *self, void *set, long long *values)
 {
-	if (cupti_cb_in_signal_context())
+	if (in_handler())
 		return m_set_read_signal(set, values);
 	int prev = cupti_cb_own_begin();
 	int rc = m_set_read_own(self, set, values);
@@ -1246,7 +1270,7 @@ static int m_set_read(void *self, void *set, long long *values)
 
 static int m_set_reset(void *self, void *set)
 {
-	if (cupti_cb_in_signal_context())
+	if (in_handler())
 		return refuse_in_handler();
 	int prev = cupti_cb_own_begin();
 	int rc = m_set_reset_own(self, set);
