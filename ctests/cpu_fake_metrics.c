@@ -37,6 +37,9 @@
  *               watchdog ends a hung run), no error, values that never go down, and no call of
  *               CUPTI, the profiler or the driver inside the handler; PAPI_reset and PAPI_stop
  *               there are refused and change nothing; the values at the stop are exact.
+ *   vgpu      - CUPTI says the device cannot be profiled (a vGPU without profiling): the add of
+ *               a metric is refused (PAPI_ENOSUPP) with the reason, and the set keeps counting
+ *               its callback event.
  *   helper    - a thread created with every signal blocked (as cupti_cb_run's are) is not
  *               taken for a signal handler: its start, reads and stop sample as usual.
  *   failed    - the range profiler fails after a start (a decode, a stop, a restart):
@@ -526,6 +529,29 @@ static int sigread_case(void)
     return ct_done();
 }
 
+static int vgpu_case(void)
+{
+    char err[8192] = "";
+    long long v[1];
+    setenv("PAPI_VERBOSE", "1", 1);
+    fake_device_vgpu_unsupported(1);
+    ct_library_init();
+    int es = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&es));
+    CHECK_PAPI(ct_add(es, "kernel.launches"));
+    capture_stderr_begin();
+    int rc = ct_add(es, "dram__bytes_read.sum");
+    capture_stderr_end(err, sizeof err);
+    CHECK_EQ("the add of a metric of a device that cannot be profiled -> PAPI_ENOSUPP", rc, PAPI_ENOSUPP);
+    CHECK_TRUE("the sentence says why (vGPU)", strstr(err, "vGPU") != NULL);
+    CHECK_EQ("the set keeps its callback event", PAPI_num_events(es), 1);
+    CHECK_PAPI(PAPI_start(es));
+    play_launches(2, FAKE_CTX0);
+    CHECK_PAPI(PAPI_stop(es, v));
+    CHECK_EQ("which counts", v[0], 2);
+    return ct_done();
+}
+
 /* ---- helper ----------------------------------------------------------------------------- */
 
 static long long helper_v[3];
@@ -796,7 +822,7 @@ int main(int argc, char **argv)
         { "profiler", profiler_case },   { "counted", counted_case },     { "sigread", sigread_case },
         { "failed", failed_case },       { "minmax", minmax_case },       { "bigtotal", bigtotal_case },
         { "contexts", contexts_case },   { "longnames", longnames_case }, { "permadd", permadd_case },
-        { "helper", helper_case },
+        { "helper", helper_case },       { "vgpu", vgpu_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

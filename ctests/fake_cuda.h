@@ -174,6 +174,8 @@ int fake_range_starts(void);
  * stops the range and loses what it held.  n = 0 disarms. */
 void fake_range_fault(const char *call, int n, CUptiResult err);
 long fake_profiler_calls(void);      /* Range Profiler calls of any kind so far */
+/* While on, cuptiProfilerDeviceSupported says every device is a vGPU without profiling. */
+void fake_device_vgpu_unsupported(int on);
 /* While on, cuptiProfilerInitialize fails with CUPTI_ERROR_NOT_INITIALIZED when called inside the
  * InitializeInjection of the first cuInit (fake_injecting()): what a driver that is not yet
  * initialized may answer there. */

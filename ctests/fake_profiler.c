@@ -251,14 +251,22 @@ CUptiResult CUPTIAPI cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params *p)
 	return CUPTI_SUCCESS;
 }
 
+static atomic_int vgpu_off;
+
+void fake_device_vgpu_unsupported(int on)
+{
+	atomic_store(&vgpu_off, on);
+}
+
 CUptiResult CUPTIAPI cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported_Params *p)
 {
 	if (!atomic_load(&up))
 		return CUPTI_ERROR_NOT_INITIALIZED;
-	p->isSupported = CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
+	int vgpu = atomic_load(&vgpu_off);
+	p->isSupported = vgpu ? CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED : CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
 	p->architecture = CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
 	p->sli = CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
-	p->vGpu = CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
+	p->vGpu = vgpu ? CUPTI_PROFILER_CONFIGURATION_DISABLED : CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
 	p->confidentialCompute = CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
 	p->cmp = CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
 	p->wsl = CUPTI_PROFILER_CONFIGURATION_SUPPORTED;

@@ -136,6 +136,12 @@ struct cupti_cb_msession {
 int cupti_cb_msession_init(struct cupti_cb_msession *s, struct cupti_cb_api *api,
 			   const struct cupti_cb_profapi *p, int device_ordinal, const char *chip,
 			   char *why, size_t len);
+/* Whether device ordinal can be range-profiled, as cupti_cb_msession_init
+ * checks it, without a session or a context (the profiler initialized):
+ * 0, or -1 with the sentence naming what keeps it from profiling. Where
+ * CUPTI cannot answer, 0: the range profiler's enable tells. */
+int cupti_cb_msession_supported(struct cupti_cb_api *api, const struct cupti_cb_profapi *p, int ordinal,
+				char *why, size_t len);
 /* Stops collection and disables the range profiler on every context. */
 void cupti_cb_msession_destroy(struct cupti_cb_msession *s);
 

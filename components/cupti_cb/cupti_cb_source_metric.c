@@ -71,6 +71,7 @@ struct msrc {
 	char chip[64];
 	char why[CUPTI_CB_WHY_LEN];
 	char dev_chip[CUPTI_CB_MAX_DEVICES][64];	/* "" until asked */
+	char dev_unsupported[CUPTI_CB_MAX_DEVICES][256];	/* why the device cannot be profiled; "": it can */
 	struct cupti_cb_msession *sess[CUPTI_CB_MAX_DEVICES];
 	unsigned epoch;			/* bumped when the sessions go (PAPI_shutdown) */
 	/* Idle reads. All GPU work is issued through driver calls, and a sample
@@ -194,7 +195,9 @@ static int count_devices(struct msrc *m)
 }
 
 /* The chip of every device, asked once, under one short hold of the
- * profiler (cuptiDeviceGetChipName needs it, the catalogue does not). */
+ * profiler (cuptiDeviceGetChipName needs it, the catalogue does not), and
+ * whether it can be profiled at all (an add refuses a device that cannot:
+ * see refusal_at_add). */
 static const char *device_chip(struct msrc *m, int dev)
 {
 	int n = count_devices_locked(m);
@@ -210,6 +213,8 @@ static const char *device_chip(struct msrc *m, int dev)
 		CUpti_Device_GetChipName_Params cp = { CUpti_Device_GetChipName_Params_STRUCT_SIZE, NULL,
 						       (size_t)d, NULL };
 		CUptiResult r = m->p.cuptiDeviceGetChipName(&cp);
+		(void)cupti_cb_msession_supported(&m->e->api, &m->p, d, m->dev_unsupported[d],
+						  sizeof m->dev_unsupported[d]);
 		if (r == CUPTI_SUCCESS && cp.pChipName)
 			snprintf(m->dev_chip[d], sizeof m->dev_chip[d], "%s", cp.pChipName);
 		else if (d == dev)
@@ -704,10 +709,11 @@ static int other_chip(struct msrc *m, int dev, const char *chip, char *why, size
 /* What a start would meet and an add can know: TAU puts all of a
  * component's events in one set, and a metric that fails at PAPI_start
  * takes the callback events down with it. Known here: counters restricted
- * to administrators (the driver's parameters), and a device of another
- * chip than the catalogue's (its name is asked once, with the catalogue's).
- * Not known before a start: the counters a device offers, MIG and vGPU
- * refusals, another profiler on the device. */
+ * to administrators (the driver's parameters), a device of another chip
+ * than the catalogue's, and a device CUPTI says cannot be profiled (vGPU
+ * without profiling, WSL, ...; both asked once, with the chip names).
+ * Not known before a start: the counters a device offers, a MIG instance
+ * (CUPTI refuses it only at the enable), another profiler on the device. */
 static int refusal_at_add(struct msrc *m, struct mset *s, char *why, size_t len)
 {
 	uint8_t seen[CUPTI_CB_MAX_DEVICES] = { 0 };
@@ -730,6 +736,10 @@ static int refusal_at_add(struct msrc *m, struct mset *s, char *why, size_t len)
 		pthread_mutex_lock(&m->lock);
 		const char *chip = device_chip(m, d);	/* NULL: no device; the start says why */
 		int other = chip && other_chip(m, d, chip, why, len);
+		if (!other && chip && m->dev_unsupported[d][0]) {
+			snprintf(why, len, "%s", m->dev_unsupported[d]);
+			other = 1;
+		}
 		unlock_source(m);
 		if (other)
 			return CUPTI_CB_EUNAVAIL;
