@@ -15,8 +15,12 @@
  *               metric set fails with PAPI_EPERM and says what the administrator must change;
  *               callback events keep counting, in a set of their own and in a mixed set's
  *               absence.
- *   otherchip - the catalogue is of CUPTI_CB_CHIP's chip, the device is another: start refuses
- *               with a sentence naming both chips.
+ *   otherchip - the catalogue is of CUPTI_CB_CHIP's chip, the device is another: the add of a
+ *               metric is refused (PAPI_ENOSUPP) with a sentence naming both chips, and the set
+ *               keeps counting its callback event.
+ *   permadd   - the driver's parameters restrict the counters to administrators and the process
+ *               is none: the add of a metric is refused (PAPI_EPERM) with what to change, and
+ *               the set keeps counting its callback event.
  *   profiler  - the CUPTI profiler is initialized only while cupti_cb needs it (an initialized
  *               profiler makes every launch dearer): a listing, which asks the chip's name,
  *               leaves it de-initialized; a metric set's start takes it up, and it is
@@ -28,14 +32,80 @@
  *               catalogue.
  *   nodevice  - no device (cuInit fails): a listing still lists every callback event and no
  *               metric, leaves the component enabled, and the first add says why.
+ *   sigread   - a SIGPROF handler at about 1 kHz calls PAPI_read on a set of metrics and a
+ *               callback event while ranges are played and the program reads too: no hang (a
+ *               watchdog ends a hung run), no error, values that never go down, and no call of
+ *               CUPTI, the profiler or the driver inside the handler; PAPI_reset and PAPI_stop
+ *               there are refused and change nothing; the values at the stop are exact.
+ *   vgpu      - CUPTI says the device cannot be profiled (a vGPU without profiling): the add of
+ *               a metric is refused (PAPI_ENOSUPP) with the reason, and the set keeps counting
+ *               its callback event.
+ *   helper    - a thread created with every signal blocked (as cupti_cb_run's are) is taken
+ *               for a signal handler (its PAPI_start of metrics is refused with a sentence)
+ *               until it calls cupti_cb_service_thread(): then its start, reads and stop
+ *               sample as usual.
+ *   failed    - the range profiler fails after a start (a decode, a stop, a restart):
+ *               PAPI_read, PAPI_accum and PAPI_stop return PAPI_ECMP and say why under
+ *               PAPI_VERBOSE; PAPI_reset starts a good window again, which then reads exactly.
+ *   minmax    - a counter's .max read in the middle: the sum of each piece's maximum.
+ *   bigtotal  - after 2^53 bytes, a window of 3 bytes reads 3 (integer totals).
+ *   longnames - every GH100 metric with every rollup and submetric it takes, alone, with
+ *               :device=0, :process and both (all names near the limit, the shorter ones of
+ *               one metric in 64): a name of at most 126 characters resolves and its code names
+ *               it back exactly; a longer one is refused (PAPI holds 127, but writes a byte past
+ *               its buffer for 127); every listed name and qualifier names back.
+ *   contexts  - a metric counts the work of the collecting context only: the context current
+ *               at the first start (here not the primary one); work in another context of the
+ *               device is not counted.
  */
 #include "ctest_util.h"
 #include "fake_play.h"
+#include "cupti_cb.h"
 
 /* The groups' table itself, as cupti_cb_metric_groups prints it. */
 #include "cupti_cb_mgroups.c"
 
 #define GH100_METRICS (3389 + 205 + 56)
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+/* A working range profiler, a current context on device 0, and a started set of names. */
+static int started_set(const char *const *names, unsigned n, CUcontext current)
+{
+    fake_range_error(CUPTI_SUCCESS);
+    fake_set_current(current);
+    ct_library_init();
+    int es = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&es));
+    for (unsigned i = 0; i < n; i++)
+        if (ct_add(es, names[i]) != PAPI_OK)
+            ct_fatal("add %s", names[i]);
+    PAPI_MUST(PAPI_start(es));
+    return es;
+}
+
+/* GPU work: v added to a metric by a kernel launched in ctx (a read samples only after a driver
+ * call: without one no work can have been issued). */
+static void work_in(CUcontext ctx, const char *metric, double v)
+{
+    fake_metric_add_ctx(ctx, metric, v);
+    play_launches(1, ctx);
+}
+
+static void work(const char *metric, double v)
+{
+    work_in(FAKE_CTX0, metric, v);
+}
+
+static double as_double(long long v)
+{
+    double d;
+    memcpy(&d, &v, sizeof d);
+    return d;
+}
 
 static int is_metric_name(const char *full)
 {
@@ -285,21 +355,61 @@ static int counted_case(void)
     return ct_done();
 }
 
+/* Known at add: the catalogue is of CUPTI_CB_CHIP's chip, the device is another. */
 static int otherchip_case(void)
 {
     char err[8192] = "";
+    long long v[1];
     setenv("PAPI_VERBOSE", "1", 1);
     setenv("CUPTI_CB_CHIP", "GA100", 1);
     fake_chip("GH100");
     ct_library_init();
     int es = PAPI_NULL;
     PAPI_MUST(PAPI_create_eventset(&es));
-    CHECK_PAPI(ct_add(es, "dram__bytes_read.sum"));
+    CHECK_PAPI(ct_add(es, "kernel.launches"));
     capture_stderr_begin();
-    int rc = PAPI_start(es);
+    int rc = ct_add(es, "dram__bytes_read.sum");
     capture_stderr_end(err, sizeof err);
-    CHECK_TRUE("start refuses a device of another chip", rc != PAPI_OK);
+    CHECK_EQ("the add of a metric of another chip than the device's -> PAPI_ENOSUPP", rc, PAPI_ENOSUPP);
     CHECK_TRUE("the sentence names both chips", strstr(err, "GH100") && strstr(err, "GA100"));
+    CHECK_EQ("the set keeps its callback event", PAPI_num_events(es), 1);
+    CHECK_PAPI(PAPI_start(es));
+    play_launches(2, FAKE_CTX0);
+    CHECK_PAPI(PAPI_stop(es, v));
+    CHECK_EQ("which counts", v[0], 2);
+    return ct_done();
+}
+
+/* Known at add: the driver restricts the counters to administrators, and the process is none (a
+ * test run as root drops to uid 65534 first). */
+static int permadd_case(void)
+{
+    char err[8192] = "", params[] = "/tmp/cupti_cb_params_XXXXXX";
+    long long v[1];
+    int fd = mkstemp(params);
+    if (fd < 0 || write(fd, "EnableMSI: 1\nRmProfilingAdminOnly: 1\n", 37) != 37)
+        ct_fatal("cannot write %s", params);
+    close(fd);
+    chmod(params, 0644);
+    setenv("CUPTI_CB_NVIDIA_PARAMS", params, 1);
+    setenv("PAPI_VERBOSE", "1", 1);
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+        ct_fatal("cannot drop root to check what a user gets");
+    ct_library_init();
+    int es = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&es));
+    CHECK_PAPI(ct_add(es, "kernel.launches"));
+    capture_stderr_begin();
+    int rc = ct_add(es, "dram__bytes_read.sum");
+    capture_stderr_end(err, sizeof err);
+    unlink(params);
+    CHECK_EQ("the add of a metric without profiling permission -> PAPI_EPERM", rc, PAPI_EPERM);
+    CHECK_TRUE("the sentence says what to change", strstr(err, "NVreg_RestrictProfilingToAdminUsers") != NULL);
+    CHECK_EQ("the set keeps its callback event", PAPI_num_events(es), 1);
+    CHECK_PAPI(PAPI_start(es));
+    play_launches(3, FAKE_CTX0);
+    CHECK_PAPI(PAPI_stop(es, v));
+    CHECK_EQ("which counts", v[0], 3);
     return ct_done();
 }
 
@@ -324,12 +434,402 @@ static int nodevice_case(void)
     return ct_done();
 }
 
+/* ---- sigread ---------------------------------------------------------------------------- */
+
+static int sig_es = PAPI_NULL;
+static volatile long long sig_last;
+static volatile long sig_reads, sig_errors, sig_back, sig_calls, sig_reset_rc = 1, sig_stop_rc = 1,
+                         sig_reset_changed;
+
+static long calls_now(void)
+{
+    return fake_profiler_calls() + fake_cupti_calls() + fake_cuda_calls();
+}
+
+static void on_prof(int sig)
+{
+    (void)sig;
+    long long v[2] = { 0, 0 }, w[2] = { 0, 0 };
+    long before = calls_now();
+    int rc = PAPI_read(sig_es, v);
+    sig_reads++;
+    if (rc != PAPI_OK)
+        sig_errors++;
+    else if (v[0] < sig_last)
+        sig_back++;
+    else
+        sig_last = v[0];
+    if (sig_reads == 50) {
+        /* Refused, changing nothing. */
+        sig_reset_rc = PAPI_reset(sig_es);
+        sig_stop_rc = PAPI_stop(sig_es, w);
+        PAPI_read(sig_es, w);
+        sig_reset_changed = rc == PAPI_OK && w[0] < v[0];
+    }
+    sig_calls += calls_now() - before;
+}
+
+static void *watchdog(void *arg)
+{
+    (void)arg;
+    sleep(60);
+    fprintf(stderr, "not ok - the run hung (60 s): a read in the SIGPROF handler waits\n");
+    _exit(1);
+}
+
+static int sigread_case(void)
+{
+    static const char *const names[] = { "dram__bytes_read.sum", "kernel.launches" };
+    sigset_t prof;
+    sigemptyset(&prof);
+    sigaddset(&prof, SIGPROF);
+    pthread_t wd;
+    pthread_sigmask(SIG_BLOCK, &prof, NULL); /* the watchdog never takes SIGPROF */
+    pthread_create(&wd, NULL, watchdog, NULL);
+    pthread_detach(wd);
+    pthread_sigmask(SIG_UNBLOCK, &prof, NULL);
+
+    sig_es = started_set(names, 2, FAKE_CTX0);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_prof; /* as TAU and Caliper install theirs: no SA_NODEFER */
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGPROF, &sa, NULL);
+    struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+    setitimer(ITIMER_PROF, &it, NULL);
+
+    long long v[2], last = 0, bytes = 0, launches = 0, back = 0, errors = 0;
+    for (long i = 0; i < 2000000 && sig_reads < 300; i++) {
+        fake_metric_add("dram__bytes_read.sum", 1000);
+        bytes += 1000;
+        play_launches(1, FAKE_CTX0);
+        launches++;
+        if (PAPI_read(sig_es, v) != PAPI_OK)
+            errors++;
+        else if (v[0] < last)
+            back++;
+        else
+            last = v[0];
+    }
+    struct itimerval off = { { 0, 0 }, { 0, 0 } };
+    setitimer(ITIMER_PROF, &off, NULL);
+    signal(SIGPROF, SIG_IGN);
+    ct_note("%ld reads in the handler, %lld ranges played", sig_reads, launches);
+    CHECK_REL("reads in the SIGPROF handler", sig_reads, ">=", 100);
+    CHECK_EQ("handler reads that failed", sig_errors, 0);
+    CHECK_EQ("handler reads whose value went down", sig_back, 0);
+    CHECK_REL("handler reads saw the bytes grow", sig_last, ">", 0);
+    CHECK_EQ("CUPTI, profiler or driver calls made by handler reads", sig_calls, 0);
+    CHECK_TRUE("PAPI_reset in the handler is refused", sig_reset_rc != PAPI_OK && sig_reset_rc != 1);
+    CHECK_TRUE("PAPI_stop in the handler is refused", sig_stop_rc != PAPI_OK && sig_stop_rc != 1);
+    CHECK_EQ("and the values stayed", sig_reset_changed, 0);
+    CHECK_EQ("program reads that failed", errors, 0);
+    CHECK_EQ("program reads whose value went down", back, 0);
+    CHECK_PAPI(PAPI_stop(sig_es, v));
+    CHECK_EQ("dram__bytes_read.sum at the stop: every byte played", v[0], bytes);
+    CHECK_EQ("kernel.launches at the stop", v[1], launches);
+    return ct_done();
+}
+
+static int vgpu_case(void)
+{
+    char err[8192] = "";
+    long long v[1];
+    setenv("PAPI_VERBOSE", "1", 1);
+    fake_device_vgpu_unsupported(1);
+    ct_library_init();
+    int es = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&es));
+    CHECK_PAPI(ct_add(es, "kernel.launches"));
+    capture_stderr_begin();
+    int rc = ct_add(es, "dram__bytes_read.sum");
+    capture_stderr_end(err, sizeof err);
+    CHECK_EQ("the add of a metric of a device that cannot be profiled -> PAPI_ENOSUPP", rc, PAPI_ENOSUPP);
+    CHECK_TRUE("the sentence says why (vGPU)", strstr(err, "vGPU") != NULL);
+    CHECK_EQ("the set keeps its callback event", PAPI_num_events(es), 1);
+    CHECK_PAPI(PAPI_start(es));
+    play_launches(2, FAKE_CTX0);
+    CHECK_PAPI(PAPI_stop(es, v));
+    CHECK_EQ("which counts", v[0], 2);
+    return ct_done();
+}
+
+/* ---- helper ----------------------------------------------------------------------------- */
+
+static long long helper_v[3];
+static int helper_rc[3], helper_undeclared_rc;
+
+static void *helper_thread(void *arg)
+{
+    (void)arg;
+    int es = PAPI_NULL;
+    long long v[1];
+    fake_set_current(FAKE_CTX0);
+    PAPI_create_eventset(&es);
+    ct_add(es, "dram__bytes_read.sum");
+    helper_undeclared_rc = PAPI_start(es);
+    cupti_cb_service_thread();
+    helper_rc[0] = PAPI_start(es);
+    work("dram__bytes_read.sum", 300);
+    helper_rc[1] = PAPI_read(es, v);
+    helper_v[0] = v[0];
+    work("dram__bytes_read.sum", 20);
+    helper_rc[2] = PAPI_stop(es, v);
+    helper_v[1] = v[0];
+    return NULL;
+}
+
+static int helper_case(void)
+{
+    fake_range_error(CUPTI_SUCCESS);
+    ct_library_init();
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t t;
+    pthread_create(&t, NULL, helper_thread, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_join(t, NULL);
+    CHECK_EQ("PAPI_start in a thread that blocks every signal: refused, as in a handler", helper_undeclared_rc,
+             PAPI_ENOSUPP);
+    CHECK_EQ("PAPI_start there after cupti_cb_service_thread()", helper_rc[0], PAPI_OK);
+    CHECK_EQ("PAPI_read there", helper_rc[1], PAPI_OK);
+    CHECK_EQ("samples: the bytes so far", helper_v[0], 300);
+    CHECK_EQ("PAPI_stop there", helper_rc[2], PAPI_OK);
+    CHECK_EQ("samples: every byte", helper_v[1], 320);
+    return ct_done();
+}
+
+/* ---- failed ----------------------------------------------------------------------------- */
+
+static int failed_case(void)
+{
+    static const char *const names[] = { "dram__bytes_read.sum", "kernel.launches" };
+    char err[8192] = "";
+    long long v[2] = { -1, -1 }, acc[2] = { 0, 0 };
+    setenv("PAPI_VERBOSE", "1", 1);
+    int es = started_set(names, 2, FAKE_CTX0);
+
+    work("dram__bytes_read.sum", 100);
+    CHECK_PAPI(PAPI_read(es, v));
+    CHECK_EQ("a good read", v[0], 100);
+
+    /* The decode of the next sample fails: what the range held (50) is lost. */
+    work("dram__bytes_read.sum", 50);
+    fake_range_fault("cuptiRangeProfilerDecodeData", 1, CUPTI_ERROR_UNKNOWN);
+    capture_stderr_begin();
+    int rc = PAPI_read(es, v);
+    capture_stderr_end(err, sizeof err);
+    CHECK_EQ("PAPI_read after a failed decode -> PAPI_ECMP", rc, PAPI_ECMP);
+    ct_note("its sentence: %s", err);
+    CHECK_TRUE("the sentence names the failed call", strstr(err, "cuptiRangeProfilerDecodeData") != NULL);
+    work("dram__bytes_read.sum", 10);
+    CHECK_EQ("a later read of the same window fails too", PAPI_read(es, v), PAPI_ECMP);
+    CHECK_EQ("PAPI_accum fails too", PAPI_accum(es, acc), PAPI_ECMP);
+    CHECK_EQ("PAPI_stop fails too", PAPI_stop(es, v), PAPI_ECMP);
+
+    /* A reset starts a good window: collection runs again. */
+    CHECK_PAPI(PAPI_reset(es));
+    work("dram__bytes_read.sum", 500);
+    play_launches(2, FAKE_CTX0);
+    CHECK_PAPI(PAPI_read(es, v));
+    CHECK_EQ("after the reset the window reads exactly", v[0], 500);
+    CHECK_EQ("and the callback event with it (the work's launch and 2 more)", v[1], 3);
+
+    /* A failed stop of the range profiler. */
+    work("dram__bytes_read.sum", 7);
+    fake_range_fault("cuptiRangeProfilerStop", 1, CUPTI_ERROR_UNKNOWN);
+    capture_stderr_begin();
+    rc = PAPI_stop(es, v);
+    capture_stderr_end(err, sizeof err);
+    CHECK_EQ("PAPI_stop after a failed range stop -> PAPI_ECMP", rc, PAPI_ECMP);
+    CHECK_TRUE("the sentence names it", strstr(err, "cuptiRangeProfilerStop") != NULL);
+
+    /* The restart fails, and so does the retry: no range runs, so the reset itself fails; the
+     * next one works. */
+    fake_range_fault("cuptiRangeProfilerStart", 2, CUPTI_ERROR_UNKNOWN);
+    CHECK_EQ("PAPI_reset while no range can start -> PAPI_ECMP", PAPI_reset(es), PAPI_ECMP);
+    CHECK_EQ("the window is not good", PAPI_read(es, v), PAPI_ECMP);
+    CHECK_PAPI(PAPI_reset(es));
+    work("dram__bytes_read.sum", 9);
+    CHECK_PAPI(PAPI_stop(es, v));
+    CHECK_EQ("a good window after the failures stops exactly", v[0], 9);
+    return ct_done();
+}
+
+/* ---- minmax, bigtotal, contexts --------------------------------------------------------- */
+
+static int minmax_case(void)
+{
+    static const char *const names[] = { "dram__bytes_read.max", "dram__bytes_read.min" };
+    long long v[2];
+    int es = started_set(names, 2, FAKE_CTX0);
+    work("dram__bytes_read.max", 10);
+    work("dram__bytes_read.min", 4);
+    CHECK_PAPI(PAPI_read(es, v));
+    CHECK_TRUE("one piece: .max as CUPTI gives it", as_double(v[0]) == 10);
+    work("dram__bytes_read.max", 30);
+    work("dram__bytes_read.min", 2);
+    CHECK_PAPI(PAPI_stop(es, v));
+    ct_note(".max of pieces 10 and 30: %g; .min of 4 and 2: %g", as_double(v[0]), as_double(v[1]));
+    CHECK_TRUE(".max over two pieces is the sum of their maxima (40)", as_double(v[0]) == 40);
+    CHECK_TRUE(".min over two pieces is the sum of their minima (6)", as_double(v[1]) == 6);
+    return ct_done();
+}
+
+static int bigtotal_case(void)
+{
+    static const char *const names[] = { "dram__bytes_read.sum" };
+    long long v[1];
+    int es = started_set(names, 1, FAKE_CTX0);
+    work("dram__bytes_read.sum", 9007199254740992.0); /* 2^53 */
+    CHECK_PAPI(PAPI_read(es, v));
+    CHECK_EQ("2^53 bytes", v[0], 9007199254740992LL);
+    CHECK_PAPI(PAPI_reset(es));
+    work("dram__bytes_read.sum", 3);
+    CHECK_PAPI(PAPI_read(es, v));
+    CHECK_EQ("then a window of 3 bytes reads 3", v[0], 3);
+    work("dram__bytes_read.sum", 1);
+    CHECK_PAPI(PAPI_stop(es, v));
+    CHECK_EQ("and one more byte 4", v[0], 4);
+    return ct_done();
+}
+
+static int contexts_case(void)
+{
+    static const char *const names[] = { "dram__bytes_read.sum" };
+    long long v[1];
+    /* The thread's current context is a second context of device 0, the primary one is active
+     * too: the current one collects, the primary one waits. */
+    int es = started_set(names, 1, FAKE_CTX0B);
+    work_in(FAKE_CTX0B, "dram__bytes_read.sum", 7);
+    work_in(FAKE_CTX0, "dram__bytes_read.sum", 100);
+    CHECK_PAPI(PAPI_read(es, v));
+    CHECK_EQ("a read counts the collecting context's work only", v[0], 7);
+    work_in(FAKE_CTX0B, "dram__bytes_read.sum", 3);
+    work_in(FAKE_CTX0, "dram__bytes_read.sum", 100);
+    CHECK_PAPI(PAPI_stop(es, v));
+    CHECK_EQ("so does the stop", v[0], 10);
+    return ct_done();
+}
+
+/* ---- longnames ------------------------------------------------------------------------- */
+
+/* The suffixes a metric takes, from its description ("[counter; default .sum; takes .avg ...]").
+ * A counter's list is long and may be cut: it is every rollup (.avg .max .min .sum) with every
+ * submetric its .avg entries show (they come first). */
+static int suffixes_of(const char *descr, char out[][64], int max)
+{
+    const char *t = strstr(descr, "; takes ");
+    int n = 0, counter = strstr(descr, "[counter;") != NULL;
+    if (!t)
+        return 0;
+    for (t += 8; *t && *t != ']' && n < max;) {
+        int k = (int)strcspn(t, " ]");
+        if (k > 0 && k < 64 && (!counter || !strncmp(t, ".avg", 4)))
+            snprintf(out[n++], 64, "%.*s", k, t);
+        t += k;
+        t += *t == ' ';
+    }
+    if (counter) {
+        static const char *const rollups[] = { ".max", ".min", ".sum" };
+        int avg = n;
+        for (int r = 0; r < 3; r++)
+            for (int i = 0; i < avg && n < max; i++)
+                snprintf(out[n++], 64, "%s%s", rollups[r], out[i] + 4);
+    }
+    return n;
+}
+
+#define NEAR 110 /* characters: a name this long or longer is near PAPI's limit */
+
+static int longnames_case(void)
+{
+    static const char *const quals[] = { "", ":device=0", ":process", ":device=0:process" };
+    ct_library_init();
+    int cidx = cb_cidx(), code = PAPI_NATIVE_MASK;
+    long tried = 0, fit = 0, accepted_long = 0, refused_short = 0, no_round_trip = 0, listed_bad = 0;
+    long refused = 0, longest = 0, near = 0, metric = 0;
+    char shown[3][400] = { "", "", "" };
+    if (PAPI_enum_cmp_event(&code, PAPI_ENUM_FIRST, cidx) != PAPI_OK)
+        return ct_result(0, "nothing listed"), ct_done();
+    do {
+        PAPI_event_info_t info;
+        char name[PAPI_MAX_STR_LEN];
+        if (PAPI_event_code_to_name(code, name) != PAPI_OK && listed_bad++ == 0)
+            snprintf(shown[2], sizeof shown[2], "listed code %#x has no name", code);
+        if (PAPI_get_event_info(code, &info) != PAPI_OK || !is_metric_name(info.symbol))
+            continue;
+        int q = code;
+        if (PAPI_enum_cmp_event(&q, PAPI_NTV_ENUM_UMASKS, cidx) == PAPI_OK)
+            do
+                if (PAPI_event_code_to_name(q, name) != PAPI_OK && listed_bad++ == 0)
+                    snprintf(shown[2], sizeof shown[2], "a qualifier of %.300s has no name", info.symbol);
+            while (PAPI_enum_cmp_event(&q, PAPI_NTV_ENUM_UMASKS, cidx) == PAPI_OK);
+        char suf[64][64];
+        int ns = suffixes_of(info.long_descr, suf, 64);
+        metric++;
+        for (int i = 0; i < ns; i++)
+            for (unsigned k = 0; k < sizeof quals / sizeof quals[0]; k++) {
+                char full[400], back[PAPI_MAX_STR_LEN] = "";
+                int c = 0, c2 = 0;
+                snprintf(full, sizeof full, "%.300s%.63s%s", info.symbol, suf[i], quals[k]);
+                long len = (long)strlen(full);
+                /* 127 characters would fit, but PAPI 7.0 writes one byte past the buffer then. */
+                int fits = len <= PAPI_MAX_STR_LEN - 2;
+                /* Every name near the limit, and the names of one metric in 64 below it: each
+                 * lookup adds to PAPI's table of names, which PAPI searches linearly (all
+                 * 600,716 took 7 minutes). */
+                if (len < NEAR && metric % 64)
+                    continue;
+                near += len >= NEAR;
+                tried++;
+                fit += fits;
+                if (len > longest)
+                    longest = len;
+                if (PAPI_event_name_to_code(full, &c) != PAPI_OK) {
+                    refused++;
+                    if (fits && refused_short++ == 0)
+                        snprintf(shown[0], sizeof shown[0], "%s", full);
+                    continue;
+                }
+                if (!fits && accepted_long++ == 0)
+                    snprintf(shown[1], sizeof shown[1], "%s (%ld characters)", full, len);
+                char again[PAPI_MAX_STR_LEN] = "";
+                if (PAPI_event_code_to_name(c, back) != PAPI_OK || strcmp(back, full) ||
+                    PAPI_event_name_to_code(back, &c2) != PAPI_OK || PAPI_event_code_to_name(c2, again) != PAPI_OK ||
+                    strcmp(again, full)) {
+                    if (no_round_trip++ == 0 && !shown[1][0])
+                        snprintf(shown[1], sizeof shown[1], "%.127s -> %.127s -> %.127s", full, back, again);
+                }
+            }
+    } while (PAPI_enum_cmp_event(&code, PAPI_ENUM_EVENTS, cidx) == PAPI_OK);
+    ct_note("%ld names tried (%ld of at least %d characters; longest %ld), %ld of at most 126 characters, %ld "
+            "refused", tried, near, NEAR, longest, fit, refused);
+    if (shown[0][0] || shown[1][0] || shown[2][0])
+        ct_note("first failures: refused '%s'; accepted or not round-tripping '%s'; listing '%s'", shown[0],
+                shown[1], shown[2]);
+    CHECK_REL("names of every GH100 metric tried", metric, ">=", GH100_METRICS);
+    CHECK_REL("names near the limit tried: every rollup and submetric of every metric, with the qualifiers", near,
+              ">", 10000);
+    CHECK_REL("some are longer than PAPI holds", tried - fit, ">", 0);
+    CHECK_EQ("names of at most 126 characters refused", refused_short, 0);
+    CHECK_EQ("longer names accepted", accepted_long, 0);
+    CHECK_EQ("accepted names that do not round-trip", no_round_trip, 0);
+    CHECK_EQ("listed names and qualifiers that have no name", listed_bad, 0);
+    return ct_done();
+}
+
 int main(int argc, char **argv)
 {
     static const struct fake_case cases[] = {
         { "listing", listing_case },     { "groups", groups_case },     { "passes", passes_case },
         { "noperm", noperm_case },       { "otherchip", otherchip_case }, { "nodevice", nodevice_case },
-        { "profiler", profiler_case },   { "counted", counted_case },
+        { "profiler", profiler_case },   { "counted", counted_case },     { "sigread", sigread_case },
+        { "failed", failed_case },       { "minmax", minmax_case },       { "bigtotal", bigtotal_case },
+        { "contexts", contexts_case },   { "longnames", longnames_case }, { "permadd", permadd_case },
+        { "helper", helper_case },       { "vgpu", vgpu_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

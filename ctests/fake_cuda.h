@@ -15,8 +15,8 @@
  * the real libcupti, so the component's catalogue is the real one.  Everything else is faked.
  * Every function is thread-safe.
  *
- * Contexts: FAKE_CTX0 and FAKE_CTX1 are on devices 0 and 1 (cuptiGetDeviceId); any other
- * context is unknown.  Device memory: fake_dev_ptr(0, off) lies in [1<<32, 2<<32) on device 0,
+ * Contexts: FAKE_CTX0 and FAKE_CTX1 are on devices 0 and 1 (cuptiGetDeviceId), and so is
+ * FAKE_CTX0B on device 0; any other context is unknown.  Device memory: fake_dev_ptr(0, off) lies in [1<<32, 2<<32) on device 0,
  * fake_dev_ptr(1, off) in [2<<32, 3<<32) on device 1 (cuPointerGetAttributes); anything else is
  * memory the driver does not know (host memory).
  */
@@ -37,6 +37,7 @@
 #define FAKE_MAX_SUBS 4 /* subscribers at once (several only as CUPTI 13.2 allows them) */
 #define FAKE_CTX0 ((CUcontext)(uintptr_t)0x1000)
 #define FAKE_CTX1 ((CUcontext)(uintptr_t)0x2000)
+#define FAKE_CTX0B ((CUcontext)(uintptr_t)0x1800) /* a second context of device 0 (not primary) */
 #define FAKE_RT CUPTI_CB_DOMAIN_RUNTIME_API
 #define FAKE_DRV CUPTI_CB_DOMAIN_DRIVER_API
 
@@ -164,7 +165,17 @@ int fake_range_enable_calls(void);   /* cuptiRangeProfilerEnable calls */
  * would be; nothing is added while no range is started.  fake_range_starts() counts the
  * successful cuptiRangeProfilerStart calls. */
 void fake_metric_add(const char *name, double v);
+/* The same, counted only by a range started on context ctx (what an H100 does: a range counts
+ * the work of its own context, not that of another context of the device). */
+void fake_metric_add_ctx(CUcontext ctx, const char *name, double v);
 int fake_range_starts(void);
+/* The next n calls of the Range Profiler function call ("cuptiRangeProfilerStop",
+ * "cuptiRangeProfilerDecodeData", "cuptiRangeProfilerStart") fail with err; a failed stop
+ * stops the range and loses what it held.  n = 0 disarms. */
+void fake_range_fault(const char *call, int n, CUptiResult err);
+long fake_profiler_calls(void);      /* Range Profiler calls of any kind so far */
+/* While on, cuptiProfilerDeviceSupported says every device is a vGPU without profiling. */
+void fake_device_vgpu_unsupported(int on);
 /* While on, cuptiProfilerInitialize fails with CUPTI_ERROR_NOT_INITIALIZED when called inside the
  * InitializeInjection of the first cuInit (fake_injecting()): what a driver that is not yet
  * initialized may answer there. */

@@ -306,7 +306,7 @@ CUptiResult CUPTIAPI cuptiGetDeviceId(CUcontext ctx, uint32_t *id)
 	atomic_fetch_add(&cupti_calls, 1);
 	if (!id)
 		return CUPTI_ERROR_INVALID_PARAMETER;
-	if (ctx != FAKE_CTX0 && ctx != FAKE_CTX1)
+	if (ctx != FAKE_CTX0 && ctx != FAKE_CTX1 && ctx != FAKE_CTX0B)
 		return CUPTI_ERROR_INVALID_CONTEXT;
 	*id = ctx == FAKE_CTX1;
 	return CUPTI_SUCCESS;

@@ -14,13 +14,16 @@
  * CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED with another profiler on the device).
  *
  * With fake_range_error(CUPTI_SUCCESS) the Range Profiler works, with values the test gives:
- * fake_metric_add(name, v) adds v to the metric while a range is started (and is lost while
- * none is, as GPU work outside a range is); a range stopped writes what it holds into its
- * counter-data image (the fake's own layout, marked FAKE_IMAGE_MAGIC), and
+ * fake_metric_add(name, v) adds v to the metric in every started range (and is lost while
+ * none is, as GPU work outside a range is); fake_metric_add_ctx(ctx, name, v) only in a range
+ * started on context ctx, as an H100 counts (a range counts the work of its own context); a
+ * range stopped writes what it holds into its counter-data image (the fake's own layout,
+ * marked FAKE_IMAGE_MAGIC), and
  * cuptiProfilerHostEvaluateToGpuValues gives those values for such an image (any other image
  * goes to the real Host API).  A metric nothing was added to is 0, except
  * gpu__time_duration.sum, FAKE_RANGE_NS per range, so that duration-weighted metrics have a
- * weight.  One table for the process: enough for one device.
+ * weight.  fake_range_fault() makes the next calls of one Range Profiler function fail (a
+ * stop or decode that fails after a start, as on a GPU that was reset or lost).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -59,12 +62,41 @@ struct fake_image {
 	struct fake_value values[FAKE_MAX_METRICS];
 };
 struct fake_rp {			/* a CUpti_RangeProfiler_Object */
+	CUcontext ctx;
 	uint8_t *image;
 	size_t size;
 	int started;
+	struct fake_value acc[FAKE_MAX_METRICS];	/* what the started range holds */
+	int n_acc;
+	struct fake_rp *next;
 };
-static struct fake_value acc[FAKE_MAX_METRICS];	/* what the started ranges hold */
-static int n_acc, n_started;
+static struct fake_rp *rps;	/* every enabled range profiler, under plock */
+static int n_started;
+static char fault_call[64];
+static int fault_n;
+static CUptiResult fault_err;
+
+void fake_range_fault(const char *call, int n, CUptiResult err)
+{
+	pthread_mutex_lock(&plock);
+	snprintf(fault_call, sizeof fault_call, "%s", call ? call : "");
+	fault_n = n;
+	fault_err = err;
+	pthread_mutex_unlock(&plock);
+}
+
+/* CUPTI_SUCCESS, or the armed fault's error for this call. */
+static CUptiResult fault(const char *call)
+{
+	CUptiResult r = CUPTI_SUCCESS;
+	pthread_mutex_lock(&plock);
+	if (fault_n > 0 && !strcmp(call, fault_call)) {
+		fault_n--;
+		r = fault_err;
+	}
+	pthread_mutex_unlock(&plock);
+	return r;
+}
 
 void fake_chip(const char *name)
 {
@@ -121,19 +153,35 @@ int fake_range_starts(void)
 	return atomic_load(&n_start);
 }
 
-void fake_metric_add(const char *name, double v)
+static void add_to(struct fake_rp *rp, const char *name, double v)
+{
+	int i = 0;
+	while (i < rp->n_acc && strcmp(rp->acc[i].name, name))
+		i++;
+	if (i == rp->n_acc && rp->n_acc < FAKE_MAX_METRICS)
+		snprintf(rp->acc[rp->n_acc++].name, sizeof rp->acc[0].name, "%s", name);
+	if (i < rp->n_acc)
+		rp->acc[i].v += v;
+}
+
+/* ctx NULL: every started range. */
+static void metric_add(CUcontext ctx, const char *name, double v)
 {
 	pthread_mutex_lock(&plock);
-	if (n_started > 0) {
-		int i = 0;
-		while (i < n_acc && strcmp(acc[i].name, name))
-			i++;
-		if (i == n_acc && n_acc < FAKE_MAX_METRICS)
-			snprintf(acc[n_acc++].name, sizeof acc[0].name, "%s", name);
-		if (i < n_acc)
-			acc[i].v += v;
-	}
+	for (struct fake_rp *rp = rps; rp; rp = rp->next)
+		if (rp->started && (!ctx || rp->ctx == ctx))
+			add_to(rp, name, v);
 	pthread_mutex_unlock(&plock);
+}
+
+void fake_metric_add(const char *name, double v)
+{
+	metric_add(NULL, name, v);
+}
+
+void fake_metric_add_ctx(CUcontext ctx, const char *name, double v)
+{
+	metric_add(ctx, name, v);
 }
 
 /* ---- the Host API: the real one ------------------------------------------------------------ */
@@ -203,30 +251,51 @@ CUptiResult CUPTIAPI cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params *p)
 	return CUPTI_SUCCESS;
 }
 
+static atomic_int vgpu_off;
+
+void fake_device_vgpu_unsupported(int on)
+{
+	atomic_store(&vgpu_off, on);
+}
+
 CUptiResult CUPTIAPI cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported_Params *p)
 {
 	if (!atomic_load(&up))
 		return CUPTI_ERROR_NOT_INITIALIZED;
-	p->isSupported = CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
+	int vgpu = atomic_load(&vgpu_off);
+	p->isSupported = vgpu ? CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED : CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
 	p->architecture = CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
 	p->sli = CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
-	p->vGpu = CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
+	p->vGpu = vgpu ? CUPTI_PROFILER_CONFIGURATION_DISABLED : CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
 	p->confidentialCompute = CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
 	p->cmp = CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
 	p->wsl = CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
 	return CUPTI_SUCCESS;
 }
 
+/* The fake has no availability image to give: with a working Range Profiler it answers that it
+ * cannot (what the component then does with the refusal it had), never an empty image that the
+ * real Host API would read. */
 CUptiResult CUPTIAPI cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params *p)
 {
 	(void)p;
-	return atomic_load(&range_err);
+	CUptiResult r = atomic_load(&range_err);
+	return r == CUPTI_SUCCESS ? CUPTI_ERROR_NOT_SUPPORTED : r;
 }
 
 /* ---- the Range Profiler: refusals, or the working fake ----------------------------------- */
 
+static atomic_long n_calls;
+
+long fake_profiler_calls(void)
+{
+	return atomic_load(&n_calls);
+}
+
+/* Every Range Profiler call asks this first: it is counted here. */
 static int working(void)
 {
+	atomic_fetch_add(&n_calls, 1);
 	return atomic_load(&range_err) == CUPTI_SUCCESS;
 }
 
@@ -246,6 +315,11 @@ CUptiResult CUPTIAPI cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params 
 	struct fake_rp *rp = calloc(1, sizeof *rp);
 	if (!rp)
 		return CUPTI_ERROR_OUT_OF_MEMORY;
+	rp->ctx = p->ctx;
+	pthread_mutex_lock(&plock);
+	rp->next = rps;
+	rps = rp;
+	pthread_mutex_unlock(&plock);
 	p->pRangeProfilerObject = (CUpti_RangeProfiler_Object *)(void *)rp;
 	return CUPTI_SUCCESS;
 }
@@ -260,6 +334,11 @@ CUptiResult CUPTIAPI cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Param
 	pthread_mutex_lock(&plock);
 	if (rp && rp->started)
 		n_started--;
+	for (struct fake_rp **q = &rps; *q; q = &(*q)->next)
+		if (*q == rp) {
+			*q = rp->next;
+			break;
+		}
 	pthread_mutex_unlock(&plock);
 	free(rp);
 	return CUPTI_SUCCESS;
@@ -298,6 +377,9 @@ CUptiResult CUPTIAPI cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *p
 {
 	if (!working())
 		return atomic_load(&range_err);
+	CUptiResult f = fault("cuptiRangeProfilerStart");
+	if (f != CUPTI_SUCCESS)
+		return f;
 	struct fake_rp *rp = RP(p);
 	pthread_mutex_lock(&plock);
 	int was = rp->started;
@@ -319,20 +401,22 @@ CUptiResult CUPTIAPI cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *p)
 		return atomic_load(&range_err);
 	struct fake_rp *rp = RP(p);
 	struct fake_image *im = image_of(rp->image, rp->size);
+	CUptiResult f = fault("cuptiRangeProfilerStop");
 	pthread_mutex_lock(&plock);
 	if (rp->started) {
+		/* A failed stop stops, and what the range held is lost. */
 		rp->started = 0;
 		n_started--;
-		if (im) {
-			memcpy(im->values, acc, sizeof acc);
+		if (im && f == CUPTI_SUCCESS) {
+			memcpy(im->values, rp->acc, sizeof rp->acc);
 			im->ranges = 1;
 		}
-		memset(acc, 0, sizeof acc);
-		n_acc = 0;
+		memset(rp->acc, 0, sizeof rp->acc);
+		rp->n_acc = 0;
 	}
 	pthread_mutex_unlock(&plock);
 	p->isAllPassSubmitted = 1;
-	return CUPTI_SUCCESS;
+	return f;
 }
 
 CUptiResult CUPTIAPI cuptiRangeProfilerPushRange(CUpti_RangeProfiler_PushRange_Params *p)
@@ -351,6 +435,9 @@ CUptiResult CUPTIAPI cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData
 {
 	if (!working())
 		return atomic_load(&range_err);
+	CUptiResult f = fault("cuptiRangeProfilerDecodeData");
+	if (f != CUPTI_SUCCESS)
+		return f;
 	p->numOfRangeDropped = 0;
 	return CUPTI_SUCCESS;
 }

@@ -491,8 +491,12 @@ static void properties(void)
 	flags_are("dram__bytes_read", 1, 1);
 	flags_are("dram__bytes_read.sum", 1, 1);
 	flags_are("dram__bytes_read.avg", 0, 1);
-	flags_are("dram__bytes_read.max", 0, 0);
-	flags_are("dram__bytes_read.min", 0, 0);
+	/* .min/.max of pieces are summed (a bound of the joined range's, see
+	 * cupti_cb_mcat_is_additive): a weighted mean of 10 and 30 would be
+	 * 20, below the larger piece's own maximum. */
+	flags_are("dram__bytes_read.max", 0, 1);
+	flags_are("dram__bytes_read.min", 0, 1);
+	flags_are("dram__bytes_read.max.per_second", 0, 0);
 	flags_are("dram__bytes_read.sum.per_second", 0, 0);
 	flags_are("dram__bytes_read.sum.peak_sustained", 0, 0);
 	flags_are("gpu__time_duration.sum", 1, 1);

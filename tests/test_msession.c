@@ -503,7 +503,7 @@ static void test_collect(struct cupti_cb_msession *s, unsigned *ids)
 {
 	const char *names[] = { "a.sum", "a.sum.per_second" };
 	const int add[] = { 1, 0 };
-	struct cupti_cb_mtotal z = { 0, 0 };
+	struct cupti_cb_mtotal z = { 0, 0, 0 };
 	CHECK_EQ(cupti_cb_msession_want(s, names, add, 2, ids, why, sizeof why), 0, "want a.sum, a rate");
 	CHECK(ctx_a.open && !primary.open && primary.enabled,
 	      "a range is open on the first context only; the other waits, enabled");
@@ -542,7 +542,7 @@ static void test_reconfigure(struct cupti_cb_msession *s, unsigned *ids)
 	const char *b[] = { "b.sum" };
 	const char *mp[] = { "multipass.sum" };
 	const int add[] = { 1 };
-	struct cupti_cb_mtotal z = { 0, 0 };
+	struct cupti_cb_mtotal z = { 0, 0, 0 };
 	unsigned idb, idm;
 	work(&ctx_a, 10, 0, 100);
 	CHECK_EQ(cupti_cb_msession_want(s, b, add, 1, &idb, why, sizeof why), 0, "want b.sum: reconfigure");
@@ -571,7 +571,7 @@ static void test_reconfigure(struct cupti_cb_msession *s, unsigned *ids)
 /* Contexts come and go: the next one in the table takes over collection. */
 static void test_handover(struct cupti_cb_msession *s, unsigned *ids)
 {
-	struct cupti_cb_mtotal z = { 0, 0 };
+	struct cupti_cb_mtotal z = { 0, 0, 0 };
 	CHECK_EQ(cupti_cb_msession_add_context(s, H(&ctx_b), why, sizeof why), 0, "a context added later");
 	CHECK(ctx_b.enabled && !ctx_b.open, "it waits, enabled");
 	work(&ctx_a, 4, 0, 10);
@@ -593,7 +593,7 @@ static void test_handover(struct cupti_cb_msession *s, unsigned *ids)
 
 static void test_stop_and_errors(struct cupti_cb_msession *s, unsigned *ids)
 {
-	struct cupti_cb_mtotal z = { 0, 0 };
+	struct cupti_cb_mtotal z = { 0, 0, 0 };
 	CHECK_EQ(cupti_cb_msession_unwant(s, ids, 2, why, sizeof why), 0, "unwant the rest");
 	CHECK(!s->running && !ctx_a.started && !primary.started && ctx_a.enabled,
 	      "no reference: stopped on every context, still enabled");

@@ -677,6 +677,46 @@ static void stop_sources(cupti_cb_control_t *c, unsigned upto)
 			sources[i].ops->set_stop(sources[i].self, c->set[i]);
 }
 
+/* A source's failure, said under PAPI_VERBOSE; nothing is printed in a
+ * signal handler (stdio is not async-signal-safe there). Asked only on a
+ * failure: a read of callback events makes no system call. */
+static int source_failed(unsigned i, cupti_cb_control_t *c, int rc, const char *what)
+{
+	const struct cupti_cb_source_ops *ops = sources[i].ops;
+	const char *why = ops->set_why ? ops->set_why(sources[i].self, c->set[i]) : "";
+	if (!cupti_cb_in_signal_context())
+		PAPIERROR("cupti_cb: %s of the %s events failed: %s", what, ops->label,
+			  why && why[0] ? why : "no reason given");
+	return papi_error(rc);
+}
+
+/* Stop or reset: the sources in reverse order, so that those that may
+ * refuse in a signal handler (the metric source) are asked before the
+ * callback source, which never refuses: a refusal leaves the sources
+ * not yet asked as they were. The first error is returned. */
+static int each_source_backwards(cupti_cb_control_t *c, int (*op)(const struct cupti_cb_source *, void *),
+				 const char *what)
+{
+	for (unsigned i = CUPTI_CB_N_SOURCES; i-- > 0;) {
+		if (!c->n_src[i])
+			continue;
+		int rc = op(&sources[i], c->set[i]);
+		if (rc != CUPTI_CB_OK)
+			return source_failed(i, c, rc, what);
+	}
+	return PAPI_OK;
+}
+
+static int stop_one(const struct cupti_cb_source *s, void *set)
+{
+	return s->ops->set_stop(s->self, set);
+}
+
+static int reset_one(const struct cupti_cb_source *s, void *set)
+{
+	return s->ops->set_reset(s->self, set);
+}
+
 static int cupti_cb_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 {
 	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
@@ -726,17 +766,27 @@ static void guard_leave(cupti_cb_control_t *c)
 }
 
 /* Each source reads its own events; the values land in PAPI's positions.
- * A set of callback events only is read without a lock or a system call. */
-static void read_sources(cupti_cb_control_t *c)
+ * A set of callback events only is read without a lock or a system call.
+ * A source's error is the read's error (PAPI then hands out no value):
+ * values that miss what they count are never PAPI_OK. */
+static int read_sources(cupti_cb_control_t *c)
 {
-	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++)
-		if (c->n_src[i] &&
-		    sources[i].ops->set_read(sources[i].self, c->set[i], c->src_values[i]) == CUPTI_CB_EDROPPED &&
-		    !cupti_cb_in_signal_context())	/* PAPIERROR writes with stdio */
+	int rc = PAPI_OK;
+	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++) {
+		if (!c->n_src[i])
+			continue;
+		int r = sources[i].ops->set_read(sources[i].self, c->set[i], c->src_values[i]);
+		if (r == CUPTI_CB_EDROPPED && !cupti_cb_in_signal_context())	/* PAPIERROR writes with stdio */
 			PAPIERROR("cupti_cb: CUPTI dropped GPU activity records since the last read: the gpu.* "
 				  "values undercount (CUPTI_CB_TRACE=1 shows how many)");
+		else if (r != CUPTI_CB_OK && r != CUPTI_CB_EDROPPED && rc == PAPI_OK)
+			rc = source_failed(i, c, r, "the read");
+	}
+	if (rc != PAPI_OK)
+		return rc;
 	for (unsigned p = 0; p < c->width; p++)
 		c->values[p] = c->at[p].used ? c->src_values[c->at[p].src][c->at[p].ix] : 0;
+	return PAPI_OK;
 }
 
 static int cupti_cb_read(hwd_context_t *ctx, hwd_control_state_t *ctl, long long **events, int flags)
@@ -746,11 +796,12 @@ static int cupti_cb_read(hwd_context_t *ctx, hwd_control_state_t *ctl, long long
 	*events = c->values;
 	if (!guard_enter(c))
 		return PAPI_OK;	/* the last completed read's values */
-	read_sources(c);
+	int rc = read_sources(c);
 	guard_leave(c);
-	return PAPI_OK;
+	return rc;
 }
 
+/* A stop that fails leaves the set running (PAPI keeps it so too). */
 static int cupti_cb_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
 {
 	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
@@ -759,11 +810,13 @@ static int cupti_cb_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
 		return PAPI_OK;
 	if (!guard_enter(c))
 		return PAPI_EMISC;
-	read_sources(c);	/* the values as of the stop */
-	stop_sources(c, CUPTI_CB_N_SOURCES);
-	c->running = 0;
+	int rc = read_sources(c);	/* the values as of the stop */
+	if (rc == PAPI_OK)
+		rc = each_source_backwards(c, stop_one, "the stop");
+	if (rc == PAPI_OK)
+		c->running = 0;
 	guard_leave(c);
-	return PAPI_OK;
+	return rc;
 }
 
 static int cupti_cb_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)
@@ -772,14 +825,12 @@ static int cupti_cb_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	(void)ctx;
 	if (!guard_enter(c))
 		return PAPI_EMISC;
-	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++)
-		if (c->n_src[i])
-			sources[i].ops->set_reset(sources[i].self, c->set[i]);
+	int rc = each_source_backwards(c, reset_one, "the reset");
 	/* What a handler's read inside a later read gets: the window starts at 0. */
-	if (c->width)
+	if (rc == PAPI_OK && c->width)
 		memset(c->values, 0, c->width * sizeof c->values[0]);
 	guard_leave(c);
-	return PAPI_OK;
+	return rc;
 }
 
 static int cupti_cb_cleanup_eventset(hwd_control_state_t *ctl)

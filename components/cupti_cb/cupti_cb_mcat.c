@@ -566,5 +566,6 @@ int cupti_cb_mcat_is_additive(const struct cupti_cb_mcat *m, uint32_t metric, ui
 	if (!suffix)
 		return e;
 	return m->metrics[metric].type == CUPTI_METRIC_TYPE_COUNTER &&
-	       (!strcmp(suffix, ".sum") || !strcmp(suffix, ".avg"));
+	       (!strcmp(suffix, ".sum") || !strcmp(suffix, ".avg") || !strcmp(suffix, ".min") ||
+		!strcmp(suffix, ".max"));
 }

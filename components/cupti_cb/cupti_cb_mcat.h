@@ -100,10 +100,14 @@ int cupti_cb_mcat_units(struct cupti_cb_mcat *m, uint32_t metric, uint32_t varia
 /* 1 where the value is an integer count (a counter's .sum), 0 where it is
  * a double (ratios, percentages, rates, averages). */
 int cupti_cb_mcat_is_integer(const struct cupti_cb_mcat *m, uint32_t metric, uint32_t variant);
-/* 1 where values of consecutive ranges add up to the value of the joined
- * range: a counter's .sum or .avg without a submetric. Not .min or .max:
- * the largest per-unit count of a joined range can be less than the sum of
- * the largest of each part (max(a+b) <= max(a) + max(b)). */
+/* 1 where values of consecutive ranges are summed: a counter's .sum, .avg,
+ * .min or .max without a submetric. For .sum and .avg the sum is the value
+ * of the joined range. For .max it is the sum of each range's largest
+ * per-unit count, which is at least the joined range's (max(a+b) <=
+ * max(a) + max(b)), and for .min the sum of each range's smallest, at most
+ * the joined range's: equal when the same unit is the extreme in every
+ * range, and always for one range. The weighted mean the other metrics get
+ * would be below even the largest range's own .max. */
 int cupti_cb_mcat_is_additive(const struct cupti_cb_mcat *m, uint32_t metric, uint32_t variant);
 
 #endif

@@ -92,6 +92,24 @@ static int device_supported(struct cupti_cb_msession *s, char *why, size_t len)
 	return -1;
 }
 
+int cupti_cb_msession_supported(struct cupti_cb_api *api, const struct cupti_cb_profapi *p, int ordinal,
+				char *why, size_t len)
+{
+	CUdevice dev;
+	if (!api->cuDeviceGet || api->cuDeviceGet(&dev, ordinal) != CUDA_SUCCESS)
+		return 0;
+	CUpti_Profiler_DeviceSupported_Params d = {
+		.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE };
+	d.cuDevice = dev;
+	d.api = CUPTI_PROFILER_RANGE_PROFILING;
+	if (p->cuptiProfilerDeviceSupported(&d) != CUPTI_SUCCESS ||
+	    (d.isSupported != CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED &&
+	     d.isSupported != CUPTI_PROFILER_CONFIGURATION_DISABLED))
+		return 0;
+	unsupported(&d, ordinal, why, len);
+	return -1;
+}
+
 int cupti_cb_msession_init(struct cupti_cb_msession *s, struct cupti_cb_api *api,
 			   const struct cupti_cb_profapi *p, int device_ordinal, const char *chip,
 			   char *why, size_t len)
@@ -281,6 +299,20 @@ static void install(struct cupti_cb_msession *s, struct newcfg *c)
 
 /* ------------------------------------------------------------ collection */
 
+/* A value that a uint64_t holds exactly: a count. */
+static int whole(double v)
+{
+	return v >= 0 && v < 18446744073709551616.0 && v == (double)(uint64_t)v;
+}
+
+/* Collection failed: what the range held, or the work until collection
+ * begins again, is lost (see struct cupti_cb_msession). */
+static void note_loss(struct cupti_cb_msession *s, const char *why)
+{
+	s->lost++;
+	snprintf(s->lost_why, sizeof s->lost_why, "%s", why);
+}
+
 /* Adds the values of one segment of one context to the totals. */
 static void accumulate(struct cupti_cb_msession *s, const double *v)
 {
@@ -293,7 +325,9 @@ static void accumulate(struct cupti_cb_msession *s, const double *v)
 		if (s->cfg_entry[i] < 0 || isnan(v[i]))
 			continue;
 		struct cupti_cb_mtotal *t = &s->entries[s->cfg_entry[i]].total;
-		if (s->entries[s->cfg_entry[i]].additive)
+		if (s->entries[s->cfg_entry[i]].additive && whole(v[i]))
+			t->count += (uint64_t)v[i];
+		else if (s->entries[s->cfg_entry[i]].additive)
 			t->sum += v[i];
 		else if (dur > 0)
 			t->sum += v[i] * dur;
@@ -309,16 +343,17 @@ static int collect(struct cupti_cb_msession *s, struct cupti_cb_mctx *c, int res
 	size_t ranges = 0, dropped = 0;
 	if (!c->started)
 		return 0;
-	if (cupti_cb_mrange_stop(s->api, s->p, c, &ranges, &dropped, why, len))
-		return -1;
+	int bad = cupti_cb_mrange_stop(s->api, s->p, c, &ranges, &dropped, why, len);
 	s->dropped += dropped;
-	int bad = 0;
+	/* One range per pass (maxRangesPerPass = 1): its values count whole or not at all. */
 	for (size_t r = 0; r < ranges && !bad; r++) {
 		bad = cupti_cb_mconfig_evaluate(&s->cfg, c->data, c->data_size, r, s->values, why, len);
 		if (!bad)
 			accumulate(s, s->values);
 	}
-	/* Emptied even when the evaluation failed: the next range starts clean. */
+	if (bad)
+		note_loss(s, why);
+	/* Emptied even when the stop or evaluation failed: the next range starts clean. */
 	char scratch[256];
 	if (cupti_cb_mrange_reinit(s->api, s->p, c, bad ? scratch : why, bad ? sizeof scratch : len) || bad)
 		return -1;
@@ -383,7 +418,15 @@ static int begin_collector(struct cupti_cb_msession *s, char *why, size_t len)
 {
 	if (!s->running || s->n_ctxs == 0)
 		return 0;
-	return begin(s, &s->ctxs[0], why, len);
+	if (begin(s, &s->ctxs[0], why, len) == 0)
+		return 0;
+	note_loss(s, why);
+	return -1;
+}
+
+int cupti_cb_msession_collecting(const struct cupti_cb_msession *s)
+{
+	return !s->running || s->n_ctxs == 0 || s->ctxs[0].started;
 }
 
 static int collect_all(struct cupti_cb_msession *s, char *why, size_t len)
@@ -639,9 +682,15 @@ double cupti_cb_mtotal_value(const struct cupti_cb_mtotal *from, const struct cu
 			     int additive)
 {
 	if (additive)
-		return to->sum - from->sum;
+		return (double)(to->count - from->count) + (to->sum - from->sum);
 	double w = to->weight - from->weight;
 	return w > 0 ? (to->sum - from->sum) / w : 0.0;
+}
+
+uint64_t cupti_cb_mtotal_count(const struct cupti_cb_mtotal *from, const struct cupti_cb_mtotal *to)
+{
+	double rest = to->sum - from->sum;
+	return to->count - from->count + (rest > 0 ? (uint64_t)(rest + 0.5) : 0);
 }
 
 void cupti_cb_msession_destroy(struct cupti_cb_msession *s)

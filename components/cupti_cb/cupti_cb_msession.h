@@ -14,9 +14,10 @@
  * (H100, CUDA 13.0, driver 580). So one context collects (the first of the
  * table, normally the first one known) and the others wait, enabled; when
  * the collecting context is dropped its range is collected and the next
- * context takes over. Whether the collecting range also counts the other
- * contexts' work is the hardware's answer, not yet measured
- * (ctests/gpu_msession.cu measures it).
+ * context takes over. The collecting range counts the work of its own
+ * context only: on an H100, 3 launches in the collecting context and 2 in
+ * another context of the device counted 3 (ctests/gpu_msession.cu). So a
+ * metric counts the collecting context's work, and cupti_cb(7) says so.
  *
  * A user range spans arbitrary application work, which cannot be replayed,
  * so only configurations that the hardware collects in one pass are used:
@@ -30,7 +31,8 @@
  * the hidden weight gpu__time_duration.sum, the GPU time of the segment in ns
  * (only then: beside some counters the weight takes a pass of its own):
  *   - additive metrics (a counter's .sum/.avg/.min/.max) add up:
- *     total += value, per segment;
+ *     total += value, per segment (for .min/.max that is the sum of each
+ *     segment's extreme: a bound, see cupti_cb_mcat_is_additive);
  *   - the others (ratios, throughputs, .per_second, .pct) are averaged,
  *     weighted by duration: wsum += value * duration, w += duration, and the
  *     value over several segments is wsum / w.
@@ -73,9 +75,14 @@ enum cupti_cb_msession_err {
 	CUPTI_CB_MSESSION_ENOMEM = -4,
 };
 
-/* Cumulative totals of one metric (see the top of this file). */
+/* Cumulative totals of one metric (see the top of this file). An additive
+ * metric's values that are whole numbers (a counter's .sum, every piece of
+ * it) add up in count, exactly, for the session's life; a double would
+ * lose the units of a window once the total passes 2^53 (a window of 3
+ * bytes read 4). The other values add up in sum. */
 struct cupti_cb_mtotal {
-	double sum;	/* additive: the sum of values; else: sum of value * duration */
+	uint64_t count;	/* additive: the sum of the whole values */
+	double sum;	/* additive: the sum of the other values; else: sum of value * duration */
 	double weight;	/* GPU time in ns over which sum was gathered */
 };
 
@@ -109,6 +116,12 @@ struct cupti_cb_msession {
 	unsigned n_ctxs;
 
 	int running;			/* some metric is referenced: the first context collects */
+	/* Data lost: ranges whose values could not be collected (a failed
+	 * stop, decode or evaluation) and times collection could not begin
+	 * again (GPU work went uncounted). A reader whose window saw this grow
+	 * has values that miss work: lost_why says why. */
+	unsigned long long lost;
+	char lost_why[512];
 	double gpu_ns;			/* GPU time of every segment collected */
 	unsigned long long segments;	/* segments collected */
 	unsigned long long dropped;	/* ranges CUPTI reported as dropped */
@@ -123,6 +136,12 @@ struct cupti_cb_msession {
 int cupti_cb_msession_init(struct cupti_cb_msession *s, struct cupti_cb_api *api,
 			   const struct cupti_cb_profapi *p, int device_ordinal, const char *chip,
 			   char *why, size_t len);
+/* Whether device ordinal can be range-profiled, as cupti_cb_msession_init
+ * checks it, without a session or a context (the profiler initialized):
+ * 0, or -1 with the sentence naming what keeps it from profiling. Where
+ * CUPTI cannot answer, 0: the range profiler's enable tells. */
+int cupti_cb_msession_supported(struct cupti_cb_api *api, const struct cupti_cb_profapi *p, int ordinal,
+				char *why, size_t len);
 /* Stops collection and disables the range profiler on every context. */
 void cupti_cb_msession_destroy(struct cupti_cb_msession *s);
 
@@ -160,6 +179,10 @@ int cupti_cb_msession_adopt_current(struct cupti_cb_msession *s, char *why, size
  * finish the work of the range. */
 int cupti_cb_msession_sample(struct cupti_cb_msession *s, char *why, size_t len);
 
+/* 1 while the session counts the device's work: a range runs on the
+ * collecting context, or no context exists (no work can be issued). */
+int cupti_cb_msession_collecting(const struct cupti_cb_msession *s);
+
 /* The totals of a referenced metric. */
 int cupti_cb_msession_total(const struct cupti_cb_msession *s, unsigned id,
 			    struct cupti_cb_mtotal *t);
@@ -168,5 +191,9 @@ int cupti_cb_msession_total(const struct cupti_cb_msession *s, unsigned id,
  * passed). */
 double cupti_cb_mtotal_value(const struct cupti_cb_mtotal *from, const struct cupti_cb_mtotal *to,
 			     int additive);
+/* The same for an additive metric of whole values, exact: the difference
+ * of the counts (plus that of the other values, rounded; 0 for a counter's
+ * .sum). */
+uint64_t cupti_cb_mtotal_count(const struct cupti_cb_mtotal *from, const struct cupti_cb_mtotal *to);
 
 #endif

@@ -118,6 +118,9 @@ struct cupti_cb_source_ops {
 	int (*set_read)(void *self, void *set, long long *values);
 	int (*set_stop)(void *self, void *set);
 	int (*set_reset)(void *self, void *set);
+	/* Optional: the sentence of the set's last failed read, stop or reset
+	 * ("" if none), for PAPI_VERBOSE. */
+	const char *(*set_why)(void *self, void *set);
 
 	/* -- PAPI_overflow (cupti_cb_overflow.h); NULL: none of the source's
 	 * events can drive one, and the adapter refuses it -- */

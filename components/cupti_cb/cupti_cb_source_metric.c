@@ -6,13 +6,17 @@
  * measures the device; each set reads its own start..stop deltas.
  *
  * Everything here is the cold path, under m->lock. A read waits for the
- * GPU work in the range (the profiler decodes the range): it is not for
- * signal handlers. */
+ * GPU work in the range (the profiler decodes the range), so a read from a
+ * signal handler (cupti_cb_sigctx.h) takes none of that path: it copies
+ * the values the set's last ordinary read or start published
+ * (cupti_cb_mpub.h), without a lock or a call of CUPTI, and a stop or reset
+ * there is refused (cupti_cb(7), "Reading"). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <ctype.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,12 +25,18 @@
 #include "cupti_cb_engine.h"
 #include "cupti_cb_mconfig.h"
 #include "cupti_cb_mcat.h"
+#include "cupti_cb_mperm.h"
+#include "cupti_cb_mpub.h"
 #include "cupti_cb_msession.h"
 #include "cupti_cb_profapi.h"
+#include "cupti_cb_sigctx.h"
 #include "cupti_cb_source.h"
 #include "cupti_cb_sources.h"
 
 #define ENV_CHIP CUPTI_CB_ENV_CHIP
+/* The driver's parameters, where it says whether profiling is for
+ * administrators only (cupti_cb_mperm.h); tests name another file. */
+#define ENV_PARAMS "CUPTI_CB_NVIDIA_PARAMS"
 /* Hardware metrics in one set: a set that fits one pass holds far fewer;
  * the per-set state and the scratch arrays on the stack are sized by it. */
 #define MAX_EVENTS 128
@@ -61,6 +71,7 @@ struct msrc {
 	char chip[64];
 	char why[CUPTI_CB_WHY_LEN];
 	char dev_chip[CUPTI_CB_MAX_DEVICES][64];	/* "" until asked */
+	char dev_unsupported[CUPTI_CB_MAX_DEVICES][256];	/* why the device cannot be profiled; "": it can */
 	struct cupti_cb_msession *sess[CUPTI_CB_MAX_DEVICES];
 	unsigned epoch;			/* bumped when the sessions go (PAPI_shutdown) */
 	/* Idle reads. All GPU work is issued through driver calls, and a sample
@@ -76,6 +87,7 @@ struct msrc {
 	/* The last pass count computed, by its list of names. */
 	char *passes_key;
 	size_t passes_val;
+	int restricted;			/* cupti_cb_mperm_restricted_here, once; 2: not asked yet */
 };
 
 /* One event set's metrics. */
@@ -96,7 +108,14 @@ struct mset {
 	int dev[MAX_EVENTS];		/* the device, resolved at start */
 	unsigned id[MAX_EVENTS];	/* entry in the device's session */
 	struct cupti_cb_mtotal base[MAX_EVENTS];
-	double last[MAX_EVENTS];	/* the values of the last read */
+	/* The window since start (or reset) is good while no session it
+	 * reads lost data (struct cupti_cb_msession's lost) after base was
+	 * taken, and every one of them was collecting then. */
+	unsigned long long lost_base[MAX_EVENTS];
+	int window_bad;
+	long long out[MAX_EVENTS];	/* the values of the last good read, in PAPI's form */
+	char why[CUPTI_CB_WHY_LEN];	/* why the last read, stop or reset failed */
+	struct cupti_cb_mpub pub;	/* out, for reads in a signal handler */
 	char names[MAX_EVENTS][CUPTI_CB_NAME_MAX];
 };
 
@@ -176,7 +195,9 @@ static int count_devices(struct msrc *m)
 }
 
 /* The chip of every device, asked once, under one short hold of the
- * profiler (cuptiDeviceGetChipName needs it, the catalogue does not). */
+ * profiler (cuptiDeviceGetChipName needs it, the catalogue does not), and
+ * whether it can be profiled at all (an add refuses a device that cannot:
+ * see refusal_at_add). */
 static const char *device_chip(struct msrc *m, int dev)
 {
 	int n = count_devices_locked(m);
@@ -192,6 +213,8 @@ static const char *device_chip(struct msrc *m, int dev)
 		CUpti_Device_GetChipName_Params cp = { CUpti_Device_GetChipName_Params_STRUCT_SIZE, NULL,
 						       (size_t)d, NULL };
 		CUptiResult r = m->p.cuptiDeviceGetChipName(&cp);
+		(void)cupti_cb_msession_supported(&m->e->api, &m->p, d, m->dev_unsupported[d],
+						  sizeof m->dev_unsupported[d]);
 		if (r == CUPTI_SUCCESS && cp.pChipName)
 			snprintf(m->dev_chip[d], sizeof m->dev_chip[d], "%s", cp.pChipName);
 		else if (d == dev)
@@ -324,12 +347,35 @@ static int m_next(void *self, uint32_t *code)
 	return CUPTI_CB_OK;
 }
 
+/* PAPI (7.0 to HEAD) holds an event name in PAPI_MAX_STR_LEN (128) bytes,
+ * "cupti_cb:::" and the NUL included: PAPI_event_code_to_name fails with
+ * PAPI_ENOMEM for a longer one, and for one of exactly 127 characters
+ * PAPI 7.0's prefixing (sprintf "%s:::%s%c" with a '\0') writes one byte
+ * past the caller's buffer. So a name is listed and accepted only where its
+ * canonical spelling (what m_name prints) has at most 126 characters with
+ * the prefix, and every name round-trips; on GH100 the longest metric names
+ * with a submetric and qualifiers do not. */
+#define NAME_ROOM (128 - sizeof "cupti_cb:::" - 1)
+
+static int m_name(void *self, uint32_t code, char *buf, size_t len);
+
+static int fits(struct msrc *m, uint32_t code)
+{
+	char buf[2 * CUPTI_CB_NAME_MAX];
+	return m_name(m, code, buf, sizeof buf) == CUPTI_CB_OK && strlen(buf) <= NAME_ROOM;
+}
+
+/* Device qualifiers grow with the device number: the first that does not
+ * fit ends the list. */
 static int m_first_qualifier(void *self, uint32_t *code)
 {
 	struct msrc *m = self;
 	if (!m_valid(self, *code) || count_devices(m) < 1)
 		return CUPTI_CB_ENOEVNT;
-	*code = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, CUPTI_CB_CODE_IDX(*code), CUPTI_CB_CODE_VAR(*code), 0, 0);
+	uint32_t q = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, CUPTI_CB_CODE_IDX(*code), CUPTI_CB_CODE_VAR(*code), 0, 0);
+	if (!fits(m, q))
+		return CUPTI_CB_ENOEVNT;
+	*code = q;
 	return CUPTI_CB_OK;
 }
 
@@ -339,7 +385,10 @@ static int m_next_qualifier(void *self, uint32_t *code)
 	int dev = CUPTI_CB_CODE_DEV(*code) + 1;
 	if (dev >= count_devices(m))
 		return CUPTI_CB_ENOEVNT;
-	*code = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, CUPTI_CB_CODE_IDX(*code), CUPTI_CB_CODE_VAR(*code), dev, 0);
+	uint32_t q = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, CUPTI_CB_CODE_IDX(*code), CUPTI_CB_CODE_VAR(*code), dev, 0);
+	if (!fits(m, q))
+		return CUPTI_CB_ENOEVNT;
+	*code = q;
 	return CUPTI_CB_OK;
 }
 
@@ -358,9 +407,10 @@ static int mcat_error(int rc)
 	}
 }
 
-/* Metric events are counted for the whole device (every context of the
- * process on it): :process is accepted and means what they always do;
- * :thread cannot be honoured and is refused. */
+/* Metric events count the work of one context of their device, the
+ * session's collecting context (cupti_cb_msession.h), whichever thread
+ * issued it: :process is accepted and means what they always do; :thread
+ * cannot be honoured and is refused. */
 static int m_parse(void *self, const char *name, uint32_t *code)
 {
 	struct msrc *m = self;
@@ -380,7 +430,14 @@ static int m_parse(void *self, const char *name, uint32_t *code)
 		return rc;
 	if (q.scope == 0)
 		return CUPTI_CB_ENOEVNT;
-	*code = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, metric, variant, q.device, q.scope == 1);
+	uint32_t c = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, metric, variant, q.device, q.scope == 1);
+	if (!fits(m, c)) {
+		TRACE(m, "%s is refused: its name, as cupti_cb:::%s with its qualifiers, is longer than the 126 "
+			 "characters PAPI holds safely (PAPI_MAX_STR_LEN); without the qualifiers it measures the "
+			 "starting thread's device", name, buf);
+		return CUPTI_CB_ENOEVNT;
+	}
+	*code = c;
 	return CUPTI_CB_OK;
 }
 
@@ -533,6 +590,16 @@ static void on_context_own(void *arg, CUcontext ctx, int created)
 	unlock_source(m);
 }
 
+/* A device of another chip than the catalogue's cannot use its names. */
+static int other_chip(struct msrc *m, int dev, const char *chip, char *why, size_t len)
+{
+	if (!strcmp(chip, m->chip))
+		return 0;
+	snprintf(why, len, "device %d is a %s, but the metric catalogue is of %s (" ENV_CHIP "): unset " ENV_CHIP
+			   " or name this chip", dev, chip, m->chip);
+	return 1;
+}
+
 /* The device's session, made at its first use. */
 static struct cupti_cb_msession *session(struct msrc *m, int dev, char *why, size_t len)
 {
@@ -543,11 +610,8 @@ static struct cupti_cb_msession *session(struct msrc *m, int dev, char *why, siz
 		snprintf(why, len, "%s", m->why);
 		return NULL;
 	}
-	if (strcmp(chip, m->chip)) {
-		snprintf(why, len, "device %d is a %s, but the metric catalogue is of %s (" ENV_CHIP
-				   "): unset " ENV_CHIP " or name this chip", dev, chip, m->chip);
+	if (other_chip(m, dev, chip, why, len))
 		return NULL;
-	}
 	struct cupti_cb_msession *s = calloc(1, sizeof *s);
 	if (!s || profiler_hold(m)) {
 		snprintf(why, len, "%s", s ? m->why : "out of memory");
@@ -606,14 +670,67 @@ static int default_device(struct msrc *m)
 
 /* ---- event sets ------------------------------------------------------------ */
 
+/* Whether a metric call may be inside a signal handler (cupti_cb_sigctx.h):
+ * a thread that blocks a sampler's signal, unless it declared itself a
+ * service thread (cupti_cb_service_thread, which cupti_cb_run's call). */
+static int in_handler(void)
+{
+	return cupti_cb_in_signal_context();
+}
+
 static void *m_set_new(void *self)
 {
 	(void)self;
-	return calloc(1, sizeof(struct mset));
+	struct mset *s = calloc(1, sizeof(struct mset));
+	if (s)
+		cupti_cb_mpub_init(&s->pub);
+	return s;
 }
 
 static size_t passes_of(struct msrc *m, struct mset *s, char *why, size_t len);
 static void let_go_locked(struct msrc *m, struct mset *s);
+static int other_chip(struct msrc *m, int dev, const char *chip, char *why, size_t len);
+
+/* What a start would meet and an add can know: TAU puts all of a
+ * component's events in one set, and a metric that fails at PAPI_start
+ * takes the callback events down with it. Known here: counters restricted
+ * to administrators (the driver's parameters), a device of another chip
+ * than the catalogue's, and a device CUPTI says cannot be profiled (vGPU
+ * without profiling, WSL, ...; both asked once, with the chip names).
+ * Not known before a start: the counters a device offers, a MIG instance
+ * (CUPTI refuses it only at the enable), another profiler on the device. */
+static int refusal_at_add(struct msrc *m, struct mset *s, char *why, size_t len)
+{
+	uint8_t seen[CUPTI_CB_MAX_DEVICES] = { 0 };
+	if (m->restricted == 2)
+		m->restricted = cupti_cb_mperm_restricted_here(getenv(ENV_PARAMS));
+	if (m->restricted == 1) {
+		snprintf(why, len, "access to the GPU performance counters is restricted to admin users "
+				   "(RmProfilingAdminOnly: 1 in the driver's parameters) and this process is none: load "
+				   "the nvidia module with NVreg_RestrictProfilingToAdminUsers=0 (a line \"options nvidia "
+				   "NVreg_RestrictProfilingToAdminUsers=0\" in /etc/modprobe.d, then reload the module or "
+				   "reboot), or run as root");
+		return CUPTI_CB_EPERM;
+	}
+	int def = default_device(m);
+	for (unsigned i = 0; i < s->n; i++) {
+		int d = CUPTI_CB_CODE_DEV(s->codes[i]) >= 0 ? CUPTI_CB_CODE_DEV(s->codes[i]) : def;
+		if (d < 0 || d >= CUPTI_CB_MAX_DEVICES || seen[d])
+			continue;
+		seen[d] = 1;
+		pthread_mutex_lock(&m->lock);
+		const char *chip = device_chip(m, d);	/* NULL: no device; the start says why */
+		int other = chip && other_chip(m, d, chip, why, len);
+		if (!other && chip && m->dev_unsupported[d][0]) {
+			snprintf(why, len, "%s", m->dev_unsupported[d]);
+			other = 1;
+		}
+		unlock_source(m);
+		if (other)
+			return CUPTI_CB_EUNAVAIL;
+	}
+	return CUPTI_CB_OK;
+}
 
 static int m_set_update(void *self, void *set, const uint32_t *codes, unsigned n, char *why, size_t len)
 {
@@ -644,6 +761,11 @@ static int m_set_update(void *self, void *set, const uint32_t *codes, unsigned n
 	s->n = n;
 	if (n == 0)
 		return CUPTI_CB_OK;
+	int rc = refusal_at_add(m, s, why, len);
+	if (rc) {
+		s->n = 0;
+		return rc;
+	}
 	pthread_mutex_lock(&m->lock);
 	size_t passes = passes_of(m, s, why, len);
 	unlock_source(m);
@@ -707,7 +829,7 @@ static size_t passes_of(struct msrc *m, struct mset *s, char *why, size_t len)
 
 static void m_set_granularity(void *self, void *set, int process)
 {
-	(void)self, (void)set, (void)process;	/* metrics always count the whole device */
+	(void)self, (void)set, (void)process;	/* metrics count every thread's work */
 }
 
 static int session_error(int rc);
@@ -770,41 +892,94 @@ static int session_error(int rc)
 	}
 }
 
-/* Brings every session the set uses up to date (a GPU wait). */
+/* Brings every session the set uses up to date (a GPU wait). Every device
+ * is sampled, also after one failed (a reset rebases them all); the first
+ * error is returned. */
 static int sample(struct msrc *m, struct mset *s, char *why, size_t len)
 {
 	uint8_t done[CUPTI_CB_MAX_DEVICES] = { 0 };
+	int first = 0;
+	char err[CUPTI_CB_WHY_LEN];
 	for (unsigned i = 0; i < s->n; i++) {
-		int d = s->dev[i];
+		int d = s->dev[i], rc = 0;
 		if (done[d])
 			continue;
 		done[d] = 1;
-		if (!m->sess[d]) {
-			snprintf(why, len, "the profiling session of device %d is gone (PAPI_shutdown)", d);
-			return CUPTI_CB_EUNAVAIL;
-		}
 		uint64_t calls = m->watch_activity ? cupti_cb_engine_driver_calls(m->e) : 0;
-		if (m->watch_activity && m->fresh[d] && calls == m->drv_seen[d]) {
+		if (!m->sess[d]) {
+			snprintf(err, sizeof err, "the profiling session of device %d is gone (PAPI_shutdown)", d);
+			rc = CUPTI_CB_EUNAVAIL;
+		} else if (m->watch_activity && m->fresh[d] && calls == m->drv_seen[d]) {
 			m->skipped++;	/* nothing issued since the last sample */
-			continue;
+		} else {
+			m->fresh[d] = 0;
+			rc = cupti_cb_msession_sample(m->sess[d], err, sizeof err);
+			rc = rc ? session_error_why(rc, err) : 0;
+			if (!rc) {
+				m->samples++;
+				m->drv_seen[d] = calls;
+				m->fresh[d] = m->watch_activity;
+			}
 		}
-		m->fresh[d] = 0;
-		int rc = cupti_cb_msession_sample(m->sess[d], why, len);
-		if (rc)
-			return session_error_why(rc, why);
-		m->samples++;
-		m->drv_seen[d] = calls;
-		m->fresh[d] = m->watch_activity;
+		if (rc && !first) {
+			first = rc;
+			snprintf(why, len, "%s", err);
+		}
 	}
-	return 0;
+	return first;
 }
 
+/* The window starts at the sessions' totals now. */
 static void rebase(struct msrc *m, struct mset *s)
 {
-	for (unsigned i = 0; i < s->n && m->sess[s->dev[i]]; i++) {
-		cupti_cb_msession_total(m->sess[s->dev[i]], s->id[i], &s->base[i]);
-		s->last[i] = 0;
+	s->window_bad = 0;
+	for (unsigned i = 0; i < s->n; i++) {
+		struct cupti_cb_msession *ss = m->sess[s->dev[i]];
+		if (!ss) {
+			s->window_bad = 1;
+			continue;
+		}
+		cupti_cb_msession_total(ss, s->id[i], &s->base[i]);
+		s->lost_base[i] = ss->lost;
+		s->window_bad |= !cupti_cb_msession_collecting(ss);
+		s->out[i] = 0;
 	}
+}
+
+/* The window's values in PAPI's form (a double in the long long's bits),
+ * or an error and why when a session it reads lost data in it. */
+static int window_values(struct msrc *m, struct mset *s, long long *v, char *why, size_t len)
+{
+	for (unsigned i = 0; i < s->n; i++) {
+		struct cupti_cb_msession *ss = m->sess[s->dev[i]];
+		if (!ss) {
+			snprintf(why, len, "the profiling session of device %d is gone (PAPI_shutdown)", s->dev[i]);
+			return CUPTI_CB_EUNAVAIL;
+		}
+		if (s->window_bad || ss->lost != s->lost_base[i]) {
+			snprintf(why, len,
+				 "device %d: hardware metric values since the set's start or reset miss GPU work, "
+				 "because collection failed (%.300s); PAPI_reset starts a new window",
+				 s->dev[i], ss->lost_why[0] ? ss->lost_why : "no range could be started");
+			return CUPTI_CB_ECUPTI;
+		}
+		struct cupti_cb_mtotal now = s->base[i];
+		cupti_cb_msession_total(ss, s->id[i], &now);
+		if (s->integer[i]) {
+			v[i] = (long long)cupti_cb_mtotal_count(&s->base[i], &now);
+		} else {
+			double d = cupti_cb_mtotal_value(&s->base[i], &now, s->additive[i]);
+			memcpy(&v[i], &d, sizeof d);
+		}
+	}
+	return CUPTI_CB_OK;
+}
+
+/* What a read in a signal handler gets from now on: the good values, or
+ * the error of a window that lost data. */
+static void publish(struct mset *s, int err)
+{
+	cupti_cb_mpub_write(&s->pub, s->out, s->n, err);
 }
 
 /* Counts driver calls from now on (see struct msrc). Without it (the
@@ -920,6 +1095,7 @@ static int start_locked(struct msrc *m, struct mset *s, char *why, size_t len)
 	TRACE(m, "start: %.2f ms taking the metrics into the sessions, %.2f ms for the baseline sample",
 	      (t1 - t0) / 1e6, (cupti_cb_mono_ns() - t1) / 1e6);
 	rebase(m, s);
+	publish(s, 0);
 	s->running = 1;
 	return CUPTI_CB_OK;
 }
@@ -927,6 +1103,11 @@ static int start_locked(struct msrc *m, struct mset *s, char *why, size_t len)
 static int m_set_start_own(void *self, void *set, char *why, size_t len)
 {
 	struct msrc *m = self;
+	if (in_handler()) {
+		snprintf(why, len, "a set with hardware metrics cannot start in a signal handler (it would wait for "
+				   "the GPU and call CUPTI)");
+		return CUPTI_CB_EUNAVAIL;
+	}
 	pthread_mutex_lock(&m->lock);
 	int rc = start_locked(m, set, why, len);
 	unlock_source(m);
@@ -934,57 +1115,93 @@ static int m_set_start_own(void *self, void *set, char *why, size_t len)
 	return rc;
 }
 
-/* The values since start; a failed sample keeps the last values (a read
- * cannot fail in PAPI's vector), and the trace says why. */
+/* The values since start (or reset), after a sample; the values of a
+ * stopped set are those of its last read. A failed sample, or a window in
+ * which a session lost data, is an error: the values would miss GPU work.
+ * Nothing of it is printed here (the adapter says it under PAPI_VERBOSE,
+ * from set_why); the trace says it too. */
 static int m_set_read_own(void *self, void *set, long long *values)
 {
 	struct msrc *m = self;
 	struct mset *s = set;
-	char why[CUPTI_CB_WHY_LEN];
+	long long v[MAX_EVENTS];
+	int rc = CUPTI_CB_OK;
 	pthread_mutex_lock(&m->lock);
-	if (s->running && sample(m, s, why, sizeof why) == 0) {
-		for (unsigned i = 0; i < s->n; i++) {
-			struct cupti_cb_mtotal now = s->base[i];
-			cupti_cb_msession_total(m->sess[s->dev[i]], s->id[i], &now);
-			s->last[i] = cupti_cb_mtotal_value(&s->base[i], &now, s->additive[i]);
-		}
-	} else if (s->running) {
-		TRACE(m, "read: %s", why);
+	if (s->running) {
+		rc = sample(m, s, s->why, sizeof s->why);
+		if (rc == CUPTI_CB_OK)
+			rc = window_values(m, s, v, s->why, sizeof s->why);
+		if (rc == CUPTI_CB_OK)
+			memcpy(s->out, v, s->n * sizeof v[0]);
+		publish(s, rc);
 	}
 	unlock_source(m);
-	for (unsigned i = 0; i < s->n; i++) {
-		if (s->integer[i]) {
-			values[i] = (long long)(s->last[i] + 0.5);
-		} else {
-			double v = s->last[i];
-			memcpy(&values[i], &v, sizeof v);
-		}
+	if (rc) {
+		TRACE(m, "read: %s", s->why);
+		return rc;
 	}
+	memcpy(values, s->out, s->n * sizeof values[0]);
 	return CUPTI_CB_OK;
+}
+
+/* In a signal handler: the values the last ordinary read or start
+ * published (cupti_cb_mpub.h); no lock, no CUPTI, nothing printed. */
+static int m_set_read_signal(struct mset *s, long long *values)
+{
+	int rc = cupti_cb_mpub_read(&s->pub, values, s->n);
+	return rc == CUPTI_CB_MPUB_BUSY ? CUPTI_CB_EUNAVAIL : rc;
+}
+
+/* Stop and reset would take the lock and sample: refused in a signal
+ * handler, changing nothing (nothing is written either: the interrupted
+ * code may be writing the set). */
+static int refuse_in_handler(void)
+{
+	return CUPTI_CB_EUNAVAIL;
 }
 
 static int m_set_stop(void *self, void *set)
 {
 	struct msrc *m = self;
 	struct mset *s = set;
+	if (in_handler())
+		return refuse_in_handler();
 	pthread_mutex_lock(&m->lock);
-	if (s->running) {
-		s->running = 0;
-	}
+	s->running = 0;
 	unlock_source(m);
 	return CUPTI_CB_OK;
 }
 
+/* A new window from the sessions' totals after a sample. A failed sample
+ * loses the range before the reset, not the window after it, as long as
+ * collection runs again: then the reset succeeds. */
 static int m_set_reset_own(void *self, void *set)
 {
 	struct msrc *m = self;
 	struct mset *s = set;
-	char why[CUPTI_CB_WHY_LEN];
+	int rc = CUPTI_CB_OK;
 	pthread_mutex_lock(&m->lock);
-	if (s->running && sample(m, s, why, sizeof why) == 0)
+	if (s->running) {
+		char why[CUPTI_CB_WHY_LEN];
+		int sampled = sample(m, s, why, sizeof why);
 		rebase(m, s);
+		if (s->window_bad) {
+			rc = sampled ? sampled : CUPTI_CB_ECUPTI;
+			snprintf(s->why, sizeof s->why, "the reset cannot start a new window of hardware metrics: "
+							"collection does not run (%.300s)", sampled ? why : "no range started");
+		}
+		publish(s, rc);
+	}
 	unlock_source(m);
-	return CUPTI_CB_OK;
+	if (rc)
+		TRACE(m, "reset: %s", s->why);
+	return rc;
+}
+
+static const char *m_set_why(void *self, void *set)
+{
+	(void)self;
+	return set ? ((struct mset *)set)->why : "";
 }
 
 static void m_set_free_own(void *self, void *set)
@@ -992,8 +1209,8 @@ static void m_set_free_own(void *self, void *set)
 	struct msrc *m = self;
 	if (!set)
 		return;
-	m_set_stop(self, set);
 	pthread_mutex_lock(&m->lock);
+	((struct mset *)set)->running = 0;
 	let_go_locked(m, set);
 	end_idle_sessions_locked(m);
 	unlock_source(m);
@@ -1038,6 +1255,8 @@ static int m_set_start(void *self, void *set, char *why, size_t len)
 
 static int m_set_read(void *self, void *set, long long *values)
 {
+	if (in_handler())
+		return m_set_read_signal(set, values);
 	int prev = cupti_cb_own_begin();
 	int rc = m_set_read_own(self, set, values);
 	cupti_cb_own_end(prev);
@@ -1046,6 +1265,8 @@ static int m_set_read(void *self, void *set, long long *values)
 
 static int m_set_reset(void *self, void *set)
 {
+	if (in_handler())
+		return refuse_in_handler();
 	int prev = cupti_cb_own_begin();
 	int rc = m_set_reset_own(self, set);
 	cupti_cb_own_end(prev);
@@ -1072,6 +1293,7 @@ void *cupti_cb_metric_source_new(struct cupti_cb_engine *services)
 	if (!m)
 		return NULL;
 	m->e = services;
+	m->restricted = 2;
 	atomic_init(&m->n_devices, -1);
 	pthread_mutex_init(&m->lock, NULL);
 	pthread_mutex_init(&m->pend_lock, NULL);
@@ -1103,4 +1325,5 @@ const struct cupti_cb_source_ops cupti_cb_metric_source = {
 	.set_read = m_set_read,
 	.set_stop = m_set_stop,
 	.set_reset = m_set_reset,
+	.set_why = m_set_why,
 };
