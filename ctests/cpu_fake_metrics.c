@@ -32,8 +32,9 @@
  *               catalogue.
  *   nodevice  - no device (cuInit fails): a listing still lists every callback event and no
  *               metric, leaves the component enabled, and the first add says why.
- *   sigread   - a SIGPROF handler at about 1 kHz calls PAPI_read on a set of metrics and a
- *               callback event while ranges are played and the program reads too: no hang (a
+ *   sigread   - a SIGPROF handler at about 1 kHz calls PAPI_read on a set of a metric, a
+ *               callback event and a gpu.* event while CUDA calls, activity records and ranges
+ *               are played and the program reads too: no hang (a
  *               watchdog ends a hung run), no error, values that never go down, and no call of
  *               CUPTI, the profiler or the driver inside the handler; PAPI_reset and PAPI_stop
  *               there are refused and change nothing; the values at the stop are exact.
@@ -437,7 +438,7 @@ static int nodevice_case(void)
 /* ---- sigread ---------------------------------------------------------------------------- */
 
 static int sig_es = PAPI_NULL;
-static volatile long long sig_last;
+static volatile long long sig_last, sig_last_launches, sig_last_kernels;
 static volatile long sig_reads, sig_errors, sig_back, sig_calls, sig_reset_rc = 1, sig_stop_rc = 1,
                          sig_reset_changed;
 
@@ -449,16 +450,19 @@ static long calls_now(void)
 static void on_prof(int sig)
 {
     (void)sig;
-    long long v[2] = { 0, 0 }, w[2] = { 0, 0 };
+    long long v[3] = { 0, 0, 0 }, w[3] = { 0, 0, 0 };
     long before = calls_now();
     int rc = PAPI_read(sig_es, v);
     sig_reads++;
-    if (rc != PAPI_OK)
+    if (rc != PAPI_OK) {
         sig_errors++;
-    else if (v[0] < sig_last)
+    } else if (v[0] < sig_last || v[1] < sig_last_launches || v[2] < sig_last_kernels) {
         sig_back++;
-    else
+    } else {
         sig_last = v[0];
+        sig_last_launches = v[1];
+        sig_last_kernels = v[2];
+    }
     if (sig_reads == 50) {
         /* Refused, changing nothing. */
         sig_reset_rc = PAPI_reset(sig_es);
@@ -479,7 +483,10 @@ static void *watchdog(void *arg)
 
 static int sigread_case(void)
 {
-    static const char *const names[] = { "dram__bytes_read.sum", "kernel.launches" };
+    /* The three sources in one set; the flushing thread is off, so that a
+     * CUPTI call counted during a handler read is the handler's own. */
+    static const char *const names[] = { "dram__bytes_read.sum", "kernel.launches", "gpu.kernels" };
+    setenv("CUPTI_CB_FLUSH_MS", "0", 1);
     sigset_t prof;
     sigemptyset(&prof);
     sigaddset(&prof, SIGPROF);
@@ -489,7 +496,7 @@ static int sigread_case(void)
     pthread_detach(wd);
     pthread_sigmask(SIG_UNBLOCK, &prof, NULL);
 
-    sig_es = started_set(names, 2, FAKE_CTX0);
+    sig_es = started_set(names, 3, FAKE_CTX0);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_prof; /* as TAU and Caliper install theirs: no SA_NODEFER */
@@ -499,11 +506,17 @@ static int sigread_case(void)
     struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
     setitimer(ITIMER_PROF, &it, NULL);
 
-    long long v[2], last = 0, bytes = 0, launches = 0, back = 0, errors = 0;
+    long long v[3], last = 0, bytes = 0, launches = 0, back = 0, errors = 0;
     for (long i = 0; i < 2000000 && sig_reads < 300; i++) {
         fake_metric_add("dram__bytes_read.sum", 1000);
         bytes += 1000;
-        play_launches(1, FAKE_CTX0);
+        struct fake_call c;
+        cuLaunchKernel_params p;
+        memset(&p, 0, sizeof p);
+        fake_call_init(&c, FAKE_DRV, DCB(cuLaunchKernel), &p, CUDA_SUCCESS, FAKE_CTX0);
+        fake_enter(&c);
+        fake_exit(&c);
+        fake_activity_kernel(c.correlation_id, 100u * (uint64_t)i, 100u * (uint64_t)i + 60, 0);
         launches++;
         if (PAPI_read(sig_es, v) != PAPI_OK)
             errors++;
@@ -529,6 +542,7 @@ static int sigread_case(void)
     CHECK_PAPI(PAPI_stop(sig_es, v));
     CHECK_EQ("dram__bytes_read.sum at the stop: every byte played", v[0], bytes);
     CHECK_EQ("kernel.launches at the stop", v[1], launches);
+    CHECK_EQ("gpu.kernels at the stop (its flush)", v[2], launches);
     return ct_done();
 }
 
