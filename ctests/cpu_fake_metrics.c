@@ -38,6 +38,9 @@
  *               watchdog ends a hung run), no error, values that never go down, and no call of
  *               CUPTI, the profiler or the driver inside the handler; PAPI_reset and PAPI_stop
  *               there are refused and change nothing; the values at the stop are exact.
+ *   hreset    - PAPI_reset and PAPI_stop in a SIGPROF handler on a set of a metric and gpu.*
+ *               events: refused, and the gpu.* window is left as it was (the activity source
+ *               had reset it before the metric source refused).
  *   vgpu      - CUPTI says the device cannot be profiled (a vGPU without profiling): the add of
  *               a metric is refused (PAPI_ENOSUPP) with the reason, and the set keeps counting
  *               its callback event.
@@ -546,6 +549,44 @@ static int sigread_case(void)
     return ct_done();
 }
 
+static int hreset_rc = 1, hstop_rc = 1;
+
+static void reset_in_handler(int sig)
+{
+    (void)sig;
+    long long w[2];
+    hreset_rc = PAPI_reset(sig_es);
+    hstop_rc = PAPI_stop(sig_es, w);
+}
+
+static int hreset_case(void)
+{
+    static const char *const names[] = { "dram__bytes_read.sum", "gpu.kernels" };
+    long long v[2];
+    sig_es = started_set(names, 2, FAKE_CTX0);
+    for (int i = 0; i < 5; i++) {
+        struct fake_call c;
+        cuLaunchKernel_params p;
+        memset(&p, 0, sizeof p);
+        fake_call_init(&c, FAKE_DRV, DCB(cuLaunchKernel), &p, CUDA_SUCCESS, FAKE_CTX0);
+        fake_enter(&c);
+        fake_exit(&c);
+        fake_activity_kernel(c.correlation_id, 100u * (uint64_t)i, 100u * (uint64_t)i + 60, 0);
+    }
+    fake_metric_add("dram__bytes_read.sum", 700);
+    CHECK_PAPI(PAPI_read(sig_es, v));
+    CHECK_EQ("gpu.kernels before", v[1], 5);
+    signal(SIGPROF, reset_in_handler);
+    raise(SIGPROF);
+    signal(SIGPROF, SIG_IGN);
+    CHECK_TRUE("PAPI_reset in the handler is refused", hreset_rc != PAPI_OK && hreset_rc != 1);
+    CHECK_TRUE("PAPI_stop in the handler is refused", hstop_rc != PAPI_OK && hstop_rc != 1);
+    CHECK_PAPI(PAPI_stop(sig_es, v));
+    CHECK_EQ("the metric: the refused reset changed nothing", v[0], 700);
+    CHECK_EQ("gpu.kernels: the refused reset changed nothing", v[1], 5);
+    return ct_done();
+}
+
 static int vgpu_case(void)
 {
     char err[8192] = "";
@@ -841,6 +882,7 @@ int main(int argc, char **argv)
         { "listing", listing_case },     { "groups", groups_case },     { "passes", passes_case },
         { "noperm", noperm_case },       { "otherchip", otherchip_case }, { "nodevice", nodevice_case },
         { "profiler", profiler_case },   { "counted", counted_case },     { "sigread", sigread_case },
+        { "hreset", hreset_case },
         { "failed", failed_case },       { "minmax", minmax_case },       { "bigtotal", bigtotal_case },
         { "contexts", contexts_case },   { "longnames", longnames_case }, { "permadd", permadd_case },
         { "helper", helper_case },       { "vgpu", vgpu_case },

@@ -690,20 +690,23 @@ static int source_failed(unsigned i, cupti_cb_control_t *c, int rc, const char *
 	return papi_error(rc);
 }
 
-/* Stop or reset: the sources in reverse order, so that those that may
- * refuse in a signal handler (the metric source) are asked before the
- * callback source, which never refuses: a refusal leaves the sources
- * not yet asked as they were. The first error is returned. */
-static int each_source_backwards(cupti_cb_control_t *c, int (*op)(const struct cupti_cb_source *, void *),
-				 const char *what)
+/* Stop or reset: the sources that may refuse in a signal handler (the
+ * metric source) are asked first, then the others, which never refuse: a
+ * refusal then leaves every source as it was. (Asked in any other order,
+ * the activity source had already reset its window when the metric source
+ * refused, and a handler's refused PAPI_reset lost gpu.* counts.) The
+ * first error is returned. */
+static int each_source_refusers_first(cupti_cb_control_t *c, int (*op)(const struct cupti_cb_source *, void *),
+				      const char *what)
 {
-	for (unsigned i = CUPTI_CB_N_SOURCES; i-- > 0;) {
-		if (!c->n_src[i])
-			continue;
-		int rc = op(&sources[i], c->set[i]);
-		if (rc != CUPTI_CB_OK)
-			return source_failed(i, c, rc, what);
-	}
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++) {
+			if (!c->n_src[i] || (sources[i].ops->may_refuse_in_handler ? 0 : 1) != pass)
+				continue;
+			int rc = op(&sources[i], c->set[i]);
+			if (rc != CUPTI_CB_OK)
+				return source_failed(i, c, rc, what);
+		}
 	return PAPI_OK;
 }
 
@@ -812,7 +815,7 @@ static int cupti_cb_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
 		return PAPI_EMISC;
 	int rc = read_sources(c);	/* the values as of the stop */
 	if (rc == PAPI_OK)
-		rc = each_source_backwards(c, stop_one, "the stop");
+		rc = each_source_refusers_first(c, stop_one, "the stop");
 	if (rc == PAPI_OK)
 		c->running = 0;
 	guard_leave(c);
@@ -825,7 +828,7 @@ static int cupti_cb_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	(void)ctx;
 	if (!guard_enter(c))
 		return PAPI_EMISC;
-	int rc = each_source_backwards(c, reset_one, "the reset");
+	int rc = each_source_refusers_first(c, reset_one, "the reset");
 	/* What a handler's read inside a later read gets: the window starts at 0. */
 	if (rc == PAPI_OK && c->width)
 		memset(c->values, 0, c->width * sizeof c->values[0]);

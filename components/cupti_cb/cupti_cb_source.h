@@ -118,6 +118,10 @@ struct cupti_cb_source_ops {
 	int (*set_read)(void *self, void *set, long long *values);
 	int (*set_stop)(void *self, void *set);
 	int (*set_reset)(void *self, void *set);
+	/* Its set_stop and set_reset may refuse in a signal handler: the
+	 * adapter asks such sources before the others, so that a refusal
+	 * changes nothing. */
+	int may_refuse_in_handler;
 	/* Optional: the sentence of the set's last failed read, stop or reset
 	 * ("" if none), for PAPI_VERBOSE. */
 	const char *(*set_why)(void *self, void *set);

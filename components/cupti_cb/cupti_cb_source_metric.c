@@ -207,6 +207,10 @@ static const char *device_chip(struct msrc *m, int dev)
 		return m->dev_chip[dev];
 	if (profiler_hold(m))
 		return NULL;
+	/* cupti_cb's own driver calls (cuDeviceGet, and the driver calls CUPTI
+	 * makes for the device), not the calling thread's: an add on a thread
+	 * of cupti_cb_run counted a cuDeviceGet there (gpu_run_metrics, H100). */
+	int own = cupti_cb_own_begin();
 	for (int d = 0; d < n; d++) {
 		if (m->dev_chip[d][0])
 			continue;
@@ -221,6 +225,7 @@ static const char *device_chip(struct msrc *m, int dev)
 			snprintf(m->why, sizeof m->why, "cuptiDeviceGetChipName(%d) failed: %s", dev,
 				 cupti_cb_cupti_error(&m->e->api, r));
 	}
+	cupti_cb_own_end(own);
 	profiler_release(m);
 	return m->dev_chip[dev][0] ? m->dev_chip[dev] : NULL;
 }
@@ -1326,4 +1331,5 @@ const struct cupti_cb_source_ops cupti_cb_metric_source = {
 	.set_stop = m_set_stop,
 	.set_reset = m_set_reset,
 	.set_why = m_set_why,
+	.may_refuse_in_handler = 1,
 };
