@@ -250,7 +250,12 @@ static void check_metrics(void)
     int library_rows = 0;
     json_array_foreach(json_object_get(doc, "threads"), i, t) {
         const char *name = json_string_value(json_object_get(t, "name"));
-        library_rows += name && !strcmp(name, "cupti_cb_run");
+        if (name && !strcmp(name, "cupti_cb_run")) {
+            library_rows++;
+            char *row = json_dumps(t, JSON_COMPACT);
+            ct_note("a thread of the library has a row: %.600s", row ? row : "?");
+            free(row);
+        }
     }
     CHECK_EQ("threads of the library with counted calls", library_rows, 0);
 }

@@ -205,12 +205,15 @@ static const char *device_chip(struct msrc *m, int dev)
 		return NULL;
 	if (m->dev_chip[dev][0])
 		return m->dev_chip[dev];
-	if (profiler_hold(m))
-		return NULL;
-	/* cupti_cb's own driver calls (cuDeviceGet, and the driver calls CUPTI
-	 * makes for the device), not the calling thread's: an add on a thread
-	 * of cupti_cb_run counted a cuDeviceGet there (gpu_run_metrics, H100). */
+	/* cupti_cb's own driver calls (the profiler's, cuDeviceGet, and the
+	 * driver calls CUPTI makes for the device), not the calling thread's:
+	 * an add on a thread of cupti_cb_run counted one there (gpu_run_metrics,
+	 * H100). */
 	int own = cupti_cb_own_begin();
+	if (profiler_hold(m)) {
+		cupti_cb_own_end(own);
+		return NULL;
+	}
 	for (int d = 0; d < n; d++) {
 		if (m->dev_chip[d][0])
 			continue;
@@ -665,12 +668,15 @@ static void end_idle_sessions_locked(struct msrc *m)
 static int default_device(struct msrc *m)
 {
 	CUcontext ctx = NULL;
-	if (m->e->api.cuCtxGetCurrent && m->e->api.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx) {
-		int dev = m->e->resolver.context_device(m->e->resolver.arg, ctx);
-		if (dev >= 0)
-			return dev;
-	}
-	return 0;
+	int dev = -1;
+	/* cupti_cb's own driver call, not the thread's: an add (refusal_at_add)
+	 * on a thread of cupti_cb_run counted its cuCtxGetCurrent calls there
+	 * (gpu_run_metrics, H100). */
+	int own = cupti_cb_own_begin();
+	if (m->e->api.cuCtxGetCurrent && m->e->api.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx)
+		dev = m->e->resolver.context_device(m->e->resolver.arg, ctx);
+	cupti_cb_own_end(own);
+	return dev >= 0 ? dev : 0;
 }
 
 /* ---- event sets ------------------------------------------------------------ */
