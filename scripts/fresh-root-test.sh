@@ -77,6 +77,9 @@ if head=$(git -C "$top" rev-parse --verify --quiet 'HEAD^{commit}' 2>/dev/null);
     check "the command and the variables passed" \
         "$(plan_lines 'environment\|run' "${dr[@]}" --env MAKEFLAGS --env CI -- make check | tr '\n' '|')" \
         "environment: HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin MAKEFLAGS CI|run: bash -c 'make check'|"
+    check "--cuda-ldconfig: the line of the plan" "$(plan_line ldconfig "${dr[@]}" --cuda-ldconfig true)" \
+        "ldconfig: /usr/local/cuda/lib64 in /etc/ld.so.conf.d/cuda.conf"
+    check "no --cuda-ldconfig: no such line" "$(plan_line ldconfig "${dr[@]}" true)" ""
     check "--keep and --dir" "$(plan_line root "${dr[@]}" --keep --dir "$tmp/r" true)" "root: $tmp/r (kept)"
 else
     echo "# $top is not a git work tree: the dry-run plan (which names a commit) is not checked"
