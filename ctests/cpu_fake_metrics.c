@@ -397,13 +397,15 @@ static int permadd_case(void)
     chmod(params, 0644);
     setenv("CUPTI_CB_NVIDIA_PARAMS", params, 1);
     setenv("PAPI_VERBOSE", "1", 1);
+    /* The capture's file is made before root is dropped: nobody may not be
+     * able to write the temporary directory (a fresh root's /tmp). */
+    capture_stderr_begin();
     if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
         ct_fatal("cannot drop root to check what a user gets");
     ct_library_init();
     int es = PAPI_NULL;
     PAPI_MUST(PAPI_create_eventset(&es));
     CHECK_PAPI(ct_add(es, "kernel.launches"));
-    capture_stderr_begin();
     int rc = ct_add(es, "dram__bytes_read.sum");
     capture_stderr_end(err, sizeof err);
     unlink(params);
