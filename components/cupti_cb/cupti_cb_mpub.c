@@ -39,7 +39,8 @@ int cupti_cb_mpub_read(struct cupti_cb_mpub *p, long long *v, unsigned n)
 	if (n > CUPTI_CB_MPUB_MAX)
 		n = CUPTI_CB_MPUB_MAX;
 	for (unsigned t = 0; t < TRIES; t++) {
-		const struct cupti_cb_mpub_copy *c = &p->copy[atomic_load_explicit(&p->cur, memory_order_acquire)];
+		unsigned idx = atomic_load_explicit(&p->cur, memory_order_acquire);
+		const struct cupti_cb_mpub_copy *c = &p->copy[idx];
 		unsigned s1 = atomic_load_explicit(&c->seq, memory_order_acquire);
 		if (s1 & 1u)
 			continue;
@@ -47,7 +48,12 @@ int cupti_cb_mpub_read(struct cupti_cb_mpub *p, long long *v, unsigned n)
 			v[i] = atomic_load_explicit(&c->v[i], memory_order_relaxed);
 		err = atomic_load_explicit(&c->err, memory_order_relaxed);
 		atomic_thread_fence(memory_order_acquire);
-		if (atomic_load_explicit(&c->seq, memory_order_relaxed) == s1)
+		/* The copy is whole, and still the published one: a reader that
+		 * took the index before the writer moved on can find the other
+		 * copy already rewritten (whole) but not yet published, newer than
+		 * what the next read, taking the index again, finds published. */
+		if (atomic_load_explicit(&c->seq, memory_order_relaxed) == s1 &&
+		    atomic_load_explicit(&p->cur, memory_order_relaxed) == idx)
 			return err;
 	}
 	return CUPTI_CB_MPUB_BUSY;
