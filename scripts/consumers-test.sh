@@ -10,16 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 rg=$here/consumers/run-gpu
 tmp=$(mktemp -d)
 trap "rm -rf $tmp" EXIT
-fails=0 n=0
-check() { # name, got, want
-    n=$((n + 1))
-    if [ "$2" = "$3" ]; then
-        echo "ok $n - $1"
-    else
-        echo "not ok $n - $1: got '$2', want '$3'"
-        fails=$((fails + 1))
-    fi
-}
+. "$here/test-lib.sh"
 has() { # name, file, fixed string that must be a whole line of it
     n=$((n + 1))
     if grep -Fxq -- "$3" "$2"; then
@@ -142,5 +133,4 @@ o=$tmp/only
 check "--only caliper: exit 0" "$(rc "$rg" --only caliper --papi "$P" --tools "$T" --app "$tmp/app" "$o")" 0
 check "--only caliper: no TAU line" "$(grep -c ' tau ' "$o/results.txt")" 0
 
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

@@ -8,16 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 fr=$here/fresh-root
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0 n=0
-check() { # name, got, want
-    n=$((n + 1))
-    if [ "$2" = "$3" ]; then
-        echo "ok $n - $1"
-    else
-        echo "not ok $n - $1: got '$2', want '$3'"
-        fails=$((fails + 1))
-    fi
-}
+. "$here/test-lib.sh"
 status() { "$fr" "$@" >/dev/null 2>&1; echo $?; }
 # The line of the dry-run plan that starts with $1.
 plan_line() { local key=$1; shift; "$fr" --dry-run "$@" 2>/dev/null | grep "^$key" | head -n 1; }
@@ -84,5 +75,4 @@ if head=$(git -C "$top" rev-parse --verify --quiet 'HEAD^{commit}' 2>/dev/null);
 else
     echo "# $top is not a git work tree: the dry-run plan (which names a commit) is not checked"
 fi
-echo "1..$n"
-[ "$fails" -eq 0 ]
+tap_done

@@ -8,16 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 gc=$here/get-cupti
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0 n=0
-check() { # name, got, want
-    n=$((n + 1))
-    if [ "$2" = "$3" ]; then
-        echo "ok $n - $1"
-    else
-        echo "not ok $n - $1: got '$2', want '$3'"
-        fails=$((fails + 1))
-    fi
-}
+. "$here/test-lib.sh"
 
 # A --target install of CUDA 13's package.
 mkdir -p "$tmp/t13/nvidia/cu13/lib"
@@ -55,5 +46,4 @@ if [ -n "$wheel" ] && python3 -m pip --version >/dev/null 2>&1; then
 else
     echo "# not installing a wheel: CUPTI_CB_TEST_WHEEL is not set, or python3 has no pip"
 fi
-echo "1..$n"
-[ "$fails" -eq 0 ]
+tap_done
