@@ -27,7 +27,6 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <time.h>
 
 #define T0 1000000000ull /* the frozen clock's start (a time of 0 means "not timed") */
@@ -392,16 +391,7 @@ static int run_nested(void)
     nested_es = ct_eventset(3, nested_names);
     PAPI_MUST(PAPI_start(nested_es));
     signal(SIGPROF, nested_reader);
-    timer_t t;
-    struct sigevent ev;
-    memset(&ev, 0, sizeof ev);
-    ev.sigev_notify = SIGEV_THREAD_ID;
-    ev.sigev_signo = SIGPROF;
-    ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
-    if (timer_create(CLOCK_MONOTONIC, &ev, &t) != 0)
-        ct_fatal("timer_create");
-    struct itimerspec it = {{0, 50000}, {0, 50000}};
-    timer_settime(t, 0, &it, NULL);
+    timer_t t = ct_sigprof_timer(50);
     long long calls = 0;
     struct timespec t0, now;
     clock_gettime(CLOCK_MONOTONIC, &t0);

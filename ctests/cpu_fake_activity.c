@@ -44,7 +44,6 @@
 
 #include <errno.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <time.h>
 
 #include <cupti_activity.h>
@@ -394,24 +393,6 @@ static void *watchdog(void *arg)
     return NULL;
 }
 
-/* A timer that sends SIGPROF to the calling thread every us microseconds. */
-static timer_t thread_timer(long us)
-{
-    timer_t t;
-    struct sigevent ev;
-    memset(&ev, 0, sizeof ev);
-    ev.sigev_notify = SIGEV_THREAD_ID;
-    ev.sigev_signo = SIGPROF;
-    ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
-    if (timer_create(CLOCK_MONOTONIC, &ev, &t) != 0) {
-        perror("timer_create");
-        exit(2);
-    }
-    struct itimerspec it = { { 0, us * 1000 }, { 0, us * 1000 } };
-    timer_settime(t, 0, &it, NULL);
-    return t;
-}
-
 static int handler_case(void)
 {
     static const char *const names[HANDLER_EVENTS] = { "kernel.launches", "gpu.kernels", "gpu.busy_ns",
@@ -427,7 +408,7 @@ static int handler_case(void)
     sa.sa_handler = sigprof_reader;
     sa.sa_flags = SA_RESTART;
     sigaction(SIGPROF, &sa, NULL);
-    timer_t t = thread_timer(1000);
+    timer_t t = ct_sigprof_timer(1000);
     uint64_t clock = 0;
     long long launched = 0, exact_misses = 0;
     struct timespec t0, now;

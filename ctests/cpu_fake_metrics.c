@@ -440,6 +440,18 @@ static int nodevice_case(void)
     return ct_done();
 }
 
+/* A driver launch, and the kernel record CUPTI would deliver for it (60 ns, slot i). */
+static void launch_and_record(uint64_t i)
+{
+    struct fake_call c;
+    cuLaunchKernel_params p;
+    memset(&p, 0, sizeof p);
+    fake_call_init(&c, FAKE_DRV, DCB(cuLaunchKernel), &p, CUDA_SUCCESS, FAKE_CTX0);
+    fake_enter(&c);
+    fake_exit(&c);
+    fake_activity_kernel(c.correlation_id, 100u * i, 100u * i + 60, 0);
+}
+
 /* ---- sigread ---------------------------------------------------------------------------- */
 
 static int sig_es = PAPI_NULL;
@@ -515,13 +527,7 @@ static int sigread_case(void)
     for (long i = 0; i < 2000000 && sig_reads < 300; i++) {
         fake_metric_add("dram__bytes_read.sum", 1000);
         bytes += 1000;
-        struct fake_call c;
-        cuLaunchKernel_params p;
-        memset(&p, 0, sizeof p);
-        fake_call_init(&c, FAKE_DRV, DCB(cuLaunchKernel), &p, CUDA_SUCCESS, FAKE_CTX0);
-        fake_enter(&c);
-        fake_exit(&c);
-        fake_activity_kernel(c.correlation_id, 100u * (uint64_t)i, 100u * (uint64_t)i + 60, 0);
+        launch_and_record((uint64_t)i);
         launches++;
         if (PAPI_read(sig_es, v) != PAPI_OK)
             errors++;
@@ -567,13 +573,7 @@ static int hreset_case(void)
     long long v[2];
     sig_es = started_set(names, 2, FAKE_CTX0);
     for (int i = 0; i < 5; i++) {
-        struct fake_call c;
-        cuLaunchKernel_params p;
-        memset(&p, 0, sizeof p);
-        fake_call_init(&c, FAKE_DRV, DCB(cuLaunchKernel), &p, CUDA_SUCCESS, FAKE_CTX0);
-        fake_enter(&c);
-        fake_exit(&c);
-        fake_activity_kernel(c.correlation_id, 100u * (uint64_t)i, 100u * (uint64_t)i + 60, 0);
+        launch_and_record((uint64_t)i);
     }
     fake_metric_add("dram__bytes_read.sum", 700);
     CHECK_PAPI(PAPI_read(sig_es, v));

@@ -20,11 +20,14 @@
 #define _GNU_SOURCE /* nanosleep, dlopen, pthread_barrier_t under -std=c11; include this file first */
 #endif
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "papi.h"
@@ -127,6 +130,23 @@ static inline void ct_fatal(const char *fmt, ...)
     printf("\n# %d checks, %d failed (stopped at a fatal error)\n", ct_nchecks, ct_nfailed + 1);
     fflush(stdout);
     exit(1);
+}
+
+/* A timer that sends SIGPROF to the calling thread every us microseconds, as a sampler aims
+ * its timer at the thread it samples; timer_delete() ends it. */
+static inline timer_t ct_sigprof_timer(long us)
+{
+    timer_t t;
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev.sigev_signo = SIGPROF;
+    ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+    if (timer_create(CLOCK_MONOTONIC, &ev, &t) != 0)
+        ct_fatal("timer_create: a thread-aimed SIGPROF timer could not be made");
+    struct itimerspec it = {{us / 1000000, (us % 1000000) * 1000}, {us / 1000000, (us % 1000000) * 1000}};
+    timer_settime(t, 0, &it, NULL);
+    return t;
 }
 
 /* ---------------------------------------------------------------- PAPI helpers */

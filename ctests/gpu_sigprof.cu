@@ -21,7 +21,6 @@
 #include "ctest_util.h"
 
 #include <signal.h>
-#include <sys/syscall.h>
 #include <time.h>
 
 static const long long MS = 1000000; /* ns */
@@ -76,21 +75,6 @@ static void *watchdog(void *)
     return nullptr;
 }
 
-static timer_t thread_timer(long us)
-{
-    timer_t t;
-    struct sigevent ev;
-    memset(&ev, 0, sizeof ev);
-    ev.sigev_notify = SIGEV_THREAD_ID;
-    ev.sigev_signo = SIGPROF;
-    ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
-    if (timer_create(CLOCK_MONOTONIC, &ev, &t) != 0)
-        ct_fatal("timer_create: %s", strerror(errno));
-    struct itimerspec it = {{0, us * 1000}, {0, us * 1000}};
-    timer_settime(t, 0, &it, nullptr);
-    return t;
-}
-
 static void sampler_case(const char *label, std::initializer_list<const char *> names)
 {
     long long v[MAXEV];
@@ -98,7 +82,7 @@ static void sampler_case(const char *label, std::initializer_list<const char *> 
     g_reads = 0, g_bad_rc = 0, g_down = 0, g_last_gen = -1;
     g_es = ct_started(names);
     signal(SIGPROF, reader);
-    timer_t t = thread_timer(1000);
+    timer_t t = ct_sigprof_timer(1000);
     long long launched = 0, misses = 0;
     struct timespec t0, now;
     clock_gettime(CLOCK_MONOTONIC, &t0);
