@@ -454,16 +454,22 @@ static void read_once(int sig)
         handler_value = v[0];
 }
 
-/* The kernels a read in a SIGPROF handler sees 300 ms after they were played. */
-static long long seen_from_handler(void)
+/* sig_es: {gpu.kernels}, started, read once by each SIGPROF (read_once). */
+static void start_read_once_set(void)
 {
-    long long v[1];
-    ct_library_init();
     sig_es = PAPI_NULL;
     PAPI_MUST(PAPI_create_eventset(&sig_es));
     PAPI_MUST(ct_add(sig_es, "gpu.kernels"));
     PAPI_MUST(PAPI_start(sig_es));
     signal(SIGPROF, read_once);
+}
+
+/* The kernels a read in a SIGPROF handler sees 300 ms after they were played. */
+static long long seen_from_handler(void)
+{
+    long long v[1];
+    ct_library_init();
+    start_read_once_set();
     for (int i = 0; i < 7; i++)
         fake_activity_kernel(launch(FAKE_CTX0), 100u * (uint64_t)i, 100u * (uint64_t)i + 50, 0);
     usleep(300000);
@@ -493,11 +499,7 @@ static int nested_case(void)
 {
     long long v[1];
     ct_library_init();
-    sig_es = PAPI_NULL;
-    PAPI_MUST(PAPI_create_eventset(&sig_es));
-    PAPI_MUST(ct_add(sig_es, "gpu.kernels"));
-    PAPI_MUST(PAPI_start(sig_es));
-    signal(SIGPROF, read_once);
+    start_read_once_set();
     for (int i = 0; i < 5; i++)
         fake_activity_kernel(launch(FAKE_CTX0), 100u * (uint64_t)i, 100u * (uint64_t)i + 50, 0);
     PAPI_MUST(PAPI_read(sig_es, v));
