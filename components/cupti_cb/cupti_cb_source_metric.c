@@ -16,7 +16,6 @@
 #endif
 #include <ctype.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -681,14 +680,6 @@ static int default_device(struct msrc *m)
 
 /* ---- event sets ------------------------------------------------------------ */
 
-/* Whether a metric call may be inside a signal handler (cupti_cb_sigctx.h):
- * a thread that blocks a sampler's signal, unless it declared itself a
- * service thread (cupti_cb_service_thread, which cupti_cb_run's call). */
-static int in_handler(void)
-{
-	return cupti_cb_in_signal_context();
-}
-
 static void *m_set_new(void *self)
 {
 	(void)self;
@@ -1114,7 +1105,7 @@ static int start_locked(struct msrc *m, struct mset *s, char *why, size_t len)
 static int m_set_start_own(void *self, void *set, char *why, size_t len)
 {
 	struct msrc *m = self;
-	if (in_handler()) {
+	if (cupti_cb_in_signal_context()) {
 		snprintf(why, len, "a set with hardware metrics cannot start in a signal handler (it would wait for "
 				   "the GPU and call CUPTI)");
 		return CUPTI_CB_EUNAVAIL;
@@ -1175,7 +1166,7 @@ static int m_set_stop(void *self, void *set)
 {
 	struct msrc *m = self;
 	struct mset *s = set;
-	if (in_handler())
+	if (cupti_cb_in_signal_context())
 		return refuse_in_handler();
 	pthread_mutex_lock(&m->lock);
 	s->running = 0;
@@ -1266,7 +1257,7 @@ static int m_set_start(void *self, void *set, char *why, size_t len)
 
 static int m_set_read(void *self, void *set, long long *values)
 {
-	if (in_handler())
+	if (cupti_cb_in_signal_context())
 		return m_set_read_signal(set, values);
 	int prev = cupti_cb_own_begin();
 	int rc = m_set_read_own(self, set, values);
@@ -1276,7 +1267,7 @@ static int m_set_read(void *self, void *set, long long *values)
 
 static int m_set_reset(void *self, void *set)
 {
-	if (in_handler())
+	if (cupti_cb_in_signal_context())
 		return refuse_in_handler();
 	int prev = cupti_cb_own_begin();
 	int rc = m_set_reset_own(self, set);
