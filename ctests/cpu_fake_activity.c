@@ -29,6 +29,11 @@
  *              aborts the fake).
  *   flusher  - a set read only from a signal handler sees records the flushing thread delivered
  *              (CUPTI_CB_FLUSH_MS); with CUPTI_CB_FLUSH_MS=0 only those of the last ordinary read.
+ *   readreset - TAU's and Caliper's read + reset at every boundary, with CUPTI's worker thread
+ *              delivering records between the read and the reset (of work issued before the
+ *              read): the windows' values add up to the whole, in ordinary code and with SIGPROF
+ *              blocked (a signal handler's reads); work issued between them still closes the
+ *              window before the reset (the window case).
  *   inflight - CUPTI's worker thread is handing a buffer of a thread's kernels over when that
  *              thread reads (its flush finds nothing left): the read waits for the buffer and
  *              counts every kernel, not only those handed over so far.
@@ -571,6 +576,13 @@ static void *cupti_worker(void *arg)
     return NULL;
 }
 
+static void *cupti_worker_now(void *arg)
+{
+    (void)arg;
+    fake_activity_deliver(0);
+    return NULL;
+}
+
 static int inflight_case(void)
 {
     long long v[1];
@@ -589,6 +601,63 @@ static int inflight_case(void)
     PAPI_MUST(PAPI_stop(es, v));
     CHECK_EQ("the stop counts the kernels of the buffer the worker was handing over", v[0], 10);
     pthread_join(w, NULL);
+    return ct_done();
+}
+
+/* ---- readreset ---- */
+
+static void deliver_now(void)
+{
+    pthread_t w;
+    pthread_create(&w, NULL, cupti_worker_now, NULL);
+    pthread_join(w, NULL);
+}
+
+/* Rounds of two launches; the first kernel's record is delivered before the read, the
+ * second's between the read and the reset; in_handler: SIGPROF blocked meanwhile. */
+static void read_reset_rounds(int in_handler)
+{
+    enum { ROUNDS = 5 };
+    long long v[2], sum[2] = { 0, 0 };
+    sigset_t prof;
+    sigemptyset(&prof);
+    sigaddset(&prof, SIGPROF);
+    int es = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&es));
+    PAPI_MUST(ct_add(es, "gpu.kernels"));
+    PAPI_MUST(ct_add(es, "gpu.busy_ns"));
+    PAPI_MUST(PAPI_start(es));
+    for (uint64_t r = 0; r < ROUNDS; r++) {
+        uint32_t k1 = launch(FAKE_CTX0), k2 = launch(FAKE_CTX0);
+        if (in_handler)
+            pthread_sigmask(SIG_BLOCK, &prof, NULL);
+        fake_activity_kernel(k1, 100 * r, 100 * r + 10, 0);
+        if (in_handler)
+            deliver_now();	/* a read in a handler does not flush */
+        PAPI_MUST(PAPI_read(es, v));
+        fake_activity_kernel(k2, 100 * r + 50, 100 * r + 70, 0);
+        deliver_now();
+        PAPI_MUST(PAPI_reset(es));
+        if (in_handler)
+            pthread_sigmask(SIG_UNBLOCK, &prof, NULL);
+        sum[0] += v[0], sum[1] += v[1];
+    }
+    PAPI_MUST(PAPI_stop(es, v));
+    sum[0] += v[0], sum[1] += v[1];
+    CHECK_EQ(in_handler ? "handler: the windows' kernels add up to every kernel" :
+                          "the windows' kernels add up to every kernel", sum[0], 2 * ROUNDS);
+    CHECK_EQ(in_handler ? "handler: the windows' busy time adds up to the whole" :
+                          "the windows' busy time adds up to the whole", sum[1], 30 * ROUNDS);
+    PAPI_MUST(PAPI_cleanup_eventset(es));
+    PAPI_MUST(PAPI_destroy_eventset(&es));
+}
+
+static int readreset_case(void)
+{
+    setenv("CUPTI_CB_FLUSH_MS", "0", 1);	/* only this test's deliveries */
+    ct_library_init();
+    read_reset_rounds(0);
+    read_reset_rounds(1);
     return ct_done();
 }
 
@@ -710,7 +779,7 @@ int main(int argc, char **argv)
         { "noflush", noflush_case }, { "mixed", mixed_case },     { "refused", refused_case },
         { "straddle", straddle_case }, { "handler", handler_case }, { "flusher", flusher_case },
         { "noflusher", noflusher_case }, { "atexit", atexit_case },
-        { "nested", nested_case },
+        { "nested", nested_case }, { "readreset", readreset_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

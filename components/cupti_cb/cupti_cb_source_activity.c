@@ -74,6 +74,12 @@ struct actset {
 	struct cupti_cb_block *block;
 	long tid;			/* PAPI_attach: this kernel thread's GPU work (0: none) */
 	unsigned long lost_seen;	/* dropped records at the last read */
+	/* What the last read saw (each event's total) and the GPU work the
+	 * thread had issued then: a reset with no work issued since starts
+	 * the next window there (see a_set_reset). */
+	int seen_valid;
+	uint64_t seen_issued;
+	uint64_t seen[MAX_EVENTS];
 	uint32_t codes[MAX_EVENTS];
 	uint8_t process[MAX_EVENTS];
 	uint64_t base[MAX_EVENTS];
@@ -389,26 +395,50 @@ static uint64_t sample(struct actsrc *a, const struct actset *s, unsigned i)
 	return s->block ? sum_rows(a, s->block->c + a->e->reg.lay.act, s->codes[i]) : 0;
 }
 
+/* The GPU work the set's thread has issued so far: its launches, graph
+ * launches, copies and memsets, every one of which makes activity
+ * records. ~0 for a set that reads no block of its own (attached). */
+static uint64_t issued(const struct actsrc *a, const struct actset *s)
+{
+	if (!s->block)
+		return ~(uint64_t)0;
+	uint64_t v = 0;
+	for (unsigned k = 0; k < N_ISSUERS; k++) {
+		struct cupti_cb_probe p = cupti_cb_engine_probe(a->e, a->issuer_codes[k]);
+		v += cupti_cb_probe_block(&p, s->block);
+	}
+	return v;
+}
+
 static unsigned long lost(const struct actsrc *a)
 {
 	return atomic_load(&a->act.dropped) + atomic_load(&a->act.refused_buffers);
 }
 
 /* Records CUPTI delivered until now count in this window; in a signal
- * handler, those delivered by the last flush. */
+ * handler, those delivered by the last flush. Except right after a read:
+ * TAU and Caliper read and then reset at every boundary, and records
+ * arriving between the two (the flushing thread, CUPTI's worker) would
+ * be in neither window. So when the thread issued no GPU work since the
+ * set's last read, the new window starts where that read ended: what
+ * arrives later is work issued before the read, and counts in the next
+ * window rather than nowhere. */
 static int a_set_reset(void *self, void *set)
 {
 	struct actsrc *a = self;
 	struct actset *s = set;
 	int may_wait = !cupti_cb_in_signal_context();
-	if (may_wait)
+	int after_read = s->seen_valid && s->block && issued(a, s) == s->seen_issued;
+	if (may_wait && !after_read)
 		cupti_cb_activity_flush(&a->act);
 	for (unsigned i = 0; i < s->n; i++)
-		s->base[i] = sample(a, s, i);
+		s->base[i] = after_read ? s->seen[i] : sample(a, s, i);
 	for (unsigned i = 0; i < s->n; i++)
 		if (s->win[i]) {
-			cupti_cb_activity_window_restart(&a->act, s->win[i], may_wait, &s->base[i]);
-			s->base[i] += s->offset[i];
+			uint64_t b;
+			cupti_cb_activity_window_restart(&a->act, s->win[i], may_wait, &b);
+			if (!after_read)
+				s->base[i] = b + s->offset[i];
 		}
 	s->lost_seen = lost(a);
 	return CUPTI_CB_OK;
@@ -418,6 +448,7 @@ static int a_set_start(void *self, void *set, char *why, size_t len)
 {
 	struct actsrc *a = self;
 	struct actset *s = set;
+	s->seen_valid = 0;	/* a new window, not the one the last read ended */
 	if (!a->opened)
 		a_opened(a, CUPTI_CB_STAGE_DRIVER);
 	if (!s->hold.active) {
@@ -465,12 +496,15 @@ static int a_set_read(void *self, void *set, long long *values)
 	int in_handler = cupti_cb_in_signal_context();
 	if (!in_handler)
 		cupti_cb_activity_flush(&a->act);
+	s->seen_issued = issued(a, s);	/* before the totals: work issued after is not in them */
 	for (unsigned i = 0; i < s->n; i++) {
 		uint64_t now = sample(a, s, i);
 		if (s->tid && now < s->base[i])	/* its block was adopted away */
 			s->base[i] = now;
 		values[i] = (long long)(now - s->base[i]);
+		s->seen[i] = now;
 	}
+	s->seen_valid = 1;
 	unsigned long l = lost(a);
 	if (l == s->lost_seen)
 		return CUPTI_CB_OK;
