@@ -67,7 +67,7 @@
 #include "cupti_cb.h"
 
 /* The groups' table itself, as cupti_cb_metric_groups prints it. */
-#include "cupti_cb_mgroups.c"
+#include "cupti_cb_metric_group_table.c"
 
 #define GH100_METRICS (3389 + 205 + 56)
 
@@ -210,16 +210,16 @@ static int listing_case(void)
 static int groups_case(void)
 {
     ct_library_init();
-    for (unsigned g = 0; g < cupti_cb_n_mgroups; g++) {
+    for (unsigned g = 0; g < cupti_cb_n_metric_groups; g++) {
         int es = PAPI_NULL, n = 0;
         PAPI_MUST(PAPI_create_eventset(&es));
-        for (const char *const *m = cupti_cb_mgroups[g].metrics; *m; m++) {
+        for (const char *const *m = cupti_cb_metric_group_table[g].metrics; *m; m++) {
             int rc = ct_add(es, *m);
-            ct_result(rc == PAPI_OK, "group %s: %s added (%s)", cupti_cb_mgroups[g].name, *m, ct_papi_err(rc));
+            ct_result(rc == PAPI_OK, "group %s: %s added (%s)", cupti_cb_metric_group_table[g].name, *m, ct_papi_err(rc));
             n++;
         }
         char what[128];
-        snprintf(what, sizeof what, "group %s: the set holds all %d metrics", cupti_cb_mgroups[g].name, n);
+        snprintf(what, sizeof what, "group %s: the set holds all %d metrics", cupti_cb_metric_group_table[g].name, n);
         CHECK_EQ(what, PAPI_num_events(es), n);
         ct_destroy(&es);
     }

@@ -29,7 +29,7 @@
 #include <cmath>
 
 /* The groups' table itself, as cupti_cb_metric_groups prints it. */
-#include "cupti_cb_mgroups.c"
+#include "cupti_cb_metric_group_table.c"
 
 #define B_BYTES (256ull << 20)
 
@@ -335,17 +335,17 @@ static void passes_case(void)
 
 static void groups_case(const gpu_bufs &b)
 {
-    for (unsigned g = 0; g < cupti_cb_n_mgroups; g++) {
+    for (unsigned g = 0; g < cupti_cb_n_metric_groups; g++) {
         int es = PAPI_NULL, n = 0, bad = 0;
         long long v[CT_MAX_EVENTS];
         PAPI_MUST(PAPI_create_eventset(&es));
-        for (const char *const *m = cupti_cb_mgroups[g].metrics; *m; m++, n++)
+        for (const char *const *m = cupti_cb_metric_group_table[g].metrics; *m; m++, n++)
             bad |= ct_add(es, *m) != PAPI_OK;
         char what[128];
-        snprintf(what, sizeof what, "group %s: its %d metrics are added (one pass)", cupti_cb_mgroups[g].name, n);
+        snprintf(what, sizeof what, "group %s: its %d metrics are added (one pass)", cupti_cb_metric_group_table[g].name, n);
         CHECK_TRUE(what, !bad);
         if (bad || PAPI_start(es) != PAPI_OK) {
-            ct_result(0, "group %s starts", cupti_cb_mgroups[g].name);
+            ct_result(0, "group %s starts", cupti_cb_metric_group_table[g].name);
             ct_destroy(&es);
             continue;
         }
@@ -357,15 +357,15 @@ static void groups_case(const gpu_bufs &b)
             PAPI_event_info_t info;
             int code;
             char full[256];
-            PAPI_event_name_to_code(ct_full_name(cupti_cb_mgroups[g].metrics[i], full, sizeof full), &code);
+            PAPI_event_name_to_code(ct_full_name(cupti_cb_metric_group_table[g].metrics[i], full, sizeof full), &code);
             PAPI_get_event_info(code, &info);
             double x = info.data_type == PAPI_DATATYPE_FP64 ? as_double(v[i]) : (double)v[i];
-            ct_note("  %s = %.6g %s", cupti_cb_mgroups[g].metrics[i], x, info.units);
-            snprintf(what, sizeof what, "group %s: %s is a finite value >= 0", cupti_cb_mgroups[g].name,
-                     cupti_cb_mgroups[g].metrics[i]);
+            ct_note("  %s = %.6g %s", cupti_cb_metric_group_table[g].metrics[i], x, info.units);
+            snprintf(what, sizeof what, "group %s: %s is a finite value >= 0", cupti_cb_metric_group_table[g].name,
+                     cupti_cb_metric_group_table[g].metrics[i]);
             CHECK_TRUE(what, std::isfinite(x) && x >= 0);
         }
-        if (!strcmp(cupti_cb_mgroups[g].name, "memory"))
+        if (!strcmp(cupti_cb_metric_group_table[g].name, "memory"))
             within("group memory: dram__bytes_read.sum of one stream kernel", (double)v[0], (double)B_BYTES, 0.01);
         ct_destroy(&es);
     }

@@ -3,7 +3,7 @@
 # or only the ones named on the command line, and prints PASS/FAIL/SKIP with each test's output.
 # Exit status 77 is SKIP.  Each test may run CTEST_TIMEOUT seconds (default 600).
 # CUPTI_CB_TEST_CUPTI, if set, names a libcupti of CUDA 13.2 or newer (scripts/get-cupti):
-# gpu_multisub runs cupti_cb beside another CUPTI subscriber with it, and SKIPs without it.
+# gpu_multiple_subscribers runs cupti_cb beside another CUPTI subscriber with it, and SKIPs without it.
 # The last line is "N passed, N failed, N skipped"; the exit status is 1 if any test failed.
 set -u
 
@@ -28,9 +28,9 @@ fi
 if [ -n "${CUPTI_CB_TEST_CUPTI:-}" ]; then
     if [ -r "$CUPTI_CB_TEST_CUPTI" ]; then
         export CUPTI_CB_TEST_CUPTI
-        echo "# libcupti for gpu_multisub: $CUPTI_CB_TEST_CUPTI"
+        echo "# libcupti for gpu_multiple_subscribers: $CUPTI_CB_TEST_CUPTI"
     else
-        echo "# CUPTI_CB_TEST_CUPTI=$CUPTI_CB_TEST_CUPTI is not there: gpu_multisub will SKIP"
+        echo "# CUPTI_CB_TEST_CUPTI=$CUPTI_CB_TEST_CUPTI is not there: gpu_multiple_subscribers will SKIP"
         unset CUPTI_CB_TEST_CUPTI
     fi
 fi

@@ -26,7 +26,7 @@ cp "$RUNNER" "$work/moved/bin/cupti_cb_run"
 rc 0 env -u CUPTI_CB_RUN_INJECT "$work/moved/bin/cupti_cb_run" -- "$FAKE_APP" -e env.txt none
 line env.txt "CUDA_INJECTION64_PATH=$(cd "$work/moved/lib/cupti_cb" && pwd -P)/libcupti_cb_inject.so"
 
-# Groups expand (cupti_cb_mgroups.c); names pass through without their
+# Groups expand (cupti_cb_metric_group_table.c); names pass through without their
 # cupti_cb::: prefix; a name given twice is passed once.
 rc 0 "$RUNNER" --metrics memory,cupti_cb:::sm__cycles_active.avg,dram__bytes_read.sum --no-gpu-activity \
 	--interval 1s --trace -- "$FAKE_APP" -e env.txt none

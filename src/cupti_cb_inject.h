@@ -31,7 +31,7 @@
  *     time in n^3: parts of at most CUPTI_CB_INJ_PART_EVENTS keep the set-up, which runs inside
  *     the program's first cuInit, short;
  *   - a set that holds minimum or maximum events takes one of cupti_cb's few windows, which
- *     time up to CUPTI_CB_INJ_WINDOW_FUNCS functions each (cupti_cb_windows.h): the .time_ns_min
+ *     time up to CUPTI_CB_INJ_WINDOW_FUNCS functions each (cupti_cb_callback_windows.h): the .time_ns_min
  *     and .time_ns_max events go in parts of their own, so that four windows time every
  *     function and the others stay free. */
 #define CUPTI_CB_INJ_MAX_PARTS 32

@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "cupti_cb_loader.h"
-#include "cupti_cb_mconfig.h"
-#include "cupti_cb_mgroups.h"
-#include "cupti_cb_profapi.h"
+#include "cupti_cb_metric_config.h"
+#include "cupti_cb_metric_group_table.h"
+#include "cupti_cb_profiler_api.h"
 
 static void usage(FILE *f)
 {
@@ -25,22 +25,22 @@ static void usage(FILE *f)
 
 static int list_groups(void)
 {
-	for (unsigned i = 0; i < cupti_cb_n_mgroups; i++) {
+	for (unsigned i = 0; i < cupti_cb_n_metric_groups; i++) {
 		unsigned n = 0;
-		while (cupti_cb_mgroups[i].metrics[n])
+		while (cupti_cb_metric_group_table[i].metrics[n])
 			n++;
-		printf("%-13s %u metrics: %s\n", cupti_cb_mgroups[i].name, n, cupti_cb_mgroups[i].descr);
+		printf("%-13s %u metrics: %s\n", cupti_cb_metric_group_table[i].name, n, cupti_cb_metric_group_table[i].descr);
 	}
 	return 0;
 }
 
 static int print_group(const char *name, const char *sep)
 {
-	const struct cupti_cb_mgroup *g = cupti_cb_mgroup_find(name);
+	const struct cupti_cb_metric_group *g = cupti_cb_metric_group_find(name);
 	if (!g) {
 		fprintf(stderr, "cupti_cb_metric_groups: no group '%s'; the groups are:\n", name);
-		for (unsigned i = 0; i < cupti_cb_n_mgroups; i++)
-			fprintf(stderr, "  %s\n", cupti_cb_mgroups[i].name);
+		for (unsigned i = 0; i < cupti_cb_n_metric_groups; i++)
+			fprintf(stderr, "  %s\n", cupti_cb_metric_group_table[i].name);
 		return 2;
 	}
 	for (unsigned i = 0; g->metrics[i]; i++)
@@ -52,28 +52,28 @@ static int print_group(const char *name, const char *sep)
 static int check_groups(const char *chip)
 {
 	struct cupti_cb_api api;
-	struct cupti_cb_profapi p;
+	struct cupti_cb_profiler_api p;
 	char why[512];
 	int bad = 0;
 	memset(&api, 0, sizeof api);
-	if (cupti_cb_load_cupti(&api, why, sizeof why) || cupti_cb_profapi_load(&p, api.cupti_lib, why, sizeof why)) {
+	if (cupti_cb_load_cupti(&api, why, sizeof why) || cupti_cb_profiler_api_load(&p, api.cupti_lib, why, sizeof why)) {
 		fprintf(stderr, "cupti_cb_metric_groups: %s\n", why);
 		return 1;
 	}
-	for (unsigned i = 0; i < cupti_cb_n_mgroups; i++) {
-		const struct cupti_cb_mgroup *g = &cupti_cb_mgroups[i];
-		struct cupti_cb_mconfig cfg;
+	for (unsigned i = 0; i < cupti_cb_n_metric_groups; i++) {
+		const struct cupti_cb_metric_group *g = &cupti_cb_metric_group_table[i];
+		struct cupti_cb_metric_config cfg;
 		unsigned n = 0;
 		while (g->metrics[n])
 			n++;
-		if (cupti_cb_mconfig_build(&cfg, &p, chip, NULL, g->metrics, n, why, sizeof why)) {
+		if (cupti_cb_metric_config_build(&cfg, &p, chip, NULL, g->metrics, n, why, sizeof why)) {
 			printf("%-13s FAIL: %s\n", g->name, why);
 			bad = 1;
 			continue;
 		}
 		printf("%-13s %zu pass%s on %s\n", g->name, cfg.passes, cfg.passes == 1 ? "" : "es", chip);
 		bad |= cfg.passes != 1;
-		cupti_cb_mconfig_free(&cfg);
+		cupti_cb_metric_config_free(&cfg);
 	}
 	return bad;
 }

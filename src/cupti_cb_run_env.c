@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "cupti_cb_run.h"
-#include "cupti_cb_mgroups.h"
+#include "cupti_cb_metric_group_table.h"
 
 #ifndef CUPTI_CB_RUN_INJECT_PATH
 #error "CUPTI_CB_RUN_INJECT_PATH must name the installed injected library"
@@ -70,9 +70,9 @@ char *cupti_cb_run_expand_metrics(const char *list)
 {
 	size_t cap = 1;
 	/* Room for every group at every word: the expansion is never longer. */
-	for (unsigned g = 0; g < cupti_cb_n_mgroups; g++)
-		for (unsigned i = 0; cupti_cb_mgroups[g].metrics[i]; i++)
-			cap += strlen(cupti_cb_mgroups[g].metrics[i]) + 1;
+	for (unsigned g = 0; g < cupti_cb_n_metric_groups; g++)
+		for (unsigned i = 0; cupti_cb_metric_group_table[g].metrics[i]; i++)
+			cap += strlen(cupti_cb_metric_group_table[g].metrics[i]) + 1;
 	cap += strlen(list) + 1;
 	char *out = calloc(1, cap);
 	if (!out)
@@ -88,7 +88,7 @@ char *cupti_cb_run_expand_metrics(const char *list)
 		const char *w = word;
 		if (!strncmp(w, "cupti_cb:::", 11))
 			w += 11;
-		const struct cupti_cb_mgroup *g = cupti_cb_mgroup_find(w);
+		const struct cupti_cb_metric_group *g = cupti_cb_metric_group_find(w);
 		if (g)
 			for (unsigned i = 0; g->metrics[i]; i++)
 				add_name(out, g->metrics[i], strlen(g->metrics[i]));

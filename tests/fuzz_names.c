@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cupti_cb_catalog.h"
+#include "cupti_cb_callback_catalog.h"
 #include "cupti_cb_loader.h"
 
 #define PREFIX "cupti_cb:::"

@@ -19,12 +19,12 @@
 #include <cupti_activity.h>
 
 #include "check.h"
-#include "cupti_cb_activity.h"
-#include "cupti_cb_corr.h"
+#include "cupti_cb_activity_buffers.h"
+#include "cupti_cb_correlation.h"
 #include "cupti_cb_engine.h"
-#include "cupti_cb_sigctx.h"
+#include "cupti_cb_signal_context.h"
 
-static struct cupti_cb_corrmap map;
+static struct cupti_cb_correlation_map map;
 
 #define THREADS 4
 #define PER_THREAD 10000
@@ -36,8 +36,8 @@ static void *writer(void *arg)
 	uint32_t t = (uint32_t)(uintptr_t)arg, wrong = 0;
 	for (uint32_t i = 0; i < PER_THREAD; i++) {
 		uint32_t corr = 1000 + i * THREADS + t;
-		cupti_cb_corr_put(&map, corr, t + 1);
-		if (cupti_cb_corr_get(&map, corr) != t + 1)
+		cupti_cb_correlation_put(&map, corr, t + 1);
+		if (cupti_cb_correlation_get(&map, corr) != t + 1)
 			wrong++;
 	}
 	return (void *)(uintptr_t)wrong;
@@ -45,15 +45,15 @@ static void *writer(void *arg)
 
 static void corr_table(void)
 {
-	CHECK_EQ(cupti_cb_corr_get(&map, 7), 0, "an empty table knows nothing");
-	cupti_cb_corr_put(&map, 7, 3);
-	CHECK_EQ(cupti_cb_corr_get(&map, 7), 3, "a recorded call's block");
-	CHECK_EQ(cupti_cb_corr_get(&map, 8), 0, "another id is not found");
-	CHECK_EQ(cupti_cb_corr_get(&map, 7 + CUPTI_CB_CORR_SLOTS), 0, "an id of the same slot is not found");
-	cupti_cb_corr_put(&map, 7 + CUPTI_CB_CORR_SLOTS, 5);
-	CHECK_EQ(cupti_cb_corr_get(&map, 7 + CUPTI_CB_CORR_SLOTS), 5, "the newer call takes the slot");
-	CHECK_EQ(cupti_cb_corr_get(&map, 7), 0, "the oldest is overwritten: a miss, never a wrong block");
-	CHECK_EQ(cupti_cb_corr_get(&map, 0), 0, "id 0 of an empty slot is a miss");
+	CHECK_EQ(cupti_cb_correlation_get(&map, 7), 0, "an empty table knows nothing");
+	cupti_cb_correlation_put(&map, 7, 3);
+	CHECK_EQ(cupti_cb_correlation_get(&map, 7), 3, "a recorded call's block");
+	CHECK_EQ(cupti_cb_correlation_get(&map, 8), 0, "another id is not found");
+	CHECK_EQ(cupti_cb_correlation_get(&map, 7 + CUPTI_CB_CORRELATION_SLOTS), 0, "an id of the same slot is not found");
+	cupti_cb_correlation_put(&map, 7 + CUPTI_CB_CORRELATION_SLOTS, 5);
+	CHECK_EQ(cupti_cb_correlation_get(&map, 7 + CUPTI_CB_CORRELATION_SLOTS), 5, "the newer call takes the slot");
+	CHECK_EQ(cupti_cb_correlation_get(&map, 7), 0, "the oldest is overwritten: a miss, never a wrong block");
+	CHECK_EQ(cupti_cb_correlation_get(&map, 0), 0, "id 0 of an empty slot is a miss");
 
 	pthread_t th[THREADS];
 	for (uintptr_t t = 0; t < THREADS; t++)
@@ -67,7 +67,7 @@ static void corr_table(void)
 	CHECK_EQ(wrong, 0, "4 threads: each finds its own calls while the others write");
 	unsigned found = 0;
 	for (uint32_t c = 1000; c < 1000 + THREADS * PER_THREAD; c++)
-		found += cupti_cb_corr_get(&map, c) == (c - 1000) % THREADS + 1;
+		found += cupti_cb_correlation_get(&map, c) == (c - 1000) % THREADS + 1;
 	CHECK_EQ(found, THREADS * PER_THREAD, "every call maps to the thread that issued it");
 }
 
@@ -164,16 +164,16 @@ static void processing(void)
 	static struct cupti_cb_activity a;
 	struct cupti_cb_layout lay;
 	cupti_cb_layout_init(&lay, 4, 2);
-	CHECK_EQ(cupti_cb_registry_init(&eng.reg, &lay), 0, "registry");
+	CHECK_EQ(cupti_cb_thread_registry_init(&eng.reg, &lay), 0, "registry");
 	eng.n_devices = 2;
 	CHECK_EQ(cupti_cb_activity_init(&a, &eng), -1, "no libcupti: activity says it cannot work");
 	CHECK(a.why[0] != 0, "why: %s", a.why);
 	a.fn.next_record = walk;
 	a.map = calloc(1, sizeof *a.map);
-	struct cupti_cb_block *b = cupti_cb_block_slow(&eng.reg);
+	struct cupti_cb_thread_counters *b = cupti_cb_thread_counters_slow(&eng.reg);
 	CHECK(b && b->id == 1, "the first block has id 1");
-	cupti_cb_corr_put(a.map, 10, b->id);
-	cupti_cb_corr_put(a.map, 12, b->id);
+	cupti_cb_correlation_put(a.map, 10, b->id);
+	cupti_cb_correlation_put(a.map, 12, b->id);
 
 	size_t off = put_kernel(0, 10, 1, 100, 200);
 	off = put_kernel(off, 10, 1, 150, 260);			/* a graph's second kernel */
@@ -344,7 +344,7 @@ static void handler_reads(void)
 {
 	struct cupti_cb_layout lay;
 	cupti_cb_layout_init(&lay, 4, 1);
-	CHECK_EQ(cupti_cb_registry_init(&heng.reg, &lay), 0, "registry");
+	CHECK_EQ(cupti_cb_thread_registry_init(&heng.reg, &lay), 0, "registry");
 	heng.n_devices = 1;
 	cupti_cb_activity_init(&hact, &heng);
 	hact.fn.next_record = walk;

@@ -3,7 +3,7 @@
 #include <pthread.h>
 
 #include "check.h"
-#include "cupti_cb_allocs.h"
+#include "cupti_cb_callback_allocations.h"
 
 static struct cupti_cb_allocs t;
 

@@ -4,7 +4,7 @@
 #include <ctype.h>
 
 #include "check.h"
-#include "cupti_cb_catalog.h"
+#include "cupti_cb_callback_catalog.h"
 #include "cupti_cb_loader.h"
 
 static struct cupti_cb_catalog cat;

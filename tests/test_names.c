@@ -1,7 +1,7 @@
 /* test_names.c: parsing and printing event names, good and bad, and the
  * enumeration papi_native_avail walks. Uses the real CUPTI name table. */
 #include "check.h"
-#include "cupti_cb_catalog.h"
+#include "cupti_cb_callback_catalog.h"
 #include "cupti_cb_loader.h"
 
 static struct cupti_cb_catalog cat;

@@ -26,9 +26,9 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
 	landed_on = (pid_t)syscall(SYS_gettid);
 }
 
-static struct cupti_cb_block *new_block(void)
+static struct cupti_cb_thread_counters *new_block(void)
 {
-	struct cupti_cb_block *b = calloc(1, sizeof *b + N_CTRS * sizeof(_Atomic uint64_t));
+	struct cupti_cb_thread_counters *b = calloc(1, sizeof *b + N_CTRS * sizeof(_Atomic uint64_t));
 	for (int i = 0; i < N_CTRS; i++)
 		atomic_init(&b->c[i], 0);
 	atomic_init(&b->ovf, NULL);
@@ -53,7 +53,7 @@ static void takes(struct cupti_cb_ovf *o, unsigned k, int want, const char *what
 }
 
 struct armed_elsewhere {
-	struct cupti_cb_block *b;
+	struct cupti_cb_thread_counters *b;
 	struct cupti_cb_ovf o;
 	pid_t tid;
 };
@@ -78,7 +78,7 @@ int main(void)
 	sig = SIGRTMIN + CUPTI_CB_OVF_SIGNAL_OFFSET;
 	sigaction(sig, &sa, NULL);
 
-	struct cupti_cb_block *b = new_block();
+	struct cupti_cb_thread_counters *b = new_block();
 	struct cupti_cb_ovf o;
 	memset(&o, 0, sizeof o);
 	o.n = 2;

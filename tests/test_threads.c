@@ -20,9 +20,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "cupti_cb_allocs.h"
-#include "cupti_cb_blocks.h"
-#include "cupti_cb_derived.h"
+#include "cupti_cb_callback_allocations.h"
+#include "cupti_cb_thread_counters.h"
+#include "cupti_cb_callback_derived.h"
 #include "cupti_cb_engine.h"
 
 /* ---- the allocation table ------------------------------------------------- */
@@ -124,7 +124,7 @@ static void allocs(void)
 #define B_PER_THREAD 20000
 #define B_WAVES 3
 
-static struct cupti_cb_registry reg;
+static struct cupti_cb_thread_registry reg;
 static struct cupti_cb_probe p_calls, p_launch_dev1, p_launches;
 static atomic_int b_done;
 static pthread_barrier_t b_barrier;	/* the counting threads of a wave live together */
@@ -139,7 +139,7 @@ static void *b_counter(void *arg)
 	snprintf(name, sizeof name, "w%u-c%u", wave, i);
 	prctl(PR_SET_NAME, name, 0, 0, 0);
 	b_tids[wave][i] = (long)syscall(SYS_gettid);
-	struct cupti_cb_block *b = cupti_cb_block_self(&reg);
+	struct cupti_cb_thread_counters *b = cupti_cb_thread_counters_self(&reg);
 	pthread_barrier_wait(&b_barrier);
 	if (!b) {
 		fprintf(stderr, "no block: out of memory\n");
@@ -148,7 +148,7 @@ static void *b_counter(void *arg)
 	uint64_t calls0 = cupti_cb_probe_block(&p_calls, b), dev0 = cupti_cb_probe_block(&p_launch_dev1, b);
 	size_t launch1 = reg.lay.dev + 1 * CUPTI_CB_N_DEV_CTRS + CUPTI_CB_C_LAUNCHES;
 	for (unsigned i = 0; i < B_PER_THREAD; i++) {
-		b = cupti_cb_block_self(&reg);	/* as every callback does */
+		b = cupti_cb_thread_counters_self(&reg);	/* as every callback does */
 		cupti_cb_bump(&b->c[reg.lay.thr + CUPTI_CB_C_API_CALLS], 1);
 		if (i % 2)
 			cupti_cb_bump(&b->c[launch1], 2);
@@ -185,8 +185,8 @@ static void *b_reader(void *arg)
 		last_many[1] = out[1];
 		s->reads++;
 		/* The owners, while threads take, adopt and leave blocks. */
-		struct cupti_cb_block_owner o[B_COUNTERS * B_WAVES];
-		unsigned n = cupti_cb_registry_list(&reg, o, B_COUNTERS * B_WAVES);
+		struct cupti_cb_thread_owner o[B_COUNTERS * B_WAVES];
+		unsigned n = cupti_cb_thread_registry_list(&reg, o, B_COUNTERS * B_WAVES);
 		uint64_t listed = s->listed;
 		for (unsigned k = 0; k < n && k < B_COUNTERS * B_WAVES; k++)
 			s->listed += o[k].tid != 0;
@@ -204,8 +204,8 @@ static void blocks(unsigned own_max)
 {
 	struct cupti_cb_layout lay;
 	cupti_cb_layout_init(&lay, 8, 2);
-	CHECK_EQ(cupti_cb_registry_init(&reg, &lay), 0, "registry");
-	CHECK_EQ(reg.own_max, CUPTI_CB_BLOCKS_OWN, "the default adoption bound");
+	CHECK_EQ(cupti_cb_thread_registry_init(&reg, &lay), 0, "registry");
+	CHECK_EQ(reg.own_max, CUPTI_CB_THREAD_COUNTERS_OWN, "the default adoption bound");
 	reg.own_max = own_max;
 	atomic_store(&b_done, 0);
 	atomic_store(&b_readers_seen, 0);
@@ -242,8 +242,8 @@ static void blocks(unsigned own_max)
 	}
 	CHECK_EQ(bad, 0, "each thread's own block holds exactly its counts");
 	CHECK_EQ(blocks_after_first, B_COUNTERS, "one block per counting thread");
-	struct cupti_cb_block_owner o[B_COUNTERS * B_WAVES];
-	unsigned n = cupti_cb_registry_list(&reg, o, B_COUNTERS * B_WAVES);
+	struct cupti_cb_thread_owner o[B_COUNTERS * B_WAVES];
+	unsigned n = cupti_cb_thread_registry_list(&reg, o, B_COUNTERS * B_WAVES);
 	unsigned exited = 0, named = 0, last_wave = 0, owners = 0;
 	for (unsigned k = 0; k < n && k < B_COUNTERS * B_WAVES; k++) {
 		char want[16];
@@ -268,9 +268,9 @@ static void blocks(unsigned own_max)
 	} else {
 		CHECK_EQ(atomic_load(&reg.n_blocks), B_WAVES * B_COUNTERS, "below the bound, every thread a block of its own");
 		for (unsigned k = 0; k < n && k < B_WAVES * B_COUNTERS; k++) {
-			const struct cupti_cb_block *found[2];
+			const struct cupti_cb_thread_counters *found[2];
 			CHECK_EQ(o[k].owners, 1, "not shared");
-			CHECK_EQ(cupti_cb_registry_find(&reg, o[k].tid, found, 2), 1, "one block for each tid");
+			CHECK_EQ(cupti_cb_thread_registry_find(&reg, o[k].tid, found, 2), 1, "one block for each tid");
 			CHECK_EQ(cupti_cb_probe_block(&p_calls, found[0]), B_PER_THREAD, "a thread's own counts, after it exited");
 		}
 	}
@@ -282,7 +282,7 @@ static void blocks(unsigned own_max)
 	CHECK_EQ(decreases, 0, "a process-scope sum never went down");
 	CHECK(seen[0].listed + seen[1].listed > 0, "the readers listed owners while threads counted");
 	pthread_barrier_destroy(&b_barrier);
-	cupti_cb_registry_fini(&reg);
+	cupti_cb_thread_registry_fini(&reg);
 }
 
 /* ---- the engine under start/stop churn ------------------------------------ */
@@ -474,7 +474,7 @@ int main(void)
 {
 	allocs();
 	blocks(B_COUNTERS);
-	blocks(CUPTI_CB_BLOCKS_OWN);
+	blocks(CUPTI_CB_THREAD_COUNTERS_OWN);
 	engine_churn();
 	return checks_done();
 }

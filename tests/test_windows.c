@@ -1,5 +1,5 @@
 /* test_windows.c: the min/max/peak windows, the live bytes and the levels
- * sets read them as (cupti_cb_windows.c), alone with exact values, and
+ * sets read them as (cupti_cb_callback_windows.c), alone with exact values, and
  * under threads that note calls and allocate while another reads, or reads,
  * resets and adds up the pieces as TAU and Caliper do (also under
  * ThreadSanitizer: test_windows_tsan). */
@@ -7,18 +7,18 @@
 #include <stdatomic.h>
 
 #include "check.h"
-#include "cupti_cb_blocks.h"
-#include "cupti_cb_windows.h"
+#include "cupti_cb_thread_counters.h"
+#include "cupti_cb_callback_windows.h"
 
 #define N_FUNCS 10
 #define N_ROWS 3	/* two devices and "unknown" */
 
 static struct cupti_cb_windows t;
-static struct cupti_cb_registry reg;
+static struct cupti_cb_thread_registry reg;
 
 static _Atomic uint64_t *entries(void)
 {
-	return cupti_cb_block_self(&reg)->c + reg.lay.win;
+	return cupti_cb_thread_counters_self(&reg)->c + reg.lay.win;
 }
 
 /* Notes a call of slot as the hot path does: only when a window times it. */
@@ -220,13 +220,13 @@ int main(void)
 {
 	struct cupti_cb_layout lay;
 	cupti_cb_layout_init(&lay, N_FUNCS, N_ROWS - 1);
-	CHECK_EQ(cupti_cb_registry_init(&reg, &lay), 0, "registry");
+	CHECK_EQ(cupti_cb_thread_registry_init(&reg, &lay), 0, "registry");
 	CHECK_EQ(cupti_cb_windows_init(&t, N_FUNCS, N_ROWS), 0, "windows");
 	exact();
 	levels();
 	threads(0);
 	threads(1);
 	cupti_cb_windows_fini(&t);
-	cupti_cb_registry_fini(&reg);
+	cupti_cb_thread_registry_fini(&reg);
 	return checks_done();
 }

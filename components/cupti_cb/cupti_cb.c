@@ -18,7 +18,7 @@
 #include "cupti_cb.h"
 #include "cupti_cb_engine.h"
 #include "cupti_cb_overflow.h"
-#include "cupti_cb_sigctx.h"
+#include "cupti_cb_signal_context.h"
 #include "cupti_cb_sources.h"
 
 #define PACKAGE_VERSION_CUPTI_CB "0.3.0"
@@ -309,7 +309,7 @@ static int cupti_cb_init_component(int cidx)
 	snprintf(ci->disabled_reason, sizeof ci->disabled_reason, "%s",
 		 ci->disabled ? "Initialization delayed until first use" : "");
 	if (engine.state == CUPTI_CB_READY) {
-		cupti_cb_registry_attach(&engine.reg);
+		cupti_cb_thread_registry_attach(&engine.reg);
 		set_stage_from_engine();
 	} else if (engine.state == CUPTI_CB_DISABLED || engine.state == CUPTI_CB_CATALOG) {
 		/* A fork() child, or an earlier failure: say why at once. */
@@ -853,7 +853,7 @@ static int cupti_cb_cleanup_eventset(hwd_control_state_t *ctl)
  * call (or started a cupti_cb set). Before the driver stage none has. */
 static int tid_known(long tid)
 {
-	return tid > 0 && atomic_load(&stage) == 2 && cupti_cb_registry_find(&engine.reg, tid, NULL, 0) > 0;
+	return tid > 0 && atomic_load(&stage) == 2 && cupti_cb_thread_registry_find(&engine.reg, tid, NULL, 0) > 0;
 }
 
 /* PAPI_attach: the set reads thread tid's counters from now on; its
@@ -1058,17 +1058,17 @@ static int cupti_cb_ntv_code_to_info(unsigned int code, PAPI_event_info_t *info)
 /* ---- threads (cupti_cb.h) ----------------------------------------------- */
 
 _Static_assert(CUPTI_CB_THREAD_NAME_LEN == CUPTI_CB_THREAD_NAME, "thread names: one length");
-_Static_assert(CUPTI_CB_THREADS_OWN == CUPTI_CB_BLOCKS_OWN, "the adoption bound: one value");
+_Static_assert(CUPTI_CB_THREADS_OWN == CUPTI_CB_THREAD_COUNTERS_OWN, "the adoption bound: one value");
 
 static int by_block_id(const void *a, const void *b)
 {
-	uint32_t x = ((const struct cupti_cb_block_owner *)a)->id, y = ((const struct cupti_cb_block_owner *)b)->id;
+	uint32_t x = ((const struct cupti_cb_thread_owner *)a)->id, y = ((const struct cupti_cb_thread_owner *)b)->id;
 	return x < y ? -1 : x > y;
 }
 
 int cupti_cb_service_thread(void)
 {
-	cupti_cb_sigctx_service_thread();
+	cupti_cb_signal_context_service_thread();
 	return PAPI_OK;
 }
 
@@ -1079,11 +1079,11 @@ int cupti_cb_threads(struct cupti_cb_thread_info *out, int max)
 		return PAPI_EINVAL;
 	if (atomic_load(&stage) != 2)
 		return 0;
-	unsigned room = cupti_cb_registry_list(&engine.reg, NULL, 0) + 64;	/* and threads arriving */
-	struct cupti_cb_block_owner *o = malloc(room * sizeof *o);
+	unsigned room = cupti_cb_thread_registry_list(&engine.reg, NULL, 0) + 64;	/* and threads arriving */
+	struct cupti_cb_thread_owner *o = malloc(room * sizeof *o);
 	if (!o)
 		return PAPI_ENOMEM;
-	unsigned n = cupti_cb_registry_list(&engine.reg, o, room);
+	unsigned n = cupti_cb_thread_registry_list(&engine.reg, o, room);
 	if (n > room)
 		n = room;
 	qsort(o, n, sizeof *o, by_block_id);

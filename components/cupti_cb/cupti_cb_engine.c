@@ -30,7 +30,7 @@ static void real_locate(void *arg, CUdeviceptr ptr, struct cupti_cb_where *w)
 	unsigned int type = 0;
 	int ordinal = -1;
 	void *out[2] = { &type, &ordinal };
-	struct cupti_cb_block *b = cupti_cb_tls_block;
+	struct cupti_cb_thread_counters *b = cupti_cb_tls_block;
 
 	/* Our own driver call must not be counted as the application's. */
 	if (b)
@@ -102,10 +102,10 @@ static void quiet_callback(void *u, CUpti_CallbackDomain d, CUpti_CallbackId c, 
 }
 
 /* cupti_cb asks to share the process with other CUPTI subscribers where
- * the loaded libcupti can (CUPTI 13.2 and newer, cupti_cb_multisub.h). */
+ * the loaded libcupti can (CUPTI 13.2 and newer, cupti_cb_multiple_subscribers.h). */
 int cupti_cb_engine_can_share(const struct cupti_cb_engine *e)
 {
-	return e->api.cuptiSubscribe_v2 && e->api.cupti_version >= CUPTI_CB_MULTISUB_VERSION;
+	return e->api.cuptiSubscribe_v2 && e->api.cupti_version >= CUPTI_CB_MULTIPLE_SUBSCRIBERS_VERSION;
 }
 
 void cupti_cb_engine_cupti_summary(const struct cupti_cb_engine *e, char *buf, size_t len)
@@ -332,7 +332,7 @@ int cupti_cb_engine_setup_driver(struct cupti_cb_engine *e, int n_devices)
 	e->refs[1] = calloc(e->cat.n_cbids[1], sizeof *e->refs[1]);
 	e->on[0] = calloc(e->cat.n_cbids[0], sizeof *e->on[0]);
 	e->on[1] = calloc(e->cat.n_cbids[1], sizeof *e->on[1]);
-	if (!e->op_of || !e->refs[0] || !e->refs[1] || !e->on[0] || !e->on[1] || cupti_cb_registry_init(&e->reg, &lay) ||
+	if (!e->op_of || !e->refs[0] || !e->refs[1] || !e->on[0] || !e->on[1] || cupti_cb_thread_registry_init(&e->reg, &lay) ||
 	    cupti_cb_allocs_init(&e->allocs, 16) || cupti_cb_windows_init(&e->win, lay.n_funcs, lay.n_devrows))
 		return -1;
 	for (size_t i = 0; i < cupti_cb_n_driver_ops; i++)
@@ -414,7 +414,7 @@ void cupti_cb_engine_close(struct cupti_cb_engine *e)
 		return;
 	pthread_mutex_lock(&e->lock);
 	let_go(e);
-	cupti_cb_registry_detach(&e->reg);
+	cupti_cb_thread_registry_detach(&e->reg);
 	pthread_mutex_unlock(&e->lock);
 }
 
@@ -444,7 +444,7 @@ void cupti_cb_engine_destroy(struct cupti_cb_engine *e)
 	int ready = e->state == CUPTI_CB_READY;
 	cupti_cb_engine_close(e);
 	if (ready) {
-		cupti_cb_registry_fini(&e->reg);
+		cupti_cb_thread_registry_fini(&e->reg);
 		cupti_cb_windows_fini(&e->win);
 		pthread_mutex_destroy(&e->lock);
 	}
@@ -514,7 +514,7 @@ static void drop_ref(struct cupti_cb_engine *e, int d, uint32_t c)
 static void trace_anomalies(struct cupti_cb_engine *e)
 {
 	unsigned long repeats = 0, unmatched = 0;
-	for (struct cupti_cb_block *b = atomic_load(&e->reg.head); b; b = b->next) {
+	for (struct cupti_cb_thread_counters *b = atomic_load(&e->reg.head); b; b = b->next) {
 		repeats += atomic_load_explicit(&b->repeats, memory_order_relaxed);
 		unmatched += atomic_load_explicit(&b->unmatched, memory_order_relaxed);
 	}

@@ -10,14 +10,14 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "cupti_cb_allocs.h"
-#include "cupti_cb_blocks.h"
-#include "cupti_cb_catalog.h"
+#include "cupti_cb_callback_allocations.h"
+#include "cupti_cb_thread_counters.h"
+#include "cupti_cb_callback_catalog.h"
 #include "cupti_cb_clock.h"
 #include "cupti_cb_loader.h"
-#include "cupti_cb_multisub.h"
-#include "cupti_cb_ops.h"
-#include "cupti_cb_windows.h"
+#include "cupti_cb_multiple_subscribers.h"
+#include "cupti_cb_callback_ops.h"
+#include "cupti_cb_callback_windows.h"
 
 #define CUPTI_CB_WHY_LEN 512
 #define CUPTI_CB_ENV_TRACE "CUPTI_CB_TRACE"
@@ -51,7 +51,7 @@ struct cupti_cb_hold {
 	unsigned epoch;			/* the engine's open epoch it was taken in */
 };
 
-struct cupti_cb_corrmap;
+struct cupti_cb_correlation_map;
 
 enum cupti_cb_acquire_err {
 	CUPTI_CB_ECONFLICT = -10,	/* another CUPTI subscriber holds the process */
@@ -68,7 +68,7 @@ struct cupti_cb_engine {
 
 	struct cupti_cb_api api;	/* loaded functions (faked by unit tests) */
 	struct cupti_cb_catalog cat;
-	struct cupti_cb_registry reg;
+	struct cupti_cb_thread_registry reg;
 	struct cupti_cb_allocs allocs;
 	struct cupti_cb_windows win;	/* min/max/peak windows and the live bytes */
 	struct cupti_cb_resolver resolver;
@@ -96,8 +96,8 @@ struct cupti_cb_engine {
 
 	/* While a set with GPU activity events holds its CBIDs: the table in
 	 * which the callback notes which thread issued each launch, graph
-	 * launch, copy and memset (cupti_cb_corr.h). NULL otherwise. */
-	_Atomic(struct cupti_cb_corrmap *) corr;
+	 * launch, copy and memset (cupti_cb_correlation.h). NULL otherwise. */
+	_Atomic(struct cupti_cb_correlation_map *) corr;
 
 	atomic_int timing;		/* read the clock in callbacks */
 	struct cupti_cb_clock clock;
@@ -181,14 +181,14 @@ static inline uint64_t cupti_cb_engine_value(struct cupti_cb_engine *e, const st
 }
 
 static inline uint64_t cupti_cb_engine_raw(struct cupti_cb_engine *e, const struct cupti_cb_probe *p,
-					   const struct cupti_cb_block *thread_block)
+					   const struct cupti_cb_thread_counters *thread_block)
 {
 	return thread_block ? cupti_cb_probe_block(p, thread_block) : cupti_cb_probe_process(p, &e->reg);
 }
 
-static inline struct cupti_cb_block *cupti_cb_engine_thread_block(struct cupti_cb_engine *e)
+static inline struct cupti_cb_thread_counters *cupti_cb_engine_thread_block(struct cupti_cb_engine *e)
 {
-	return cupti_cb_block_self(&e->reg);
+	return cupti_cb_thread_counters_self(&e->reg);
 }
 
 /* The CUPTI callback (CUpti_CallbackFunc); userdata is the engine. */

@@ -121,7 +121,7 @@ int cupti_cb_load_cupti(struct cupti_cb_api *api, char *why, size_t len)
 		return -1;
 	}
 	/* Which CUPTI this is decides whether cupti_cb may share the process
-	 * with other subscribers (cupti_cb_multisub.h); 0 if it will not say. */
+	 * with other subscribers (cupti_cb_multiple_subscribers.h); 0 if it will not say. */
 	if (api->cuptiGetVersion(&api->cupti_version) != CUPTI_SUCCESS)
 		api->cupti_version = 0;
 	return 0;

@@ -48,7 +48,7 @@ struct cupti_cb_api {
 	CUresult (*cuDeviceGetCount)(int *);
 	CUresult (*cuGetErrorString)(CUresult, const char **);
 	CUresult (*cuPointerGetAttributes)(unsigned int, CUpointer_attribute *, void **, CUdeviceptr);
-	/* Contexts, for hardware metrics (cupti_cb_msession). Optional: the
+	/* Contexts, for hardware metrics (cupti_cb_metric_session). Optional: the
 	 * callback events do not need them; the metrics source checks them.
 	 * The _v2 name is spelled out: cuda.h maps the plain name to it, and
 	 * dlsym must find the same version. */

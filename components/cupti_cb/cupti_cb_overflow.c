@@ -8,7 +8,7 @@
 
 #include "cupti_cb_overflow.h"
 
-void cupti_cb_ovf_arm(struct cupti_cb_ovf *o, struct cupti_cb_block *b, int sig)
+void cupti_cb_ovf_arm(struct cupti_cb_ovf *o, struct cupti_cb_thread_counters *b, int sig)
 {
 	for (unsigned k = 0; k < o->n; k++) {
 		o->next[k] = cupti_cb_probe_block(&o->probe[k], b) + o->threshold[k];
@@ -21,16 +21,16 @@ void cupti_cb_ovf_arm(struct cupti_cb_ovf *o, struct cupti_cb_block *b, int sig)
 	atomic_store_explicit(&b->ovf, o, memory_order_release);
 }
 
-void cupti_cb_ovf_disarm(struct cupti_cb_ovf *o, struct cupti_cb_block *b)
+void cupti_cb_ovf_disarm(struct cupti_cb_ovf *o, struct cupti_cb_thread_counters *b)
 {
 	struct cupti_cb_ovf *mine = o;
 	if (b)
 		atomic_compare_exchange_strong(&b->ovf, &mine, NULL);
 }
 
-void cupti_cb_ovf_forget_all(struct cupti_cb_registry *r)
+void cupti_cb_ovf_forget_all(struct cupti_cb_thread_registry *r)
 {
-	for (struct cupti_cb_block *b = atomic_load(&r->head); b; b = b->next)
+	for (struct cupti_cb_thread_counters *b = atomic_load(&r->head); b; b = b->next)
 		atomic_store(&b->ovf, NULL);
 }
 
@@ -45,7 +45,7 @@ int cupti_cb_ovf_take(struct cupti_cb_ovf *o, unsigned k)
 
 /* Out of line: the common case (no crossing) stays a few loads and
  * compares, and the division runs only at a crossing. */
-__attribute__((noinline)) void cupti_cb_ovf_cross(struct cupti_cb_ovf *o, const struct cupti_cb_block *b)
+__attribute__((noinline)) void cupti_cb_ovf_cross(struct cupti_cb_ovf *o, const struct cupti_cb_thread_counters *b)
 {
 	int crossed = 0;
 	for (unsigned k = 0; k < o->n; k++) {

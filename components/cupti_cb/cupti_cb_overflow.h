@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "cupti_cb_blocks.h"
+#include "cupti_cb_thread_counters.h"
 
 #define CUPTI_CB_OVF_EVENTS 8		/* events of one set that may drive overflows */
 /* The signal raised at a crossing: a real-time signal of its own, clear of
@@ -49,21 +49,21 @@ struct cupti_cb_ovf {
 /* Arms o on block b, the calling thread's own: the next crossings are
  * threshold events from now; nothing is pending. The set's probes and
  * thresholds are in o already. */
-void cupti_cb_ovf_arm(struct cupti_cb_ovf *o, struct cupti_cb_block *b, int sig);
+void cupti_cb_ovf_arm(struct cupti_cb_ovf *o, struct cupti_cb_thread_counters *b, int sig);
 /* Takes o off b if it is there (any thread may call it). */
-void cupti_cb_ovf_disarm(struct cupti_cb_ovf *o, struct cupti_cb_block *b);
+void cupti_cb_ovf_disarm(struct cupti_cb_ovf *o, struct cupti_cb_thread_counters *b);
 /* fork() child: only the forking thread is left, and the parent's threads
  * are not this process's: no block may signal them. */
-void cupti_cb_ovf_forget_all(struct cupti_cb_registry *r);
+void cupti_cb_ovf_forget_all(struct cupti_cb_thread_registry *r);
 /* One pending crossing of armed event k taken: 1, or 0 if none is left.
  * Async-signal-safe. */
 int cupti_cb_ovf_take(struct cupti_cb_ovf *o, unsigned k);
 
 /* The part of the hot path that runs only while o is armed. */
-void cupti_cb_ovf_cross(struct cupti_cb_ovf *o, const struct cupti_cb_block *b);
+void cupti_cb_ovf_cross(struct cupti_cb_ovf *o, const struct cupti_cb_thread_counters *b);
 
 /* Hot path, at the end of every callback that counted something. */
-static inline void cupti_cb_ovf_check(const struct cupti_cb_block *b)
+static inline void cupti_cb_ovf_check(const struct cupti_cb_thread_counters *b)
 {
 	struct cupti_cb_ovf *o = atomic_load_explicit(&b->ovf, memory_order_relaxed);
 	if (__builtin_expect(o != NULL, 0))

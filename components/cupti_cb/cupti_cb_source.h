@@ -6,9 +6,9 @@
  * PAPI's positions.
  *
  *   PAPI -> cupti_cb.c -> struct cupti_cb_source (catalogue, sets)
- *                              |-> callback source (cupti_cb_source_callback.c)
- *                              |-> metric source   (cupti_cb_source_metric.c)
- *                              '-> activity source (cupti_cb_source_activity.c)
+ *                              |-> callback source (cupti_cb_callback_source.c)
+ *                              |-> metric source   (cupti_cb_metric_source.c)
+ *                              '-> activity source (cupti_cb_activity_source.c)
  *   shared services (struct cupti_cb_engine): libraries, the CUPTI
  *   subscription and its context callbacks, devices, clock, thread blocks.
  *
@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cupti_cb_catalog.h"
+#include "cupti_cb_callback_catalog.h"
 
 enum cupti_cb_source_id {
 	CUPTI_CB_SRC_CALLBACK = 0,

@@ -1,0 +1,125 @@
+/* cupti_cb_activity_buffers.h: GPU work as CUPTI's Activity API reports it. Owns
+ * the activity buffers (a pool, refilled in batches), the registration
+ * with CUPTI, the activity kinds while sets need them, and the totals the
+ * records add up to: per device for the process, and per device in the
+ * block of the thread that issued the work (found through cupti_cb_correlation.h).
+ *
+ * Records are processed in CUPTI's buffer-completed callback, on CUPTI's
+ * thread or on the thread that flushes. One mutex serialises that
+ * processing, so each total has one writer at a time; the application's
+ * CUDA calls never take it (they only write the correlation table). */
+#ifndef CUPTI_CB_ACTIVITY_BUFFERS_H
+#define CUPTI_CB_ACTIVITY_BUFFERS_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cupti.h>
+
+#include "cupti_cb_activity_busy.h"
+#include "cupti_cb_correlation.h"
+#include "cupti_cb_callback_derived.h"
+#include "cupti_cb_activity_flusher.h"
+#include "cupti_cb_multiple_subscribers.h"
+
+struct cupti_cb_engine;
+struct cupti_cb_thread_counters;
+
+/* The Activity API entry points, resolved from the loaded libcupti. */
+struct cupti_cb_activity_fns {
+	CUptiResult (*register_callbacks)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+	CUptiResult (*enable)(CUpti_ActivityKind);
+	CUptiResult (*disable)(CUpti_ActivityKind);
+	CUptiResult (*flush_all)(uint32_t);
+	CUptiResult (*next_record)(uint8_t *, size_t, CUpti_Activity **);
+	CUptiResult (*dropped)(CUcontext, uint32_t, size_t *);
+};
+
+struct cupti_cb_activity {
+	struct cupti_cb_engine *e;
+	struct cupti_cb_activity_fns fn;
+	/* The subscriber-scoped calls (CUPTI 13.2), all or none (NULL). Used
+	 * whenever the engine's subscription is shared: CUPTI does not allow
+	 * the process-wide calls once several subscribers exist. Their only
+	 * process-wide call left is cuptiActivityFlushAll, which has no
+	 * subscriber-scoped variant: it flushes every subscriber's buffers. */
+	struct cupti_cb_activity_v2_fns v2;
+	int scoped;			/* registered through v2 for sub */
+	CUpti_SubscriberHandle sub;
+	unsigned n_devrows;		/* devices + 1 row for an unknown device */
+
+	pthread_mutex_t lock;		/* cold path: registration, kinds, users */
+	int registered;
+	unsigned users;			/* sets holding the activity kinds */
+	char why[512];			/* why activity cannot be used here ("" if it can) */
+
+	pthread_mutex_t proc;		/* serialises record processing (see above) */
+	struct cupti_cb_thread_counters **by_id;	/* block id -> block, filled on a miss */
+	size_t n_by_id;
+	struct cupti_cb_busy_window *windows;	/* the sets' gpu.busy_ns, under proc */
+	struct cupti_cb_flusher flusher;	/* flushes while sets use activity */
+
+	/* The free buffers, one slot each (NULL: empty). Taking and returning a
+	 * buffer is one atomic exchange or compare-and-swap: CUPTI asks for
+	 * buffers on application threads, and the processing thread returns
+	 * them, so neither may wait for the other. Only a refill (a batch of
+	 * allocations, when every buffer is out) takes grow_lock, which the
+	 * processing thread never takes. */
+	_Atomic(uint8_t *) free_slot[64];
+	pthread_mutex_t grow_lock;
+	atomic_uint n_bufs;
+
+	struct cupti_cb_correlation_map *map;	/* allocated at the first enable, never freed */
+	_Atomic uint64_t *all;		/* n_devrows * CUPTI_CB_N_ACT_SLOTS: all work of the process */
+
+	atomic_ulong records, dropped, unattributed, flushes, refused_buffers;
+};
+
+#define CUPTI_CB_ACT_BUF_SIZE  (512u * 1024u)
+#define CUPTI_CB_ACT_BUF_BATCH 4u
+#define CUPTI_CB_ACT_BUF_MAX   64u	/* 32 MiB: past it CUPTI drops records (counted); = free_slot's size */
+
+/* Resolves the entry points from the engine's libcupti; 0, or -1 with why. */
+int cupti_cb_activity_init(struct cupti_cb_activity *a, struct cupti_cb_engine *e);
+/* A set with activity events starts for the first time (the engine's
+ * subscription held by that set): register with CUPTI (once per
+ * subscription when it is shared, once per process otherwise), enable the kinds and the attribution (first user). 0, or
+ * an enum cupti_cb_source_err with the sentence in why. */
+int cupti_cb_activity_use(struct cupti_cb_activity *a, char *why, size_t len);
+/* The set is cleaned up; the last user disables the kinds. */
+void cupti_cb_activity_unuse(struct cupti_cb_activity *a);
+/* Delivers the records of finished work (cuptiActivityFlushAll). Never in
+ * a signal handler: it takes CUPTI's locks and proc. */
+void cupti_cb_activity_flush(struct cupti_cb_activity *a);
+
+/* A set's gpu.busy_ns window joins or leaves the processing (never in a
+ * signal handler: both wait for proc). */
+void cupti_cb_activity_window_add(struct cupti_cb_activity *a, struct cupti_cb_busy_window *w);
+void cupti_cb_activity_window_remove(struct cupti_cb_activity *a, struct cupti_cb_busy_window *w);
+/* The window starts again, and *base gets its total at that point. may_wait
+ * 0 (a signal handler): proc is not taken; the merged intervals are
+ * forgotten before the next record is merged, so a record processed at
+ * that moment may count in the window before (see cupti_cb(7)). */
+void cupti_cb_activity_window_restart(struct cupti_cb_activity *a, struct cupti_cb_busy_window *w,
+				      int may_wait, uint64_t *base);
+/* PAPI_shutdown: disable the kinds whatever the users. */
+void cupti_cb_activity_close(struct cupti_cb_activity *a);
+
+/* Process rows (every record), one row per device. */
+static inline const _Atomic uint64_t *cupti_cb_activity_all(const struct cupti_cb_activity *a)
+{
+	return a->all;
+}
+
+/* Processes one completed buffer (what the CUPTI callback does; the unit
+ * tests call it directly). */
+void cupti_cb_activity_process(struct cupti_cb_activity *a, uint8_t *buf, size_t valid);
+
+/* The buffer pool behind CUPTI's buffer callbacks: a free buffer, or NULL
+ * when CUPTI_CB_ACT_BUF_MAX are out; and its return. Lock-free but for a
+ * refill (see free_slot). */
+uint8_t *cupti_cb_activity_buffer_get(struct cupti_cb_activity *a);
+void cupti_cb_activity_buffer_put(struct cupti_cb_activity *a, uint8_t *buf);
+
+#endif

@@ -1,0 +1,1332 @@
+/* cupti_cb_metric_source.c: GPU hardware metrics as a source. The
+ * catalogue comes from the Profiler Host API for one chip
+ * (cupti_cb_metric_catalog.c): the chip CUPTI_CB_CHIP names, else the chip of device
+ * 0, which needs the driver but no context. Collection is one profiling
+ * session per device (cupti_cb_metric_session.c), shared by every event set that
+ * measures the device; each set reads its own start..stop deltas.
+ *
+ * Everything here is the cold path, under m->lock. A read waits for the
+ * GPU work in the range (the profiler decodes the range), so a read from a
+ * signal handler (cupti_cb_signal_context.h) takes none of that path: it copies
+ * the values the set's last ordinary read or start published
+ * (cupti_cb_metric_publish.h), without a lock or a call of CUPTI, and a stop or reset
+ * there is refused (cupti_cb(7), "Reading"). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <ctype.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cupti_cb_engine.h"
+#include "cupti_cb_metric_config.h"
+#include "cupti_cb_metric_catalog.h"
+#include "cupti_cb_metric_permission.h"
+#include "cupti_cb_metric_publish.h"
+#include "cupti_cb_metric_session.h"
+#include "cupti_cb_profiler_api.h"
+#include "cupti_cb_signal_context.h"
+#include "cupti_cb_source.h"
+#include "cupti_cb_sources.h"
+
+#define ENV_CHIP CUPTI_CB_ENV_CHIP
+/* The driver's parameters, where it says whether profiling is for
+ * administrators only (cupti_cb_metric_permission.h); tests name another file. */
+#define ENV_PARAMS "CUPTI_CB_NVIDIA_PARAMS"
+/* Hardware metrics in one set: a set that fits one pass holds far fewer;
+ * the per-set state and the scratch arrays on the stack are sized by it. */
+#define MAX_EVENTS 128
+
+#define TRACE(m, ...)                                                   \
+	do {                                                            \
+		if ((m)->e->trace) {                                    \
+			fprintf(stderr, "cupti_cb: metrics: " __VA_ARGS__); \
+			fputc('\n', stderr);                            \
+		}                                                       \
+	} while (0)
+
+/* Contexts created while the source's lock was held (see on_context). */
+#define MAX_PENDING_CTX 16
+
+struct msrc {
+	struct cupti_cb_engine *e;	/* shared services */
+	pthread_mutex_t lock;
+	pthread_mutex_t pend_lock;	/* only around the pending list: never held across a call */
+	CUcontext pending[MAX_PENDING_CTX];
+	int pending_dev[MAX_PENDING_CTX];
+	unsigned n_pending;
+	atomic_int has_pending;
+	unsigned long lost_contexts;	/* pending list full: not profiled (traced) */
+	atomic_int n_devices;		/* -1 until counted (cupti_cb_engine_count_devices) */
+	int tried_catalog;
+	int have_catalog;
+	int have_profiler_api;
+	unsigned profiler_holds;	/* the chip lookup and each session (profiler_hold) */
+	struct cupti_cb_profiler_api p;
+	struct cupti_cb_metric_catalog cat;
+	char chip[64];
+	char why[CUPTI_CB_WHY_LEN];
+	char dev_chip[CUPTI_CB_MAX_DEVICES][64];	/* "" until asked */
+	char dev_unsupported[CUPTI_CB_MAX_DEVICES][256];	/* why the device cannot be profiled; "": it can */
+	struct cupti_cb_metric_session *sess[CUPTI_CB_MAX_DEVICES];
+	unsigned epoch;			/* bumped when the sessions go (PAPI_shutdown) */
+	/* Idle reads. All GPU work is issued through driver calls, and a sample
+	 * collects everything issued before it: when no thread made a driver
+	 * call since a device's last sample, its totals cannot have changed,
+	 * and a read skips the sample (about 13 ms). The driver calls are
+	 * counted by the callback engine, under this hold of every CBID. */
+	struct cupti_cb_hold activity;
+	int watch_activity;		/* the hold is on: idle reads can be told */
+	uint64_t drv_seen[CUPTI_CB_MAX_DEVICES];	/* driver calls before the last sample */
+	uint8_t fresh[CUPTI_CB_MAX_DEVICES];		/* drv_seen is valid */
+	unsigned long samples, skipped;
+	/* The last pass count computed, by its list of names. */
+	char *passes_key;
+	size_t passes_val;
+	int restricted;			/* cupti_cb_metric_permission_restricted_here, once; 2: not asked yet */
+};
+
+/* One event set's metrics. */
+struct mset {
+	unsigned n;
+	int running;
+	/* The set holds its metrics in the sessions from its first start until
+	 * its events change or it is cleaned up, not only while it runs: a
+	 * session whose union changes is configured again (a disable and an
+	 * enable of the range profiler, hundreds of ms), which start/stop
+	 * pairs must not pay. A stopped set reads nothing. */
+	int held;
+	unsigned epoch;			/* the source's epoch it was held in */
+	uint32_t codes[MAX_EVENTS];
+	char *full[MAX_EVENTS];		/* the names CUPTI evaluates */
+	int additive[MAX_EVENTS];
+	uint8_t integer[MAX_EVENTS];
+	int dev[MAX_EVENTS];		/* the device, resolved at start */
+	unsigned id[MAX_EVENTS];	/* entry in the device's session */
+	struct cupti_cb_mtotal base[MAX_EVENTS];
+	/* The window since start (or reset) is good while no session it
+	 * reads lost data (struct cupti_cb_metric_session's lost) after base was
+	 * taken, and every one of them was collecting then. */
+	unsigned long long lost_base[MAX_EVENTS];
+	int window_bad;
+	long long out[MAX_EVENTS];	/* the values of the last good read, in PAPI's form */
+	char why[CUPTI_CB_WHY_LEN];	/* why the last read, stop or reset failed */
+	struct cupti_cb_metric_publish pub;	/* out, for reads in a signal handler */
+	char names[MAX_EVENTS][CUPTI_CB_NAME_MAX];
+};
+
+static void unlock_source(struct msrc *m);
+static void on_context(void *arg, CUcontext ctx, int created);
+
+/* ---- opening --------------------------------------------------------------- */
+
+static int load_profiler_api(struct msrc *m)
+{
+	if (m->have_profiler_api)
+		return 0;
+	if (cupti_cb_profiler_api_load(&m->p, m->e->api.cupti_lib, m->why, sizeof m->why))
+		return -1;
+	m->have_profiler_api = 1;
+	return 0;
+}
+
+/* The CUPTI profiler is initialized only while cupti_cb needs it: to ask
+ * the chips' names, and while a device's session exists. An initialized
+ * profiler costs every kernel launch of the process, whether or not
+ * anything is profiled: on an H100 (CUDA 13.0, driver 580) four threads
+ * launching at once paid 3.5 times a bare launch while it was up, and
+ * nothing once cuptiProfilerDeInitialize had run (bench/RESULTS.md). So
+ * cupti_cb calls cuptiProfilerInitialize when the first hold is taken and
+ * cuptiProfilerDeInitialize when the last one goes, never twice in a row. */
+static int profiler_hold(struct msrc *m)
+{
+	if (m->profiler_holds++)
+		return 0;
+	CUpti_Profiler_Initialize_Params ip = { CUpti_Profiler_Initialize_Params_STRUCT_SIZE, NULL };
+	CUptiResult r = m->p.cuptiProfilerInitialize(&ip);
+	if (r != CUPTI_SUCCESS) {
+		/* A failed initialization may leave part of the profiler up: undo it too. */
+		CUpti_Profiler_DeInitialize_Params dp = { CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE, NULL };
+		m->p.cuptiProfilerDeInitialize(&dp);
+		m->profiler_holds = 0;
+		snprintf(m->why, sizeof m->why, "cuptiProfilerInitialize failed: %s",
+			 cupti_cb_cupti_error(&m->e->api, r));
+		return -1;
+	}
+	TRACE(m, "profiler initialized");
+	return 0;
+}
+
+static void profiler_release(struct msrc *m)
+{
+	if (!m->profiler_holds || --m->profiler_holds)
+		return;
+	CUpti_Profiler_DeInitialize_Params dp = { CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE, NULL };
+	CUptiResult r = m->p.cuptiProfilerDeInitialize(&dp);
+	TRACE(m, "profiler de-initialized: %s", cupti_cb_cupti_error(&m->e->api, r));
+}
+
+/* cuInit and the device count, once: the chip of a device needs no more
+ * (no subscription, no context). */
+static int count_devices_locked(struct msrc *m)
+{
+	int n = 0;
+	if (atomic_load(&m->n_devices) >= 0)
+		return atomic_load(&m->n_devices);
+	if (cupti_cb_engine_count_devices(m->e, &n, m->why, sizeof m->why))
+		n = 0;
+	atomic_store(&m->n_devices, n > CUPTI_CB_MAX_DEVICES ? CUPTI_CB_MAX_DEVICES : n);
+	return atomic_load(&m->n_devices);
+}
+
+static int count_devices(struct msrc *m)
+{
+	int n = atomic_load(&m->n_devices);
+	if (n >= 0)
+		return n;
+	pthread_mutex_lock(&m->lock);
+	n = count_devices_locked(m);
+	unlock_source(m);
+	return n;
+}
+
+/* The chip of every device, asked once, under one short hold of the
+ * profiler (cuptiDeviceGetChipName needs it, the catalogue does not), and
+ * whether it can be profiled at all (an add refuses a device that cannot:
+ * see refusal_at_add). */
+static const char *device_chip(struct msrc *m, int dev)
+{
+	int n = count_devices_locked(m);
+	if (dev < 0 || dev >= n)
+		return NULL;
+	if (m->dev_chip[dev][0])
+		return m->dev_chip[dev];
+	/* cupti_cb's own driver calls (the profiler's, cuDeviceGet, and the
+	 * driver calls CUPTI makes for the device), not the calling thread's:
+	 * an add on a thread of cupti_cb_run counted one there (gpu_run_metrics,
+	 * H100). */
+	int own = cupti_cb_own_begin();
+	if (profiler_hold(m)) {
+		cupti_cb_own_end(own);
+		return NULL;
+	}
+	for (int d = 0; d < n; d++) {
+		if (m->dev_chip[d][0])
+			continue;
+		CUpti_Device_GetChipName_Params cp = { CUpti_Device_GetChipName_Params_STRUCT_SIZE, NULL,
+						       (size_t)d, NULL };
+		CUptiResult r = m->p.cuptiDeviceGetChipName(&cp);
+		(void)cupti_cb_metric_session_supported(&m->e->api, &m->p, d, m->dev_unsupported[d],
+						  sizeof m->dev_unsupported[d]);
+		if (r == CUPTI_SUCCESS && cp.pChipName)
+			snprintf(m->dev_chip[d], sizeof m->dev_chip[d], "%s", cp.pChipName);
+		else if (d == dev)
+			snprintf(m->why, sizeof m->why, "cuptiDeviceGetChipName(%d) failed: %s", dev,
+				 cupti_cb_cupti_error(&m->e->api, r));
+	}
+	cupti_cb_own_end(own);
+	profiler_release(m);
+	return m->dev_chip[dev][0] ? m->dev_chip[dev] : NULL;
+}
+
+/* The catalogue: of CUPTI_CB_CHIP's chip at once, else of device 0's
+ * chip once the driver is open. Tried once per chip source. */
+static int ensure_catalog_locked(struct msrc *m)
+{
+	if (m->have_catalog)
+		return 0;
+	const char *env = getenv(ENV_CHIP);
+	int named = env && env[0];
+	if (m->tried_catalog)
+		return -1;
+	/* Given the device count, cupti_cb is inside the program's own cuInit (an injected tool:
+	 * cupti_cb_run), where the profiler must not be asked the chip: there
+	 * cuptiProfilerInitialize fails and still leaves every later kernel launch 3.5 times
+	 * dearer (H100, CUDA 13.0). The catalogue waits for a later listing or lookup, made once
+	 * the count is no longer given, unless the chip is named. */
+	const char *given = getenv(CUPTI_CB_ENV_DEVICE_COUNT);
+	if (!named && given && given[0]) {
+		snprintf(m->why, sizeof m->why, "the metric catalogue is not built while " CUPTI_CB_ENV_DEVICE_COUNT
+						" is set (inside cuInit): name the chip with " ENV_CHIP
+						" (for example GH100), or list again later");
+		return -1;
+	}
+	m->tried_catalog = 1;
+	if (load_profiler_api(m))
+		return -1;
+	const char *chip = named ? env : device_chip(m, 0);
+	if (!chip) {
+		if (!m->why[0])
+			snprintf(m->why, sizeof m->why, "no CUDA device to take the chip name from: "
+							"name one with " ENV_CHIP " (for example GH100)");
+		return -1;
+	}
+	snprintf(m->chip, sizeof m->chip, "%s", chip);
+	uint64_t t0 = cupti_cb_mono_ns();
+	if (cupti_cb_metric_catalog_build(&m->cat, &m->p, m->chip, m->why, sizeof m->why))
+		return -1;
+	m->have_catalog = 1;
+	m->why[0] = '\0';
+	TRACE(m, "catalogue of %s%s: %u metrics in %.1f ms", m->chip, named ? " (" ENV_CHIP ")" : "",
+	      m->cat.n_metrics, (cupti_cb_mono_ns() - t0) / 1e6);
+	return 0;
+}
+
+static int ensure_catalog(struct msrc *m)
+{
+	pthread_mutex_lock(&m->lock);
+	int rc = ensure_catalog_locked(m);
+	unlock_source(m);
+	return rc;
+}
+
+/* ---- catalogue ------------------------------------------------------------- */
+
+/* CUPTI's metric names are "<unit>__<name>[.<rollup>[.<submetric>]]": a
+ * letter first, a double underscore, nothing but [A-Za-z0-9_.]. */
+static int m_may_be_ours(const char *name)
+{
+	if (!name)
+		return 0;
+	if (!strncmp(name, "cupti_cb:::", 11))
+		name += 11;
+	size_t n = strcspn(name, ":");
+	if (!n || !isalpha((unsigned char)name[0]))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)name[i]) && name[i] != '_' && name[i] != '.')
+			return 0;
+	const char *dd = strstr(name, "__");
+	return dd && (size_t)(dd - name) < n;
+}
+
+/* The catalogue is built when first asked for (ensure_catalog): the chip
+ * CUPTI_CB_CHIP names needs nothing, device 0's chip only cuInit. */
+static void m_opened(void *self, enum cupti_cb_stage stage)
+{
+	(void)self, (void)stage;
+}
+
+static int decode(struct msrc *m, uint32_t code, uint32_t *metric, uint32_t *variant)
+{
+	if (!m->have_catalog || CUPTI_CB_CODE_SRC(code) != CUPTI_CB_SRC_METRIC || code >> 31)
+		return CUPTI_CB_ENOEVNT;
+	*metric = CUPTI_CB_CODE_IDX(code);
+	*variant = CUPTI_CB_CODE_VAR(code);
+	if (*metric >= m->cat.n_metrics)
+		return CUPTI_CB_ENOEVNT;
+	unsigned type = m->cat.metrics[*metric].type;
+	if (type >= CUPTI_CB_METRIC_CATALOG_TYPES || *variant > m->cat.n_suffixes[type])
+		return CUPTI_CB_ENOEVNT;
+	int dev = CUPTI_CB_CODE_DEV(code);
+	if (dev >= 0 && dev >= count_devices(m))
+		return CUPTI_CB_ENOEVNT;
+	return CUPTI_CB_OK;
+}
+
+static int m_valid(void *self, uint32_t code)
+{
+	uint32_t metric, variant;
+	return decode(self, code, &metric, &variant) == CUPTI_CB_OK;
+}
+
+static int m_first(void *self, uint32_t *code)
+{
+	struct msrc *m = self;
+	if (ensure_catalog(m) || m->cat.n_metrics == 0)
+		return CUPTI_CB_ENOEVNT;
+	*code = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, 0, 0, -1, 0);
+	return CUPTI_CB_OK;
+}
+
+/* Listing shows each base metric once; its rollups and submetrics are in
+ * its description. */
+static int m_next(void *self, uint32_t *code)
+{
+	struct msrc *m = self;
+	uint32_t idx = CUPTI_CB_CODE_IDX(*code) + 1;
+	if (!m->have_catalog || idx >= m->cat.n_metrics)
+		return CUPTI_CB_ENOEVNT;
+	*code = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, idx, 0, -1, 0);
+	return CUPTI_CB_OK;
+}
+
+/* PAPI (7.0 to HEAD) holds an event name in PAPI_MAX_STR_LEN (128) bytes,
+ * "cupti_cb:::" and the NUL included: PAPI_event_code_to_name fails with
+ * PAPI_ENOMEM for a longer one, and for one of exactly 127 characters
+ * PAPI 7.0's prefixing (sprintf "%s:::%s%c" with a '\0') writes one byte
+ * past the caller's buffer. So a name is listed and accepted only where its
+ * canonical spelling (what m_name prints) has at most 126 characters with
+ * the prefix, and every name round-trips; on GH100 the longest metric names
+ * with a submetric and qualifiers do not. */
+#define NAME_ROOM (128 - sizeof "cupti_cb:::" - 1)
+
+static int m_name(void *self, uint32_t code, char *buf, size_t len);
+
+static int fits(struct msrc *m, uint32_t code)
+{
+	char buf[2 * CUPTI_CB_NAME_MAX];
+	return m_name(m, code, buf, sizeof buf) == CUPTI_CB_OK && strlen(buf) <= NAME_ROOM;
+}
+
+/* Device qualifiers grow with the device number: the first that does not
+ * fit ends the list. */
+static int m_first_qualifier(void *self, uint32_t *code)
+{
+	struct msrc *m = self;
+	if (!m_valid(self, *code) || count_devices(m) < 1)
+		return CUPTI_CB_ENOEVNT;
+	uint32_t q = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, CUPTI_CB_CODE_IDX(*code), CUPTI_CB_CODE_VAR(*code), 0, 0);
+	if (!fits(m, q))
+		return CUPTI_CB_ENOEVNT;
+	*code = q;
+	return CUPTI_CB_OK;
+}
+
+static int m_next_qualifier(void *self, uint32_t *code)
+{
+	struct msrc *m = self;
+	int dev = CUPTI_CB_CODE_DEV(*code) + 1;
+	if (dev >= count_devices(m))
+		return CUPTI_CB_ENOEVNT;
+	uint32_t q = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, CUPTI_CB_CODE_IDX(*code), CUPTI_CB_CODE_VAR(*code), dev, 0);
+	if (!fits(m, q))
+		return CUPTI_CB_ENOEVNT;
+	*code = q;
+	return CUPTI_CB_OK;
+}
+
+static int catalog_error(int rc)
+{
+	switch (rc) {
+	case CUPTI_CB_METRIC_CATALOG_OK:
+		return CUPTI_CB_OK;
+	case CUPTI_CB_METRIC_CATALOG_ENOMETRIC:
+	case CUPTI_CB_METRIC_CATALOG_ESUFFIX:
+		return CUPTI_CB_ENOEVNT;
+	case CUPTI_CB_METRIC_CATALOG_ENOMEM:
+		return CUPTI_CB_ENOMEM;
+	default:
+		return CUPTI_CB_EINVAL;
+	}
+}
+
+/* Metric events count the work of one context of their device, the
+ * session's collecting context (cupti_cb_metric_session.h), whichever thread
+ * issued it: :process is accepted and means what they always do; :thread
+ * cannot be honoured and is refused. */
+static int m_parse(void *self, const char *name, uint32_t *code)
+{
+	struct msrc *m = self;
+	char buf[CUPTI_CB_NAME_MAX], *quals;
+	struct cupti_cb_quals q;
+	uint32_t metric, variant;
+	if (!code || !m_may_be_ours(name))
+		return CUPTI_CB_ENOEVNT;
+	int rc = cupti_cb_split_name(name, buf, sizeof buf, &quals);
+	if (rc)
+		return rc;
+	if (ensure_catalog(m))
+		return CUPTI_CB_ENOEVNT;
+	if ((rc = catalog_error(cupti_cb_metric_catalog_parse(&m->cat, buf, &metric, &variant))))
+		return rc;
+	if ((rc = cupti_cb_qualifiers_parse(quals, &q)))
+		return rc;
+	if (q.scope == 0)
+		return CUPTI_CB_ENOEVNT;
+	uint32_t c = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, metric, variant, q.device, q.scope == 1);
+	if (!fits(m, c)) {
+		TRACE(m, "%s is refused: its name, as cupti_cb:::%s with its qualifiers, is longer than the 126 "
+			 "characters PAPI holds safely (PAPI_MAX_STR_LEN); without the qualifiers it measures the "
+			 "starting thread's device", name, buf);
+		return CUPTI_CB_ENOEVNT;
+	}
+	*code = c;
+	return CUPTI_CB_OK;
+}
+
+static int m_name(void *self, uint32_t code, char *buf, size_t len)
+{
+	struct msrc *m = self;
+	uint32_t metric, variant;
+	int rc = decode(m, code, &metric, &variant);
+	if (rc)
+		return rc;
+	if (cupti_cb_metric_catalog_name(&m->cat, metric, variant, buf, len))
+		return CUPTI_CB_EINVAL;
+	size_t n = strlen(buf);
+	int w = 0;
+	if (CUPTI_CB_CODE_DEV(code) >= 0)
+		w = snprintf(buf + n, len - n, ":device=%d", CUPTI_CB_CODE_DEV(code));
+	if (w >= 0 && CUPTI_CB_CODE_PROC(code))
+		w = snprintf(buf + strlen(buf), len - strlen(buf), ":process");
+	return (w < 0 || strlen(buf) + 1 >= len) ? CUPTI_CB_EINVAL : CUPTI_CB_OK;
+}
+
+/* "<CUPTI's description> [counter; default .sum; takes .sum .avg ...]" */
+static int m_descr(void *self, uint32_t code, char *buf, size_t len)
+{
+	struct msrc *m = self;
+	uint32_t metric, variant;
+	int rc = decode(m, code, &metric, &variant);
+	if (rc)
+		return rc;
+	static const char *const type_word[] = { "counter", "ratio", "throughput" };
+	unsigned type = m->cat.metrics[metric].type;
+	pthread_mutex_lock(&m->lock);
+	cupti_cb_metric_catalog_descr(&m->cat, metric, buf, len);
+	unlock_source(m);
+	size_t n = strlen(buf);
+	n += (size_t)snprintf(buf + n, n < len ? len - n : 0, " [%s; default %s; takes", type_word[type],
+			      m->cat.suffixes[type][m->cat.default_variant[type] - 1]);
+	for (unsigned i = 0; i < m->cat.n_suffixes[type] && n + 1 < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, " %s", m->cat.suffixes[type][i]);
+	if (n + 1 < len)
+		snprintf(buf + n, len - n, "]");
+	return CUPTI_CB_OK;
+}
+
+static int m_qualifier_descr(void *self, uint32_t code, char *buf, size_t len)
+{
+	if (!m_valid(self, code))
+		return CUPTI_CB_ENOEVNT;
+	snprintf(buf, len, "Only CUDA device %d (also spelt :device%d)", CUPTI_CB_CODE_DEV(code),
+		 CUPTI_CB_CODE_DEV(code));
+	return CUPTI_CB_OK;
+}
+
+static int m_facts(void *self, uint32_t code, struct cupti_cb_event_facts *f)
+{
+	struct msrc *m = self;
+	uint32_t metric, variant;
+	int rc = decode(m, code, &metric, &variant);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&m->lock);
+	cupti_cb_metric_catalog_units(&m->cat, metric, variant, f->units, sizeof f->units);
+	unlock_source(m);
+	f->is_double = !cupti_cb_metric_catalog_is_integer(&m->cat, metric, variant);
+	f->running_sum = cupti_cb_metric_catalog_is_additive(&m->cat, metric, variant);
+	return CUPTI_CB_OK;
+}
+
+static const char *m_why(void *self)
+{
+	return ((struct msrc *)self)->why;
+}
+
+static unsigned m_count(void *self)
+{
+	struct msrc *m = self;
+	return m->have_catalog ? m->cat.n_metrics : 0;
+}
+
+/* ---- sessions -------------------------------------------------------------- */
+
+static void add_context_locked(struct msrc *m, int dev, CUcontext ctx)
+{
+	char why[CUPTI_CB_WHY_LEN];
+	struct cupti_cb_metric_session *s = m->sess[dev];
+	if (s && cupti_cb_metric_session_add_context(s, ctx, why, sizeof why))
+		TRACE(m, "device %d: a new context cannot be profiled: %s", dev, why);
+}
+
+/* Releases the source's lock, first adding the contexts created meanwhile. */
+static void unlock_source(struct msrc *m)
+{
+	for (;;) {
+		CUcontext ctx[MAX_PENDING_CTX];
+		int dev[MAX_PENDING_CTX];
+		pthread_mutex_lock(&m->pend_lock);
+		unsigned n = m->n_pending;
+		memcpy(ctx, m->pending, n * sizeof ctx[0]);
+		memcpy(dev, m->pending_dev, n * sizeof dev[0]);
+		m->n_pending = 0;
+		atomic_store(&m->has_pending, 0);
+		pthread_mutex_unlock(&m->pend_lock);
+		for (unsigned i = 0; i < n; i++)
+			add_context_locked(m, dev[i], ctx[i]);
+		pthread_mutex_unlock(&m->lock);
+		/* A context created after the list was taken and before the unlock. */
+		if (!atomic_load(&m->has_pending) || pthread_mutex_trylock(&m->lock) != 0)
+			return;
+	}
+}
+
+/* A context was created or is being destroyed (application thread, inside
+ * the driver). A creation never waits for the source's lock: its holder
+ * may be inside CUPTI's range profiler, waiting for the driver, which this
+ * thread holds while it creates the context (on an H100 a metric set
+ * started on one thread while another created its first context hung both).
+ * The context is then left to the holder, which adds it before it lets the
+ * lock go. A destruction must wait: the range profiler has to leave the
+ * context before it is gone. */
+static void on_context_own(void *arg, CUcontext ctx, int created)
+{
+	struct msrc *m = arg;
+	int dev = m->e->resolver.context_device(m->e->resolver.arg, ctx);
+	if (dev < 0 || dev >= CUPTI_CB_MAX_DEVICES)
+		return;
+	if (created && pthread_mutex_trylock(&m->lock) != 0) {
+		pthread_mutex_lock(&m->pend_lock);
+		if (m->n_pending < MAX_PENDING_CTX) {
+			m->pending[m->n_pending] = ctx;
+			m->pending_dev[m->n_pending++] = dev;
+		} else {
+			m->lost_contexts++;
+		}
+		atomic_store(&m->has_pending, 1);
+		pthread_mutex_unlock(&m->pend_lock);
+		/* The holder may have let the lock go before it saw the list. */
+		if (pthread_mutex_trylock(&m->lock) == 0)
+			unlock_source(m);
+		return;
+	}
+	if (!created)
+		pthread_mutex_lock(&m->lock);
+	if (created) {
+		add_context_locked(m, dev, ctx);
+	} else if (m->sess[dev]) {
+		char why[CUPTI_CB_WHY_LEN];
+		if (cupti_cb_metric_session_drop_context(m->sess[dev], ctx, why, sizeof why))
+			TRACE(m, "device %d: a context on its way out: %s", dev, why);
+	}
+	unlock_source(m);
+}
+
+/* A device of another chip than the catalogue's cannot use its names. */
+static int other_chip(struct msrc *m, int dev, const char *chip, char *why, size_t len)
+{
+	if (!strcmp(chip, m->chip))
+		return 0;
+	snprintf(why, len, "device %d is a %s, but the metric catalogue is of %s (" ENV_CHIP "): unset " ENV_CHIP
+			   " or name this chip", dev, chip, m->chip);
+	return 1;
+}
+
+/* The device's session, made at its first use. */
+static struct cupti_cb_metric_session *session(struct msrc *m, int dev, char *why, size_t len)
+{
+	if (m->sess[dev])
+		return m->sess[dev];
+	const char *chip = device_chip(m, dev);
+	if (!chip) {
+		snprintf(why, len, "%s", m->why);
+		return NULL;
+	}
+	if (other_chip(m, dev, chip, why, len))
+		return NULL;
+	struct cupti_cb_metric_session *s = calloc(1, sizeof *s);
+	if (!s || profiler_hold(m)) {
+		snprintf(why, len, "%s", s ? m->why : "out of memory");
+		free(s);
+		return NULL;
+	}
+	if (cupti_cb_metric_session_init(s, &m->e->api, &m->p, dev, chip, why, len)) {
+		profiler_release(m);
+		free(s);
+		return NULL;
+	}
+	m->sess[dev] = s;
+	return s;
+}
+
+/* A device's session goes with the last metric it holds: the range
+ * profiler leaves the device's contexts, and with the last session the
+ * profiler is de-initialized, and the driver calls are no longer watched
+ * (see profiler_hold). The next set to start makes a new one. */
+static void end_session_locked(struct msrc *m, int dev)
+{
+	cupti_cb_metric_session_destroy(m->sess[dev]);
+	free(m->sess[dev]);
+	m->sess[dev] = NULL;
+	m->fresh[dev] = 0;
+	profiler_release(m);
+	for (int d = 0; d < CUPTI_CB_MAX_DEVICES; d++)
+		if (m->sess[d])
+			return;
+	cupti_cb_engine_unhold(m->e, &m->activity);
+	m->watch_activity = 0;
+}
+
+static void end_idle_sessions_locked(struct msrc *m)
+{
+	for (int d = 0; d < CUPTI_CB_MAX_DEVICES; d++)
+		if (m->sess[d] && cupti_cb_metric_session_idle(m->sess[d])) {
+			TRACE(m, "device %d: no metric held: the session ends", d);
+			end_session_locked(m, d);
+		}
+}
+
+/* The device a metric event without a device qualifier measures: the
+ * device of the calling thread's current context at start, else 0. That
+ * is the GPU a rank or thread that called cudaSetDevice works on. */
+static int default_device(struct msrc *m)
+{
+	CUcontext ctx = NULL;
+	int dev = -1;
+	/* cupti_cb's own driver call, not the thread's: an add (refusal_at_add)
+	 * on a thread of cupti_cb_run counted its cuCtxGetCurrent calls there
+	 * (gpu_run_metrics, H100). */
+	int own = cupti_cb_own_begin();
+	if (m->e->api.cuCtxGetCurrent && m->e->api.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx)
+		dev = m->e->resolver.context_device(m->e->resolver.arg, ctx);
+	cupti_cb_own_end(own);
+	return dev >= 0 ? dev : 0;
+}
+
+/* ---- event sets ------------------------------------------------------------ */
+
+static void *m_set_new(void *self)
+{
+	(void)self;
+	struct mset *s = calloc(1, sizeof(struct mset));
+	if (s)
+		cupti_cb_metric_publish_init(&s->pub);
+	return s;
+}
+
+static size_t passes_of(struct msrc *m, struct mset *s, char *why, size_t len);
+static void let_go_locked(struct msrc *m, struct mset *s);
+static int other_chip(struct msrc *m, int dev, const char *chip, char *why, size_t len);
+
+/* What a start would meet and an add can know: TAU puts all of a
+ * component's events in one set, and a metric that fails at PAPI_start
+ * takes the callback events down with it. Known here: counters restricted
+ * to administrators (the driver's parameters), a device of another chip
+ * than the catalogue's, and a device CUPTI says cannot be profiled (vGPU
+ * without profiling, WSL, ...; both asked once, with the chip names).
+ * Not known before a start: the counters a device offers, a MIG instance
+ * (CUPTI refuses it only at the enable), another profiler on the device. */
+static int refusal_at_add(struct msrc *m, struct mset *s, char *why, size_t len)
+{
+	uint8_t seen[CUPTI_CB_MAX_DEVICES] = { 0 };
+	if (m->restricted == 2)
+		m->restricted = cupti_cb_metric_permission_restricted_here(getenv(ENV_PARAMS));
+	if (m->restricted == 1) {
+		snprintf(why, len, "access to the GPU performance counters is restricted to admin users "
+				   "(RmProfilingAdminOnly: 1 in the driver's parameters) and this process is none: load "
+				   "the nvidia module with NVreg_RestrictProfilingToAdminUsers=0 (a line \"options nvidia "
+				   "NVreg_RestrictProfilingToAdminUsers=0\" in /etc/modprobe.d, then reload the module or "
+				   "reboot), or run as root");
+		return CUPTI_CB_EPERM;
+	}
+	int def = default_device(m);
+	for (unsigned i = 0; i < s->n; i++) {
+		int d = CUPTI_CB_CODE_DEV(s->codes[i]) >= 0 ? CUPTI_CB_CODE_DEV(s->codes[i]) : def;
+		if (d < 0 || d >= CUPTI_CB_MAX_DEVICES || seen[d])
+			continue;
+		seen[d] = 1;
+		pthread_mutex_lock(&m->lock);
+		const char *chip = device_chip(m, d);	/* NULL: no device; the start says why */
+		int other = chip && other_chip(m, d, chip, why, len);
+		if (!other && chip && m->dev_unsupported[d][0]) {
+			snprintf(why, len, "%s", m->dev_unsupported[d]);
+			other = 1;
+		}
+		unlock_source(m);
+		if (other)
+			return CUPTI_CB_EUNAVAIL;
+	}
+	return CUPTI_CB_OK;
+}
+
+static int m_set_update(void *self, void *set, const uint32_t *codes, unsigned n, char *why, size_t len)
+{
+	struct msrc *m = self;
+	struct mset *s = set;
+	uint32_t metric, variant;
+	if (n > MAX_EVENTS) {
+		snprintf(why, len, "one event set holds at most %d hardware metrics (this one would hold %u)",
+			 MAX_EVENTS, n);
+		return CUPTI_CB_EINVAL;
+	}
+	if (s->running)
+		return CUPTI_CB_EINVAL;
+	pthread_mutex_lock(&m->lock);
+	let_go_locked(m, s);	/* the events change: what they held goes */
+	end_idle_sessions_locked(m);
+	unlock_source(m);
+	for (unsigned i = 0; i < n; i++) {
+		int rc = decode(m, codes[i], &metric, &variant);
+		if (rc)
+			return rc;
+		s->codes[i] = codes[i];
+		cupti_cb_metric_catalog_full_name(&m->cat, metric, variant, s->names[i], sizeof s->names[i]);
+		s->full[i] = s->names[i];
+		s->additive[i] = cupti_cb_metric_catalog_is_additive(&m->cat, metric, variant);
+		s->integer[i] = (uint8_t)cupti_cb_metric_catalog_is_integer(&m->cat, metric, variant);
+	}
+	s->n = n;
+	if (n == 0)
+		return CUPTI_CB_OK;
+	int rc = refusal_at_add(m, s, why, len);
+	if (rc) {
+		s->n = 0;
+		return rc;
+	}
+	pthread_mutex_lock(&m->lock);
+	size_t passes = passes_of(m, s, why, len);
+	unlock_source(m);
+	if (passes == 0)
+		return CUPTI_CB_ECUPTI;
+	if (passes > 1) {
+		snprintf(why, len,
+			 "these %u metrics need %zu passes on %s, and cupti_cb collects one pass over a PAPI "
+			 "range (the application's work cannot be replayed): split them into event sets of "
+			 "one pass each, or into several runs",
+			 n, passes, m->chip);
+		s->n = 0;
+		return CUPTI_CB_EPASSES;
+	}
+	return CUPTI_CB_OK;
+}
+
+/* Pass count of the set's distinct names, computed once per list (the
+ * same list is asked again when PAPI re-establishes a set). 0: failed. */
+static size_t passes_of(struct msrc *m, struct mset *s, char *why, size_t len)
+{
+	/* What the session will configure: the set's metrics, and its weight
+	 * where a metric is not additive (cupti_cb_metric_session.h). */
+	const char *names[MAX_EVENTS + 1];
+	unsigned n = 0;
+	int weighted = 0;
+	for (unsigned i = 0; i < s->n; i++) {
+		names[n++] = s->full[i];
+		weighted |= !s->additive[i];
+	}
+	if (weighted)
+		names[n++] = CUPTI_CB_METRIC_SESSION_WEIGHT;
+	size_t key_len = 1;
+	for (unsigned i = 0; i < n; i++)
+		key_len += strlen(names[i]) + 1;
+	char *key = malloc(key_len);
+	if (!key)
+		return 0;
+	key[0] = '\0';
+	for (unsigned i = 0; i < n; i++)
+		strcat(strcat(key, names[i]), ",");
+	if (m->passes_key && !strcmp(key, m->passes_key)) {
+		free(key);
+		return m->passes_val;
+	}
+	struct cupti_cb_metric_config cfg;
+	uint64_t t0 = cupti_cb_mono_ns();
+	if (cupti_cb_metric_config_build(&cfg, &m->p, m->chip, NULL, names, n, why, len)) {
+		free(key);
+		return 0;
+	}
+	size_t passes = cfg.passes;
+	cupti_cb_metric_config_free(&cfg);
+	TRACE(m, "%u metrics need %zu pass%s on %s (%.1f ms)", s->n, passes, passes == 1 ? "" : "es", m->chip,
+	      (cupti_cb_mono_ns() - t0) / 1e6);
+	free(m->passes_key);
+	m->passes_key = key;
+	m->passes_val = passes;
+	return passes;
+}
+
+static void m_set_granularity(void *self, void *set, int process)
+{
+	(void)self, (void)set, (void)process;	/* metrics count every thread's work */
+}
+
+static int session_error(int rc);
+
+/* Gives back the wants of the events marked in which, all those of one
+ * device in one call: each change of a device's union configures its
+ * range profiler again. */
+static void unwant_done(struct msrc *m, struct mset *s, const uint8_t *which)
+{
+	char why[CUPTI_CB_WHY_LEN];
+	uint8_t left[MAX_EVENTS];
+	memcpy(left, which, s->n);
+	for (unsigned i = 0; i < s->n; i++) {
+		if (!left[i])
+			continue;
+		unsigned ids[MAX_EVENTS], k = 0;
+		for (unsigned j = i; j < s->n; j++)
+			if (left[j] && s->dev[j] == s->dev[i]) {
+				ids[k++] = s->id[j];
+				left[j] = 0;
+			}
+		struct cupti_cb_metric_session *ss = m->sess[s->dev[i]];
+		if (ss && cupti_cb_metric_session_unwant(ss, ids, k, why, sizeof why))
+			TRACE(m, "device %d: %s", s->dev[i], why);
+	}
+}
+
+static void unwant(struct msrc *m, struct mset *s, unsigned upto)
+{
+	uint8_t which[MAX_EVENTS] = { 0 };
+	memset(which, 1, upto);
+	unwant_done(m, s, which);
+}
+
+/* The session's sentences carry CUPTI's error name (cupti_cb_metric_range_error);
+ * a refusal for want of privileges is the one users must act on, so it
+ * gets its own PAPI code. */
+static int session_error_why(int rc, const char *why)
+{
+	if (rc == CUPTI_CB_METRIC_SESSION_EFAIL && why && strstr(why, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"))
+		return CUPTI_CB_EPERM;
+	if (rc == CUPTI_CB_METRIC_SESSION_EFAIL && why && strstr(why, "not supported"))
+		return CUPTI_CB_EUNAVAIL;
+	return session_error(rc);
+}
+
+static int session_error(int rc)
+{
+	switch (rc) {
+	case CUPTI_CB_METRIC_SESSION_OK:
+		return CUPTI_CB_OK;
+	case CUPTI_CB_METRIC_SESSION_EPASSES:
+		return CUPTI_CB_EPASSES;
+	case CUPTI_CB_METRIC_SESSION_ENOMEM:
+		return CUPTI_CB_ENOMEM;
+	case CUPTI_CB_METRIC_SESSION_EINVAL:
+		return CUPTI_CB_EINVAL;
+	default:
+		return CUPTI_CB_ECUPTI;
+	}
+}
+
+/* Brings every session the set uses up to date (a GPU wait). Every device
+ * is sampled, also after one failed (a reset rebases them all); the first
+ * error is returned. */
+static int sample(struct msrc *m, struct mset *s, char *why, size_t len)
+{
+	uint8_t done[CUPTI_CB_MAX_DEVICES] = { 0 };
+	int first = 0;
+	char err[CUPTI_CB_WHY_LEN];
+	for (unsigned i = 0; i < s->n; i++) {
+		int d = s->dev[i], rc = 0;
+		if (done[d])
+			continue;
+		done[d] = 1;
+		uint64_t calls = m->watch_activity ? cupti_cb_engine_driver_calls(m->e) : 0;
+		if (!m->sess[d]) {
+			snprintf(err, sizeof err, "the profiling session of device %d is gone (PAPI_shutdown)", d);
+			rc = CUPTI_CB_EUNAVAIL;
+		} else if (m->watch_activity && m->fresh[d] && calls == m->drv_seen[d]) {
+			m->skipped++;	/* nothing issued since the last sample */
+		} else {
+			m->fresh[d] = 0;
+			rc = cupti_cb_metric_session_sample(m->sess[d], err, sizeof err);
+			rc = rc ? session_error_why(rc, err) : 0;
+			if (!rc) {
+				m->samples++;
+				m->drv_seen[d] = calls;
+				m->fresh[d] = m->watch_activity;
+			}
+		}
+		if (rc && !first) {
+			first = rc;
+			snprintf(why, len, "%s", err);
+		}
+	}
+	return first;
+}
+
+/* The window starts at the sessions' totals now. */
+static void rebase(struct msrc *m, struct mset *s)
+{
+	s->window_bad = 0;
+	for (unsigned i = 0; i < s->n; i++) {
+		struct cupti_cb_metric_session *ss = m->sess[s->dev[i]];
+		if (!ss) {
+			s->window_bad = 1;
+			continue;
+		}
+		cupti_cb_metric_session_total(ss, s->id[i], &s->base[i]);
+		s->lost_base[i] = ss->lost;
+		s->window_bad |= !cupti_cb_metric_session_collecting(ss);
+		s->out[i] = 0;
+	}
+}
+
+/* The window's values in PAPI's form (a double in the long long's bits),
+ * or an error and why when a session it reads lost data in it. */
+static int window_values(struct msrc *m, struct mset *s, long long *v, char *why, size_t len)
+{
+	for (unsigned i = 0; i < s->n; i++) {
+		struct cupti_cb_metric_session *ss = m->sess[s->dev[i]];
+		if (!ss) {
+			snprintf(why, len, "the profiling session of device %d is gone (PAPI_shutdown)", s->dev[i]);
+			return CUPTI_CB_EUNAVAIL;
+		}
+		if (s->window_bad || ss->lost != s->lost_base[i]) {
+			snprintf(why, len,
+				 "device %d: hardware metric values since the set's start or reset miss GPU work, "
+				 "because collection failed (%.300s); PAPI_reset starts a new window",
+				 s->dev[i], ss->lost_why[0] ? ss->lost_why : "no range could be started");
+			return CUPTI_CB_ECUPTI;
+		}
+		struct cupti_cb_mtotal now = s->base[i];
+		cupti_cb_metric_session_total(ss, s->id[i], &now);
+		if (s->integer[i]) {
+			v[i] = (long long)cupti_cb_mtotal_count(&s->base[i], &now);
+		} else {
+			double d = cupti_cb_mtotal_value(&s->base[i], &now, s->additive[i]);
+			memcpy(&v[i], &d, sizeof d);
+		}
+	}
+	return CUPTI_CB_OK;
+}
+
+/* What a read in a signal handler gets from now on: the good values, or
+ * the error of a window that lost data. */
+static void publish(struct mset *s, int err)
+{
+	cupti_cb_metric_publish_write(&s->pub, s->out, s->n, err);
+}
+
+/* Counts driver calls from now on (see struct msrc). Without it (the
+ * hold refused) every read samples: slower, as exact. */
+static void watch_activity(struct msrc *m)
+{
+	uint32_t code;
+	char why[CUPTI_CB_WHY_LEN];
+	if (m->activity.active && m->activity.epoch == m->e->epoch)
+		return;
+	m->watch_activity = 0;
+	memset(m->fresh, 0, sizeof m->fresh);
+	if (cupti_cb_catalog_parse(&m->e->cat, "api.calls:process", &code) ||
+	    cupti_cb_engine_hold(m->e, &m->activity, &code, 1, why, sizeof why)) {
+		TRACE(m, "every read samples: the driver calls cannot be watched");
+		return;
+	}
+	m->watch_activity = 1;
+}
+
+/* Resolves each event's device (the default one is the calling thread's
+ * current device now) and whether the set already holds them. */
+static int devices_unchanged(struct msrc *m, struct mset *s, int *dev)
+{
+	int def = default_device(m), same = s->held && s->epoch == m->epoch;
+	for (unsigned i = 0; i < s->n; i++) {
+		int d = CUPTI_CB_CODE_DEV(s->codes[i]);
+		dev[i] = d >= 0 ? d : def;
+		same &= dev[i] == s->dev[i];
+	}
+	return same;
+}
+
+/* Takes the set's metrics into the sessions of their devices: all the
+ * metrics of one device in one want, since every change of a device's
+ * union configures its range profiler again (about 130 ms on an H100).
+ * The metrics first, then the contexts: a context found after the
+ * configuration is enabled once, with it. */
+static int hold_locked(struct msrc *m, struct mset *s, const int *dev, char *why, size_t len)
+{
+	uint8_t done[MAX_EVENTS] = { 0 };
+	for (unsigned i = 0; i < s->n; i++)
+		s->dev[i] = dev[i];
+	for (unsigned i = 0; i < s->n; i++) {
+		if (done[i])
+			continue;
+		const char *names[MAX_EVENTS];
+		int additive[MAX_EVENTS];
+		unsigned idx[MAX_EVENTS], ids[MAX_EVENTS], k = 0;
+		for (unsigned j = i; j < s->n; j++) {
+			if (s->dev[j] != s->dev[i])
+				continue;
+			names[k] = s->full[j];
+			additive[k] = s->additive[j];
+			idx[k++] = j;
+		}
+		uint64_t t0 = cupti_cb_mono_ns();
+		struct cupti_cb_metric_session *ss = session(m, s->dev[i], why, len);
+		int rc = ss ? cupti_cb_metric_session_want(ss, names, additive, k, ids, why, len) : CUPTI_CB_EUNAVAIL;
+		uint64_t t1 = cupti_cb_mono_ns();
+		if (rc == 0) {
+			for (unsigned q = 0; q < k; q++) {
+				s->id[idx[q]] = ids[q];
+				done[idx[q]] = 1;
+			}
+			rc = cupti_cb_metric_session_adopt_current(ss, why, len);
+		}
+		if (rc) {
+			unwant_done(m, s, done);
+			return ss ? session_error_why(rc, why) : CUPTI_CB_EUNAVAIL;
+		}
+		TRACE(m, "device %d: %u metrics: %.2f ms session and configuration, %.2f ms contexts", s->dev[i], k,
+		      (t1 - t0) / 1e6, (cupti_cb_mono_ns() - t1) / 1e6);
+	}
+	s->held = 1;
+	s->epoch = m->epoch;
+	return CUPTI_CB_OK;
+}
+
+static void let_go_locked(struct msrc *m, struct mset *s)
+{
+	if (s->held && s->epoch == m->epoch)
+		unwant(m, s, s->n);
+	s->held = 0;
+}
+
+static int start_locked(struct msrc *m, struct mset *s, char *why, size_t len)
+{
+	int dev[MAX_EVENTS];
+	if (!m->have_catalog) {
+		snprintf(why, len, "hardware metrics are not available: %s", m->why);
+		return CUPTI_CB_EUNAVAIL;
+	}
+	int rc = cupti_cb_engine_watch_contexts(m->e, on_context, m, why, len);
+	if (rc)
+		return rc;
+	watch_activity(m);
+	uint64_t t0 = cupti_cb_mono_ns();
+	if (!devices_unchanged(m, s, dev)) {
+		let_go_locked(m, s);
+		rc = hold_locked(m, s, dev, why, len);
+		end_idle_sessions_locked(m);	/* after the hold: a session kept is not made again */
+		if (rc)
+			return rc;
+	}
+	uint64_t t1 = cupti_cb_mono_ns();
+	/* The baseline: what the sessions hold now (a GPU wait). */
+	if ((rc = sample(m, s, why, len))) {
+		let_go_locked(m, s);
+		end_idle_sessions_locked(m);
+		return rc;
+	}
+	TRACE(m, "start: %.2f ms taking the metrics into the sessions, %.2f ms for the baseline sample",
+	      (t1 - t0) / 1e6, (cupti_cb_mono_ns() - t1) / 1e6);
+	rebase(m, s);
+	publish(s, 0);
+	s->running = 1;
+	return CUPTI_CB_OK;
+}
+
+static int m_set_start_own(void *self, void *set, char *why, size_t len)
+{
+	struct msrc *m = self;
+	if (cupti_cb_in_signal_context()) {
+		snprintf(why, len, "a set with hardware metrics cannot start in a signal handler (it would wait for "
+				   "the GPU and call CUPTI)");
+		return CUPTI_CB_EUNAVAIL;
+	}
+	pthread_mutex_lock(&m->lock);
+	int rc = start_locked(m, set, why, len);
+	unlock_source(m);
+	TRACE(m, "start: %s", rc ? why : "ok");
+	return rc;
+}
+
+/* The values since start (or reset), after a sample; the values of a
+ * stopped set are those of its last read. A failed sample, or a window in
+ * which a session lost data, is an error: the values would miss GPU work.
+ * Nothing of it is printed here (the adapter says it under PAPI_VERBOSE,
+ * from set_why); the trace says it too. */
+static int m_set_read_own(void *self, void *set, long long *values)
+{
+	struct msrc *m = self;
+	struct mset *s = set;
+	long long v[MAX_EVENTS];
+	int rc = CUPTI_CB_OK;
+	pthread_mutex_lock(&m->lock);
+	if (s->running) {
+		rc = sample(m, s, s->why, sizeof s->why);
+		if (rc == CUPTI_CB_OK)
+			rc = window_values(m, s, v, s->why, sizeof s->why);
+		if (rc == CUPTI_CB_OK)
+			memcpy(s->out, v, s->n * sizeof v[0]);
+		publish(s, rc);
+	}
+	unlock_source(m);
+	if (rc) {
+		TRACE(m, "read: %s", s->why);
+		return rc;
+	}
+	memcpy(values, s->out, s->n * sizeof values[0]);
+	return CUPTI_CB_OK;
+}
+
+/* In a signal handler: the values the last ordinary read or start
+ * published (cupti_cb_metric_publish.h); no lock, no CUPTI, nothing printed. */
+static int m_set_read_signal(struct mset *s, long long *values)
+{
+	int rc = cupti_cb_metric_publish_read(&s->pub, values, s->n);
+	return rc == CUPTI_CB_METRIC_PUBLISH_BUSY ? CUPTI_CB_EUNAVAIL : rc;
+}
+
+/* Stop and reset would take the lock and sample: refused in a signal
+ * handler, changing nothing (nothing is written either: the interrupted
+ * code may be writing the set). */
+static int refuse_in_handler(void)
+{
+	return CUPTI_CB_EUNAVAIL;
+}
+
+static int m_set_stop(void *self, void *set)
+{
+	struct msrc *m = self;
+	struct mset *s = set;
+	if (cupti_cb_in_signal_context())
+		return refuse_in_handler();
+	pthread_mutex_lock(&m->lock);
+	s->running = 0;
+	unlock_source(m);
+	return CUPTI_CB_OK;
+}
+
+/* A new window from the sessions' totals after a sample. A failed sample
+ * loses the range before the reset, not the window after it, as long as
+ * collection runs again: then the reset succeeds. */
+static int m_set_reset_own(void *self, void *set)
+{
+	struct msrc *m = self;
+	struct mset *s = set;
+	int rc = CUPTI_CB_OK;
+	pthread_mutex_lock(&m->lock);
+	if (s->running) {
+		char why[CUPTI_CB_WHY_LEN];
+		int sampled = sample(m, s, why, sizeof why);
+		rebase(m, s);
+		if (s->window_bad) {
+			rc = sampled ? sampled : CUPTI_CB_ECUPTI;
+			snprintf(s->why, sizeof s->why, "the reset cannot start a new window of hardware metrics: "
+							"collection does not run (%.300s)", sampled ? why : "no range started");
+		}
+		publish(s, rc);
+	}
+	unlock_source(m);
+	if (rc)
+		TRACE(m, "reset: %s", s->why);
+	return rc;
+}
+
+static const char *m_set_why(void *self, void *set)
+{
+	(void)self;
+	return set ? ((struct mset *)set)->why : "";
+}
+
+static void m_set_free_own(void *self, void *set)
+{
+	struct msrc *m = self;
+	if (!set)
+		return;
+	pthread_mutex_lock(&m->lock);
+	((struct mset *)set)->running = 0;
+	let_go_locked(m, set);
+	end_idle_sessions_locked(m);
+	unlock_source(m);
+	free(set);
+}
+
+/* The context watch stays on while sessions exist: a context the range
+ * profiler is enabled on must be dropped before it is destroyed. */
+static void m_close_own(void *self)
+{
+	struct msrc *m = self;
+	TRACE(m, "%lu samples, %lu reads without GPU work since the last sample skipped theirs, %lu contexts "
+		 "created meanwhile not profiled (more than %d at once)", m->samples, m->skipped, m->lost_contexts,
+	      MAX_PENDING_CTX);
+	cupti_cb_engine_unwatch_contexts(m->e);
+	pthread_mutex_lock(&m->lock);
+	for (int d = 0; d < CUPTI_CB_MAX_DEVICES; d++)
+		if (m->sess[d])
+			end_session_locked(m, d);
+	cupti_cb_engine_unhold(m->e, &m->activity);
+	m->watch_activity = 0;
+	m->epoch++;	/* every set's hold is void */
+	unlock_source(m);
+}
+
+/* ---- cupti_cb's own driver calls (cupti_cb_own_begin) ------------------ */
+
+static void on_context(void *arg, CUcontext ctx, int created)
+{
+	int prev = cupti_cb_own_begin();
+	on_context_own(arg, ctx, created);
+	cupti_cb_own_end(prev);
+}
+
+static int m_set_start(void *self, void *set, char *why, size_t len)
+{
+	int prev = cupti_cb_own_begin();
+	int rc = m_set_start_own(self, set, why, len);
+	cupti_cb_own_end(prev);
+	return rc;
+}
+
+static int m_set_read(void *self, void *set, long long *values)
+{
+	if (cupti_cb_in_signal_context())
+		return m_set_read_signal(set, values);
+	int prev = cupti_cb_own_begin();
+	int rc = m_set_read_own(self, set, values);
+	cupti_cb_own_end(prev);
+	return rc;
+}
+
+static int m_set_reset(void *self, void *set)
+{
+	if (cupti_cb_in_signal_context())
+		return refuse_in_handler();
+	int prev = cupti_cb_own_begin();
+	int rc = m_set_reset_own(self, set);
+	cupti_cb_own_end(prev);
+	return rc;
+}
+
+static void m_set_free(void *self, void *set)
+{
+	int prev = cupti_cb_own_begin();
+	m_set_free_own(self, set);
+	cupti_cb_own_end(prev);
+}
+
+static void m_close(void *self)
+{
+	int prev = cupti_cb_own_begin();
+	m_close_own(self);
+	cupti_cb_own_end(prev);
+}
+
+void *cupti_cb_metric_source_new(struct cupti_cb_engine *services)
+{
+	struct msrc *m = calloc(1, sizeof *m);
+	if (!m)
+		return NULL;
+	m->e = services;
+	m->restricted = 2;
+	atomic_init(&m->n_devices, -1);
+	pthread_mutex_init(&m->lock, NULL);
+	pthread_mutex_init(&m->pend_lock, NULL);
+	return m;
+}
+
+const struct cupti_cb_source_ops cupti_cb_metric_source = {
+	.label = "metric",
+	.may_be_ours = m_may_be_ours,
+	.opened = m_opened,
+	.first = m_first,
+	.next = m_next,
+	.first_qualifier = m_first_qualifier,
+	.next_qualifier = m_next_qualifier,
+	.parse = m_parse,
+	.event_name = m_name,
+	.descr = m_descr,
+	.qualifier_descr = m_qualifier_descr,
+	.facts = m_facts,
+	.valid = m_valid,
+	.why = m_why,
+	.count = m_count,
+	.close = m_close,
+	.set_new = m_set_new,
+	.set_free = m_set_free,
+	.set_update = m_set_update,
+	.set_granularity = m_set_granularity,
+	.set_start = m_set_start,
+	.set_read = m_set_read,
+	.set_stop = m_set_stop,
+	.set_reset = m_set_reset,
+	.set_why = m_set_why,
+	.may_refuse_in_handler = 1,
+};

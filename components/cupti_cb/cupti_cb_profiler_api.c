@@ -1,0 +1,74 @@
+/* cupti_cb_profiler_api.c: resolve the profiler entry points from libcupti. */
+#include "cupti_cb_profiler_api.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#define PSYM(f) { #f, offsetof(struct cupti_cb_profiler_api, f) }
+
+static const struct {
+	const char *name;
+	size_t offset;
+} prof_syms[] = {
+	PSYM(cuptiGetResultString),
+	PSYM(cuptiProfilerHostInitialize),
+	PSYM(cuptiProfilerHostDeinitialize),
+	PSYM(cuptiProfilerHostGetSupportedChips),
+	PSYM(cuptiProfilerHostGetBaseMetrics),
+	PSYM(cuptiProfilerHostGetSubMetrics),
+	PSYM(cuptiProfilerHostGetMetricProperties),
+	PSYM(cuptiProfilerHostEvaluateToGpuValues),
+	PSYM(cuptiProfilerHostConfigAddMetrics),
+	PSYM(cuptiProfilerHostGetConfigImageSize),
+	PSYM(cuptiProfilerHostGetConfigImage),
+	PSYM(cuptiProfilerHostGetNumOfPasses),
+	PSYM(cuptiProfilerHostGetMaxNumHardwareMetricsPerPass),
+	PSYM(cuptiProfilerInitialize),
+	PSYM(cuptiProfilerDeInitialize),
+	PSYM(cuptiDeviceGetChipName),
+	PSYM(cuptiProfilerGetCounterAvailability),
+	PSYM(cuptiProfilerDeviceSupported),
+	PSYM(cuptiRangeProfilerEnable),
+	PSYM(cuptiRangeProfilerDisable),
+	PSYM(cuptiRangeProfilerSetConfig),
+	PSYM(cuptiRangeProfilerStart),
+	PSYM(cuptiRangeProfilerStop),
+	PSYM(cuptiRangeProfilerPushRange),
+	PSYM(cuptiRangeProfilerPopRange),
+	PSYM(cuptiRangeProfilerDecodeData),
+	PSYM(cuptiRangeProfilerGetCounterDataSize),
+	PSYM(cuptiRangeProfilerCounterDataImageInitialize),
+	PSYM(cuptiRangeProfilerGetCounterDataInfo),
+	PSYM(cuptiRangeProfilerCounterDataGetRangeInfo),
+};
+
+int cupti_cb_profiler_api_load(struct cupti_cb_profiler_api *p, void *cupti_lib, char *why, size_t len)
+{
+	memset(p, 0, sizeof *p);
+	if (!cupti_lib) {
+		snprintf(why, len, "libcupti is not loaded");
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof prof_syms / sizeof prof_syms[0]; i++) {
+		void *f = dlsym(cupti_lib, prof_syms[i].name);
+		if (!f) {
+			snprintf(why, len,
+				 "the loaded libcupti has no %s: hardware metrics need the Profiler Host "
+				 "and Range Profiler APIs of CUDA 13 or newer",
+				 prof_syms[i].name);
+			memset(p, 0, sizeof *p);
+			return -1;
+		}
+		memcpy((char *)p + prof_syms[i].offset, &f, sizeof f);
+	}
+	return 0;
+}
+
+const char *cupti_cb_profiler_api_error(const struct cupti_cb_profiler_api *p, CUptiResult r)
+{
+	const char *s = NULL;
+	if (p && p->cuptiGetResultString && p->cuptiGetResultString(r, &s) == CUPTI_SUCCESS && s)
+		return s;
+	return "unknown CUPTI error";
+}

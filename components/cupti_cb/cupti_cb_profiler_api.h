@@ -1,0 +1,75 @@
+/* cupti_cb_profiler_api.h: the Profiler Host, profiler target and Range Profiler
+ * entry points, resolved from the libcupti the loader opened. Kept apart
+ * from struct cupti_cb_api because only the metrics source needs them, and
+ * a libcupti without them (older than CUDA 12.6) still serves callbacks.
+ *
+ * Beside other CUPTI subscribers (cupti_cb_multiple_subscribers.h): none of these has a
+ * subscriber-scoped variant, up to CUPTI 13.5 at least. The Host API only
+ * computes (configurations, metric values) and shares nothing. The profiler
+ * target and the Range Profiler act on a context's hardware counters,
+ * which serve one range at a time: while another tool profiles a context of
+ * the device, cuptiRangeProfilerEnable or Start fails and the metric events
+ * say so (the callback and activity events still count); the other tool
+ * meets the same error while cupti_cb's range runs. */
+#ifndef CUPTI_CB_PROFILER_API_H
+#define CUPTI_CB_PROFILER_API_H
+
+#include <stddef.h>
+#include <cupti_profiler_host.h>	/* needs cxx_shims/ on the include path from C */
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+
+struct cupti_cb_profiler_api {
+	/* Every CUPTI error the metrics source reports names CUPTI's result
+	 * string; kept here so the metric code needs no struct cupti_cb_api. */
+	CUptiResult (*cuptiGetResultString)(CUptiResult, const char **);
+
+	/* Host API: no GPU needed, only a chip name. */
+	CUptiResult (*cuptiProfilerHostInitialize)(CUpti_Profiler_Host_Initialize_Params *);
+	CUptiResult (*cuptiProfilerHostDeinitialize)(CUpti_Profiler_Host_Deinitialize_Params *);
+	CUptiResult (*cuptiProfilerHostGetSupportedChips)(CUpti_Profiler_Host_GetSupportedChips_Params *);
+	CUptiResult (*cuptiProfilerHostGetBaseMetrics)(CUpti_Profiler_Host_GetBaseMetrics_Params *);
+	CUptiResult (*cuptiProfilerHostGetSubMetrics)(CUpti_Profiler_Host_GetSubMetrics_Params *);
+	CUptiResult (*cuptiProfilerHostGetMetricProperties)(CUpti_Profiler_Host_GetMetricProperties_Params *);
+	CUptiResult (*cuptiProfilerHostEvaluateToGpuValues)(CUpti_Profiler_Host_EvaluateToGpuValues_Params *);
+	CUptiResult (*cuptiProfilerHostConfigAddMetrics)(CUpti_Profiler_Host_ConfigAddMetrics_Params *);
+	CUptiResult (*cuptiProfilerHostGetConfigImageSize)(CUpti_Profiler_Host_GetConfigImageSize_Params *);
+	CUptiResult (*cuptiProfilerHostGetConfigImage)(CUpti_Profiler_Host_GetConfigImage_Params *);
+	CUptiResult (*cuptiProfilerHostGetNumOfPasses)(CUpti_Profiler_Host_GetNumOfPasses_Params *);
+	CUptiResult (*cuptiProfilerHostGetMaxNumHardwareMetricsPerPass)(
+		CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params *);
+
+	/* Target: needs the driver. */
+	CUptiResult (*cuptiProfilerInitialize)(CUpti_Profiler_Initialize_Params *);
+	CUptiResult (*cuptiProfilerDeInitialize)(CUpti_Profiler_DeInitialize_Params *);
+	CUptiResult (*cuptiDeviceGetChipName)(CUpti_Device_GetChipName_Params *);
+	CUptiResult (*cuptiProfilerGetCounterAvailability)(CUpti_Profiler_GetCounterAvailability_Params *);
+	CUptiResult (*cuptiProfilerDeviceSupported)(CUpti_Profiler_DeviceSupported_Params *);
+
+	/* Range Profiler: collection on a context. */
+	CUptiResult (*cuptiRangeProfilerEnable)(CUpti_RangeProfiler_Enable_Params *);
+	CUptiResult (*cuptiRangeProfilerDisable)(CUpti_RangeProfiler_Disable_Params *);
+	CUptiResult (*cuptiRangeProfilerSetConfig)(CUpti_RangeProfiler_SetConfig_Params *);
+	CUptiResult (*cuptiRangeProfilerStart)(CUpti_RangeProfiler_Start_Params *);
+	CUptiResult (*cuptiRangeProfilerStop)(CUpti_RangeProfiler_Stop_Params *);
+	CUptiResult (*cuptiRangeProfilerPushRange)(CUpti_RangeProfiler_PushRange_Params *);
+	CUptiResult (*cuptiRangeProfilerPopRange)(CUpti_RangeProfiler_PopRange_Params *);
+	CUptiResult (*cuptiRangeProfilerDecodeData)(CUpti_RangeProfiler_DecodeData_Params *);
+	CUptiResult (*cuptiRangeProfilerGetCounterDataSize)(CUpti_RangeProfiler_GetCounterDataSize_Params *);
+	CUptiResult (*cuptiRangeProfilerCounterDataImageInitialize)(
+		CUpti_RangeProfiler_CounterDataImage_Initialize_Params *);
+	CUptiResult (*cuptiRangeProfilerGetCounterDataInfo)(CUpti_RangeProfiler_GetCounterDataInfo_Params *);
+	CUptiResult (*cuptiRangeProfilerCounterDataGetRangeInfo)(
+		CUpti_RangeProfiler_CounterData_GetRangeInfo_Params *);
+};
+
+/* Resolves every entry point from an open libcupti handle. Returns 0, or
+ * -1 with a sentence naming the first missing one in why. */
+int cupti_cb_profiler_api_load(struct cupti_cb_profiler_api *p, void *cupti_lib, char *why, size_t len);
+
+/* CUPTI's name of r ("CUPTI_ERROR_INVALID_METRIC_NAME"), never NULL. */
+const char *cupti_cb_profiler_api_error(const struct cupti_cb_profiler_api *p, CUptiResult r);
+
+#endif
