@@ -56,15 +56,15 @@ typedef struct {
 	int running;
 	int granul_process;		/* PAPI_GRN_PROC */
 	long attach_tid;		/* PAPI_attach: the kernel thread read (0: none) */
-	void *set[CUPTI_CB_N_SOURCES];	/* each source's own state, made at its first event */
-	unsigned n_src[CUPTI_CB_N_SOURCES];
+	void *set[CUPTI_CB_MAX_SOURCES];	/* each source's own state, made at its first event */
+	unsigned n_src[CUPTI_CB_MAX_SOURCES];
 	/* Sized by cap, grown by update_control_state: a set of 3 events costs
 	 * a few hundred bytes, one of every per-API event (cupti_cb_run's)
 	 * what it needs, and PAPI's own allocation stays small. */
 	struct cupti_cb_pos *at;	/* by position */
 	uint8_t *taken;			/* scratch of update_control_state */
-	uint32_t *src_codes[CUPTI_CB_N_SOURCES];
-	long long *src_values[CUPTI_CB_N_SOURCES];
+	uint32_t *src_codes[CUPTI_CB_MAX_SOURCES];
+	long long *src_values[CUPTI_CB_MAX_SOURCES];
 	long long *values;		/* by position, handed to PAPI */
 	/* A read, reset or stop of this set is under way on its thread: a
 	 * signal handler that interrupts it and calls PAPI on the same set
@@ -79,10 +79,13 @@ typedef struct {
 /* One engine per process: CUPTI allows one subscriber per process. It is
  * the shared services and the callback source's state. */
 static struct cupti_cb_engine engine;
-static struct cupti_cb_source sources[CUPTI_CB_N_SOURCES];
+/* The sources of cupti_cb_sources.c, by the source bits of their codes;
+ * ops NULL: a source that could not be made (out of memory). */
+static struct cupti_cb_source sources[CUPTI_CB_MAX_SOURCES];
+static unsigned n_sources;
 
 #define SRC(c) (&sources[CUPTI_CB_CODE_SRC(c)])
-#define FOR_SOURCES(s) for (struct cupti_cb_source *s = sources; s < sources + CUPTI_CB_N_SOURCES; s++)
+#define FOR_SOURCES(s) for (struct cupti_cb_source *s = sources; s < sources + n_sources; s++)
 
 static void tell_sources(enum cupti_cb_stage stage)
 {
@@ -284,6 +287,17 @@ static void register_fork_handlers(void)
 	pthread_atfork(NULL, NULL, at_fork_child);
 }
 
+/* Each source of the list over the shared services, once per process. */
+static void open_sources(void)
+{
+	for (unsigned i = 0; cupti_cb_sources[i] && i < CUPTI_CB_MAX_SOURCES; i++) {
+		const struct cupti_cb_source_ops *ops = cupti_cb_sources[i];
+		void *self = ops->open(&engine, i);
+		sources[i] = (struct cupti_cb_source){ self ? ops : NULL, self, i };
+		n_sources = i + 1;
+	}
+}
+
 static int cupti_cb_init_component(int cidx)
 {
 	PAPI_component_info_t *ci = &_cupti_cb_vector.cmp_info;
@@ -291,17 +305,8 @@ static int cupti_cb_init_component(int cidx)
 	ci->CmpIdx = cidx;
 	/* SIGRTMIN is a function of glibc: set here, not in the vector. */
 	ci->hardware_intr_sig = SIGRTMIN + CUPTI_CB_OVF_SIGNAL_OFFSET;
-	if (!sources[0].ops) {
-		sources[CUPTI_CB_SRC_CALLBACK] = (struct cupti_cb_source){ &cupti_cb_callback_source, &engine };
-		sources[CUPTI_CB_SRC_METRIC] =
-			(struct cupti_cb_source){ &cupti_cb_metric_source, cupti_cb_metric_source_new(&engine) };
-		if (!sources[CUPTI_CB_SRC_METRIC].self)
-			sources[CUPTI_CB_SRC_METRIC].ops = NULL;
-		sources[CUPTI_CB_SRC_ACTIVITY] =
-			(struct cupti_cb_source){ &cupti_cb_activity_source, cupti_cb_activity_source_new(&engine) };
-		if (!sources[CUPTI_CB_SRC_ACTIVITY].self)
-			sources[CUPTI_CB_SRC_ACTIVITY].ops = NULL;
-	}
+	if (!n_sources)
+		open_sources();
 	ci->num_native_events = 0;
 	snprintf(ci->version, sizeof ci->version, "%s (commit %s)", PACKAGE_VERSION_CUPTI_CB, CUPTI_CB_COMMIT);
 	/* The engine may outlive a PAPI_shutdown: then it is ready at once. */
@@ -336,7 +341,7 @@ static int cupti_cb_shutdown_thread(hwd_context_t *ctx)
 static int cupti_cb_shutdown_component(void)
 {
 	/* The metric source first: its sessions use the engine's subscription. */
-	for (int i = CUPTI_CB_N_SOURCES - 1; i >= 0; i--)
+	for (int i = (int)n_sources - 1; i >= 0; i--)
 		if (sources[i].ops)
 			sources[i].ops->close(sources[i].self);
 	return PAPI_OK;
@@ -379,7 +384,7 @@ static int grow(cupti_cb_control_t *c, unsigned need)
 	GROW(at);
 	GROW(taken);
 	GROW(values);
-	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++) {
+	for (unsigned i = 0; i < n_sources; i++) {
 		GROW(src_codes[i]);
 		GROW(src_values[i]);
 	}
@@ -393,7 +398,7 @@ static void free_arrays(cupti_cb_control_t *c)
 	free(c->at);
 	free(c->taken);
 	free(c->values);
-	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++) {
+	for (unsigned i = 0; i < n_sources; i++) {
 		free(c->src_codes[i]);
 		free(c->src_values[i]);
 	}
@@ -430,7 +435,7 @@ static int check_codes(const NativeInfo_t *native, int count)
 	for (int i = 0; i < count; i++) {
 		uint32_t code = (uint32_t)native[i].ni_event;
 		struct cupti_cb_source *s = SRC(code);
-		if (CUPTI_CB_CODE_SRC(code) >= CUPTI_CB_N_SOURCES || !s->ops || !s->ops->valid(s->self, code))
+		if (CUPTI_CB_CODE_SRC(code) >= n_sources || !s->ops || !s->ops->valid(s->self, code))
 			return PAPI_ENOEVNT;
 	}
 	return PAPI_OK;
@@ -440,7 +445,7 @@ static int check_codes(const NativeInfo_t *native, int count)
  * set it cannot count as a whole (a metric set needing several passes). */
 static int update_sources(cupti_cb_control_t *c)
 {
-	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++) {
+	for (unsigned i = 0; i < n_sources; i++) {
 		struct cupti_cb_source *s = &sources[i];
 		if (!c->n_src[i] && !c->set[i])
 			continue;
@@ -526,23 +531,9 @@ static int cupti_cb_update_control_state(hwd_control_state_t *ctl, NativeInfo_t 
 
 /* ---- overflow (cupti_cb_overflow.h) --------------------------------------- */
 
-/* Why the events of a source without overflow cannot drive one. */
-static const char *no_overflow_why(unsigned src)
-{
-	if (src == CUPTI_CB_SRC_ACTIVITY)
-		return "GPU activity (gpu.*) reaches cupti_cb in buffers CUPTI hands over later, on another "
-		       "thread, not during the CUDA call that issued the work, so no sample can land at that "
-		       "call; overflow on the callback event that issues the work (kernel.launches, "
-		       "memcpy.bytes_htod, ...) and read the gpu.* events at the end";
-	return "a hardware metric is counted by the GPU and known only when its range ends, not during "
-	       "a CUDA call, so no sample can land at a call; overflow on a callback event "
-	       "(kernel.launches, ...) and read the metric at the end";
-}
-
 static void name_at(const struct cupti_cb_pos *at, char *buf, size_t len)
 {
-	struct cupti_cb_source *s = &sources[at->src];
-	if (s->ops->event_name(s->self, at->code, buf, len) != CUPTI_CB_OK)
+	if (cupti_cb_event_name(&sources[at->src], at->code, buf, len) != CUPTI_CB_OK)
 		snprintf(buf, len, "event %#x", at->code);
 }
 
@@ -563,7 +554,7 @@ static int may_overflow(const cupti_cb_control_t *c, int pos)
 		return PAPI_OK;
 	name_at(at, name, sizeof name);
 	if (!sources[at->src].ops->set_overflow)
-		PAPIERROR("cupti_cb: %s cannot drive PAPI_overflow: %s", name, no_overflow_why(at->src));
+		PAPIERROR("cupti_cb: %s cannot drive PAPI_overflow: %s", name, sources[at->src].ops->no_overflow_why);
 	else
 		PAPIERROR("cupti_cb: %s cannot drive PAPI_overflow: it is event %d of its event set, and "
 			  "PAPI's overflow vector has room for the first 63 only; add it earlier", name, pos + 1);
@@ -700,7 +691,7 @@ static int each_source_refusers_first(cupti_cb_control_t *c, int (*op)(const str
 				      const char *what)
 {
 	for (int pass = 0; pass < 2; pass++)
-		for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++) {
+		for (unsigned i = 0; i < n_sources; i++) {
 			if (!c->n_src[i] || (sources[i].ops->may_refuse_in_handler ? 0 : 1) != pass)
 				continue;
 			int rc = op(&sources[i], c->set[i]);
@@ -729,7 +720,7 @@ static int cupti_cb_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	int rc = check_forced_software(c);
 	if (rc != PAPI_OK)
 		return rc;
-	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++) {
+	for (unsigned i = 0; i < n_sources; i++) {
 		if (!c->n_src[i])
 			continue;
 		char why[CUPTI_CB_WHY_LEN] = "";
@@ -775,7 +766,7 @@ static void guard_leave(cupti_cb_control_t *c)
 static int read_sources(cupti_cb_control_t *c)
 {
 	int rc = PAPI_OK;
-	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++) {
+	for (unsigned i = 0; i < n_sources; i++) {
 		if (!c->n_src[i])
 			continue;
 		int r = sources[i].ops->set_read(sources[i].self, c->set[i], c->src_values[i]);
@@ -841,7 +832,7 @@ static int cupti_cb_cleanup_eventset(hwd_control_state_t *ctl)
 	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
 	if (c->ovf_mask)
 		_papi_hwi_stop_signal(_cupti_cb_vector.cmp_info.hardware_intr_sig);
-	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++)
+	for (unsigned i = 0; i < n_sources; i++)
 		if (c->set[i])
 			sources[i].ops->set_free(sources[i].self, c->set[i]);
 	free_arrays(c);
@@ -902,7 +893,7 @@ static int cupti_cb_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option
 		return PAPI_ECOMBO;
 	}
 	c->granul_process = option->granularity.granularity == PAPI_GRN_PROC;
-	for (unsigned i = 0; i < CUPTI_CB_N_SOURCES; i++)
+	for (unsigned i = 0; i < n_sources; i++)
 		if (c->set[i])
 			sources[i].ops->set_granularity(sources[i].self, c->set[i], c->granul_process);
 	return PAPI_OK;
@@ -921,7 +912,7 @@ static int cupti_cb_set_domain(hwd_control_state_t *ctl, int domain)
  * chip's name): the component's event count follows. */
 static int first_from(unsigned i, uint32_t *code)
 {
-	for (; i < CUPTI_CB_N_SOURCES; i++) {
+	for (; i < n_sources; i++) {
 		struct cupti_cb_source *s = &sources[i];
 		if (s->ops && s->ops->first(s->self, code) == CUPTI_CB_OK) {
 			_cupti_cb_vector.cmp_info.num_native_events = count_events();
@@ -937,7 +928,7 @@ static int cupti_cb_ntv_enum_events(unsigned int *code, int modifier)
 		return PAPI_ENOEVNT;
 	uint32_t c = *code;
 	struct cupti_cb_source *s = SRC(c);
-	if (modifier != PAPI_ENUM_FIRST && (CUPTI_CB_CODE_SRC(c) >= CUPTI_CB_N_SOURCES || !s->ops))
+	if (modifier != PAPI_ENUM_FIRST && (CUPTI_CB_CODE_SRC(c) >= n_sources || !s->ops))
 		return PAPI_EINVAL;
 	int rc;
 	switch (modifier) {
@@ -952,8 +943,8 @@ static int cupti_cb_ntv_enum_events(unsigned int *code, int modifier)
 		/* Device qualifiers are listed per device: that needs the driver. */
 		if (CUPTI_CB_CODE_PROC(c) || CUPTI_CB_CODE_DEV(c) >= 0)
 			ensure_ready_quiet(1);
-		rc = (CUPTI_CB_CODE_DEV(c) < 0 && !CUPTI_CB_CODE_PROC(c)) ? s->ops->first_qualifier(s->self, &c) :
-									     s->ops->next_qualifier(s->self, &c);
+		rc = (CUPTI_CB_CODE_DEV(c) < 0 && !CUPTI_CB_CODE_PROC(c)) ? cupti_cb_event_first_qualifier(s, &c) :
+									     cupti_cb_event_next_qualifier(s, &c);
 		rc = rc ? PAPI_ENOEVNT : PAPI_OK;
 		break;
 	default:
@@ -970,17 +961,20 @@ static int cupti_cb_ntv_enum_events(unsigned int *code, int modifier)
  * must not load anything. */
 static int cupti_cb_ntv_name_to_code(const char *name, unsigned int *code)
 {
-	int claimed = 0, err = PAPI_ENOEVNT;
-	if (!cupti_cb_catalog_may_be_ours(name) && !cupti_cb_metric_source.may_be_ours(name) &&
-	    !cupti_cb_activity_source.may_be_ours(name))
+	int claimed = 0, err = PAPI_ENOEVNT, any = 0;
+	if (!n_sources)
+		open_sources();
+	FOR_SOURCES(s)
+		any |= cupti_cb_event_may_be_ours(s, name);
+	if (!any)
 		return PAPI_ENOEVNT;
 	if (ensure_catalog() != PAPI_OK)
 		return PAPI_ECMP_DISABLED;
 	FOR_SOURCES(s) {
 		uint32_t c;
-		if (!s->ops || !s->ops->may_be_ours(name))
+		if (!cupti_cb_event_may_be_ours(s, name))
 			continue;
-		int rc = s->ops->parse(s->self, name, &c);
+		int rc = cupti_cb_event_parse(s, name, &c);
 		if (rc) {
 			if (!claimed)
 				err = papi_error(rc);
@@ -1002,7 +996,7 @@ static int cupti_cb_ntv_name_to_code(const char *name, unsigned int *code)
 
 static struct cupti_cb_source *source_of(unsigned int code)
 {
-	if (ensure_catalog() != PAPI_OK || CUPTI_CB_CODE_SRC(code) >= CUPTI_CB_N_SOURCES || !SRC(code)->ops)
+	if (ensure_catalog() != PAPI_OK || CUPTI_CB_CODE_SRC(code) >= n_sources || !SRC(code)->ops)
 		return NULL;
 	return SRC(code);
 }
@@ -1012,7 +1006,7 @@ static int cupti_cb_ntv_code_to_name(unsigned int code, char *name, int len)
 	struct cupti_cb_source *s = source_of(code);
 	if (!s)
 		return PAPI_ENOEVNT;
-	return papi_error(s->ops->event_name(s->self, code, name, (size_t)len));
+	return papi_error(cupti_cb_event_name(s, code, name, (size_t)len));
 }
 
 static int cupti_cb_ntv_code_to_descr(unsigned int code, char *descr, int len)
@@ -1030,7 +1024,7 @@ static int cupti_cb_ntv_code_to_info(unsigned int code, PAPI_event_info_t *info)
 	struct cupti_cb_event_facts f = { "", 0, 1, 0 };
 	if (!s)
 		return PAPI_ENOEVNT;
-	int rc = s->ops->event_name(s->self, code, info->symbol, sizeof info->symbol);
+	int rc = cupti_cb_event_name(s, code, info->symbol, sizeof info->symbol);
 	if (rc)
 		return papi_error(rc);
 	uint32_t base = CUPTI_CB_CODE_UNQUALIFIED(code);

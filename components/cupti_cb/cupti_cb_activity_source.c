@@ -13,10 +13,8 @@
 #include "cupti_cb_engine.h"
 #include "cupti_cb_signal_context.h"
 #include "cupti_cb_source.h"
-#include "cupti_cb_sources.h"
 
 #define MAX_EVENTS CUPTI_CB_SET_MAX
-#define SRC CUPTI_CB_SRC_ACTIVITY
 
 struct act_event {
 	const char *name, *units, *descr;
@@ -58,6 +56,7 @@ static const char *const issuers[] = { "kernel.launches", "graph.launches", "mem
 
 struct actsrc {
 	struct cupti_cb_engine *e;
+	unsigned id;			/* the source bits of its codes */
 	struct cupti_cb_activity act;
 	int opened;			/* cupti_cb_activity_init ran */
 	unsigned epoch;			/* bumped by close: sets use the kinds again */
@@ -95,12 +94,13 @@ static int is_busy(uint32_t code)
 	return CUPTI_CB_CODE_IDX(code) == BUSY_IDX;
 }
 
-void *cupti_cb_activity_source_new(struct cupti_cb_engine *services)
+static void *a_open(struct cupti_cb_engine *services, unsigned id)
 {
 	struct actsrc *a = calloc(1, sizeof *a);
 	if (!a)
 		return NULL;
 	a->e = services;
+	a->id = id;
 	unsigned k = 0;
 	for (unsigned i = 0; i < cupti_cb_n_derived && k < N_ISSUERS; i++)
 		for (unsigned j = 0; j < N_ISSUERS; j++)
@@ -111,18 +111,19 @@ void *cupti_cb_activity_source_new(struct cupti_cb_engine *services)
 
 /* ---- catalogue ------------------------------------------------------------ */
 
-static int a_may_be_ours(const char *name)
+static int a_may_be_ours(const char *base)
 {
-	if (!name)
-		return 0;
-	if (!strncmp(name, "cupti_cb:::", 11))
-		name += 11;
-	return !strncmp(name, "gpu.", 4);
+	return !strncmp(base, "gpu.", 4);
 }
 
 static int n_devices(const struct actsrc *a)
 {
 	return a->e->state == CUPTI_CB_READY ? a->e->n_devices : 0;
+}
+
+static int a_devices(void *self)
+{
+	return n_devices(self);
 }
 
 static void a_opened(void *self, enum cupti_cb_stage stage)
@@ -136,77 +137,51 @@ static void a_opened(void *self, enum cupti_cb_stage stage)
 
 static int a_valid(void *self, uint32_t code)
 {
+	const struct actsrc *a = self;
 	int dev = CUPTI_CB_CODE_DEV(code);
-	return CUPTI_CB_CODE_SRC(code) == SRC && CUPTI_CB_CODE_VAR(code) == 0 &&
-	       CUPTI_CB_CODE_IDX(code) < N_EVENTS && dev < n_devices(self);
+	return CUPTI_CB_CODE_SRC(code) == a->id && CUPTI_CB_CODE_VAR(code) == 0 &&
+	       CUPTI_CB_CODE_IDX(code) < N_EVENTS && dev < n_devices(a);
 }
 
 static int a_first(void *self, uint32_t *code)
 {
-	(void)self;
-	*code = CUPTI_CB_SCODE(SRC, 0, 0, -1, 0);
+	*code = CUPTI_CB_SCODE(((struct actsrc *)self)->id, 0, 0, -1, 0);
 	return CUPTI_CB_OK;
 }
 
 static int a_next(void *self, uint32_t *code)
 {
-	(void)self;
 	uint32_t idx = CUPTI_CB_CODE_IDX(*code) + 1;
 	if (idx >= N_EVENTS)
 		return CUPTI_CB_ENOEVNT;
-	*code = CUPTI_CB_SCODE(SRC, idx, 0, -1, 0);
+	*code = CUPTI_CB_SCODE(((struct actsrc *)self)->id, idx, 0, -1, 0);
 	return CUPTI_CB_OK;
 }
 
-static int a_first_qualifier(void *self, uint32_t *code)
+static int a_lookup(void *self, const char *base, uint32_t *code)
 {
-	(void)self;
-	uint32_t idx = CUPTI_CB_CODE_IDX(*code);
-	if (idx >= N_EVENTS)
-		return CUPTI_CB_ENOEVNT;
-	*code = CUPTI_CB_SCODE(SRC, idx, 0, -1, 1);
-	return CUPTI_CB_OK;
-}
-
-static int a_next_qualifier(void *self, uint32_t *code)
-{
-	uint32_t idx = CUPTI_CB_CODE_IDX(*code);
-	int dev = CUPTI_CB_CODE_DEV(*code) + 1;	/* process -> device 0 -> device 1 .. */
-	if (dev >= n_devices(self))
-		return CUPTI_CB_ENOEVNT;
-	*code = CUPTI_CB_SCODE(SRC, idx, 0, dev, 0);
-	return CUPTI_CB_OK;
-}
-
-static int a_parse(void *self, const char *name, uint32_t *code)
-{
-	char buf[CUPTI_CB_NAME_MAX], *quals;
-	struct cupti_cb_quals q;
-	int rc = cupti_cb_split_name(name, buf, sizeof buf, &quals);
-	if (rc)
-		return rc;
 	unsigned idx = 0;
-	while (idx < N_EVENTS && strcmp(events[idx].name, buf))
+	while (idx < N_EVENTS && strcmp(events[idx].name, base))
 		idx++;
 	if (idx == N_EVENTS)
 		return CUPTI_CB_ENOEVNT;
-	if ((rc = cupti_cb_qualifiers_parse(quals, &q)))
-		return rc;
-	/* The device count is checked by valid() once the driver is open. */
-	(void)self;
-	*code = CUPTI_CB_SCODE(SRC, idx, 0, q.device, q.scope == 1);
+	*code = CUPTI_CB_SCODE(((struct actsrc *)self)->id, idx, 0, -1, 0);
 	return CUPTI_CB_OK;
 }
 
-static int a_name(void *self, uint32_t code, char *buf, size_t len)
+/* Every event counts the issuing thread's work or the process's, on one
+ * device or all. */
+static unsigned a_qualifiers(void *self, uint32_t code)
+{
+	(void)self, (void)code;
+	return CUPTI_CB_Q_PROCESS | CUPTI_CB_Q_LIST_PROCESS | CUPTI_CB_Q_THREAD | CUPTI_CB_Q_DEVICE;
+}
+
+static int a_base_name(void *self, uint32_t code, char *buf, size_t len)
 {
 	if (!a_valid(self, code))
 		return CUPTI_CB_ENOEVNT;
-	char dev[16] = "";
-	if (CUPTI_CB_CODE_DEV(code) >= 0)
-		snprintf(dev, sizeof dev, ":device=%d", CUPTI_CB_CODE_DEV(code));
-	int n = snprintf(buf, len, "%s%s%s", events[CUPTI_CB_CODE_IDX(code)].name, dev,
-			 CUPTI_CB_CODE_PROC(code) ? ":process" : "");
+	int n = snprintf(buf, len, "%s", events[CUPTI_CB_CODE_IDX(code)].name);
 	return (n < 0 || (size_t)n >= len) ? CUPTI_CB_EINVAL : CUPTI_CB_OK;
 }
 
@@ -527,14 +502,20 @@ static int a_set_stop(void *self, void *set)
 
 const struct cupti_cb_source_ops cupti_cb_activity_source = {
 	.label = "activity",
+	.no_overflow_why =
+		"GPU activity (gpu.*) reaches cupti_cb in buffers CUPTI hands over later, on another thread, not "
+		"during the CUDA call that issued the work, so no sample can land at that call; overflow on the "
+		"callback event that issues the work (kernel.launches, memcpy.bytes_htod, ...) and read the gpu.* "
+		"events at the end",
+	.open = a_open,
 	.may_be_ours = a_may_be_ours,
 	.opened = a_opened,
 	.first = a_first,
 	.next = a_next,
-	.first_qualifier = a_first_qualifier,
-	.next_qualifier = a_next_qualifier,
-	.parse = a_parse,
-	.event_name = a_name,
+	.lookup = a_lookup,
+	.qualifiers = a_qualifiers,
+	.devices = a_devices,
+	.base_name = a_base_name,
 	.descr = a_descr,
 	.qualifier_descr = a_qualifier_descr,
 	.facts = a_facts,

@@ -266,27 +266,12 @@ static int find_base(const struct cupti_cb_catalog *cat, const char *base, uint3
 	return CUPTI_CB_OK;
 }
 
-/* "0".."63" only: no sign, no spaces, no leading zeros beyond "0". */
-static int parse_ordinal(const char *s, int *out)
-{
-	if (!isdigit((unsigned char)s[0]) || (s[0] == '0' && s[1]) || strlen(s) > 3)
-		return CUPTI_CB_EINVAL;
-	int v = 0;
-	for (; *s; s++) {
-		if (!isdigit((unsigned char)*s))
-			return CUPTI_CB_EINVAL;
-		v = v * 10 + (*s - '0');
-	}
-	*out = v;
-	return CUPTI_CB_OK;
-}
 
 int cupti_cb_catalog_may_be_ours(const char *name)
 {
 	if (!name)
 		return 0;
-	if (!strncmp(name, "cupti_cb:::", 11))
-		name += 11;
+	name = cupti_cb_strip_prefix(name);
 	size_t n = strcspn(name, ":");
 	for (unsigned i = 0; i < cupti_cb_n_derived; i++)
 		if (strlen(cupti_cb_derived_events[i].name) == n &&
@@ -300,56 +285,8 @@ int cupti_cb_catalog_may_be_ours(const char *name)
 	return 0;
 }
 
-int cupti_cb_qualifier_token(const char *q, struct cupti_cb_quals *out)
-{
-	if (!strcmp(q, "process") || !strcmp(q, "scope=process") || !strcmp(q, "thread") ||
-	    !strcmp(q, "scope=thread")) {
-		if (out->scope >= 0)
-			return CUPTI_CB_EINVAL;	/* given twice */
-		out->scope = strstr(q, "process") != NULL;
-		return CUPTI_CB_OK;
-	}
-	const char *num = !strncmp(q, "device=", 7) ? q + 7 : !strncmp(q, "device", 6) ? q + 6 : NULL;
-	if (!num)
-		return CUPTI_CB_ENOEVNT;	/* a qualifier we do not have */
-	int dev;
-	if (parse_ordinal(num, &dev) || out->device >= 0)
-		return CUPTI_CB_EINVAL;
-	out->device = dev;
-	return CUPTI_CB_OK;
-}
 
-int cupti_cb_split_name(const char *name, char *buf, size_t len, char **quals)
-{
-	if (!name)
-		return CUPTI_CB_EINVAL;
-	if (!strncmp(name, "cupti_cb:::", 11))
-		name += 11;
-	if (strlen(name) >= len)
-		return CUPTI_CB_EINVAL;
-	strcpy(buf, name);
-	/* Empty fields ("a::b", "a:") and an empty base are malformed. */
-	if (!buf[0] || buf[0] == ':' || strstr(buf, "::") || buf[strlen(buf) - 1] == ':')
-		return CUPTI_CB_EINVAL;
-	char *colon = strchr(buf, ':');
-	*quals = colon ? colon + 1 : NULL;
-	if (colon)
-		*colon = '\0';
-	return CUPTI_CB_OK;
-}
 
-int cupti_cb_qualifiers_parse(char *quals, struct cupti_cb_quals *q)
-{
-	q->device = -1;
-	q->scope = -1;
-	char *save = NULL;
-	for (char *t = quals ? strtok_r(quals, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save)) {
-		int rc = cupti_cb_qualifier_token(t, q);
-		if (rc)
-			return rc;
-	}
-	return CUPTI_CB_OK;
-}
 
 int cupti_cb_catalog_parse(const struct cupti_cb_catalog *cat, const char *name, uint32_t *code)
 {

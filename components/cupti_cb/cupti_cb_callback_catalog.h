@@ -13,24 +13,7 @@
 #include <cupti.h>
 
 #include "cupti_cb_callback_derived.h"
-
-enum cupti_cb_err {
-	CUPTI_CB_OK = 0,
-	CUPTI_CB_ENOEVNT = -1,	/* no such event, or a qualifier it does not take */
-	CUPTI_CB_EINVAL = -2,	/* malformed name or code */
-	CUPTI_CB_ENOMEM = -3,
-};
-
-#define CUPTI_CB_MAX_DEVICES 64
-#define CUPTI_CB_NAME_MAX    256	/* longest full name accepted, NUL included */
-
-/* code = index | (device + 1) << 14 | process << 21; device + 1 == 0: all */
-#define CUPTI_CB_IDX_BITS   14
-#define CUPTI_CB_CODE(idx, dev, proc) \
-	((uint32_t)(idx) | (uint32_t)((dev) + 1) << CUPTI_CB_IDX_BITS | (uint32_t)(proc) << 21)
-#define CUPTI_CB_CODE_IDX(c)  ((c) & ((1u << CUPTI_CB_IDX_BITS) - 1))
-#define CUPTI_CB_CODE_DEV(c)  ((int)(((c) >> CUPTI_CB_IDX_BITS) & 0x7f) - 1)
-#define CUPTI_CB_CODE_PROC(c) (((c) >> 21) & 1)
+#include "cupti_cb_core.h"
 
 typedef CUptiResult (*cupti_cb_name_fn)(CUpti_CallbackDomain, uint32_t, const char **);
 
@@ -92,20 +75,6 @@ void cupti_cb_catalog_free(struct cupti_cb_catalog *cat);
  * "<identifier>.calls" (or another suffix of enum cupti_cb_kind) of a CUDA
  * function (cu*, __cu*), each with optional qualifiers. */
 int cupti_cb_catalog_may_be_ours(const char *name);
-
-/* Qualifiers, shared by every source: ":device=N" (":deviceN"), ":process",
- * ":thread". */
-struct cupti_cb_quals {
-	int device;	/* -1: not given */
-	int scope;	/* -1: not given, 0 thread, 1 process */
-};
-/* Strips "cupti_cb:::", copies name into buf and cuts it at the first ':';
- * *quals points at the qualifiers in buf, or is NULL. */
-int cupti_cb_split_name(const char *name, char *buf, size_t len, char **quals);
-/* Parses "device=1:process" (modified in place). Syntax only: whether the
- * event takes the qualifier, and the device count, are the caller's. */
-int cupti_cb_qualifiers_parse(char *quals, struct cupti_cb_quals *q);
-int cupti_cb_qualifier_token(const char *tok, struct cupti_cb_quals *q);
 
 /* "kernel.launches:device=1:process" -> code. Errors: enum cupti_cb_err. */
 int cupti_cb_catalog_parse(const struct cupti_cb_catalog *cat, const char *name, uint32_t *code);

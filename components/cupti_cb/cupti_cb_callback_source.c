@@ -10,7 +10,6 @@
 #include "cupti_cb_engine.h"
 #include "cupti_cb_overflow.h"
 #include "cupti_cb_source.h"
-#include "cupti_cb_sources.h"
 
 #define MAX_EVENTS CUPTI_CB_SET_MAX
 
@@ -53,9 +52,9 @@ struct cbset {
 
 /* ---- catalogue ------------------------------------------------------------ */
 
-static int cb_may_be_ours(const char *name)
+static int cb_may_be_ours(const char *base)
 {
-	return cupti_cb_catalog_may_be_ours(name);
+	return cupti_cb_catalog_may_be_ours(base);
 }
 
 /* The engine builds the catalogue and the blocks itself (cupti_cb_engine_open*). */
@@ -78,22 +77,32 @@ static int cb_next(void *self, uint32_t *code)
 	return cupti_cb_catalog_next(&((struct cupti_cb_engine *)self)->cat, code);
 }
 
-static int cb_first_qualifier(void *self, uint32_t *code)
+static int cb_lookup(void *self, const char *base, uint32_t *code)
 {
-	return cupti_cb_catalog_first_qualifier(&((struct cupti_cb_engine *)self)->cat, code);
+	return cupti_cb_catalog_parse(&((struct cupti_cb_engine *)self)->cat, base, code);
 }
 
-static int cb_next_qualifier(void *self, uint32_t *code)
+/* Every event counts the calling thread or the process; a process-wide
+ * gauge has no thread's share; the derived events of device work take a
+ * device. */
+static unsigned cb_qualifiers(void *self, uint32_t code)
 {
-	return cupti_cb_catalog_next_qualifier(&((struct cupti_cb_engine *)self)->cat, code);
+	(void)self;
+	uint32_t idx = CUPTI_CB_CODE_IDX(code);
+	unsigned q = CUPTI_CB_Q_PROCESS | CUPTI_CB_Q_LIST_PROCESS;
+	if (!cupti_cb_process_only(idx))
+		q |= CUPTI_CB_Q_THREAD;
+	if (idx < cupti_cb_n_derived && cupti_cb_derived_events[idx].per_device)
+		q |= CUPTI_CB_Q_DEVICE;
+	return q;
 }
 
-static int cb_parse(void *self, const char *name, uint32_t *code)
+static int cb_devices(void *self)
 {
-	return cupti_cb_catalog_parse(&((struct cupti_cb_engine *)self)->cat, name, code);
+	return ((struct cupti_cb_engine *)self)->cat.n_devices;
 }
 
-static int cb_name(void *self, uint32_t code, char *buf, size_t len)
+static int cb_base_name(void *self, uint32_t code, char *buf, size_t len)
 {
 	return cupti_cb_catalog_name(&((struct cupti_cb_engine *)self)->cat, code, buf, len);
 }
@@ -573,16 +582,25 @@ static int cb_set_stop(void *self, void *set)
 	return CUPTI_CB_OK;
 }
 
+/* The callback counters' codes are the component's first ones, with no
+ * source bits: the source is first in the list. Its state is the engine's
+ * (the catalogue, the counters, the hot path). */
+static void *cb_open(struct cupti_cb_engine *services, unsigned id)
+{
+	return id == 0 ? services : NULL;
+}
+
 const struct cupti_cb_source_ops cupti_cb_callback_source = {
 	.label = "callback",
+	.open = cb_open,
 	.may_be_ours = cb_may_be_ours,
 	.opened = cb_opened,
 	.first = cb_first,
 	.next = cb_next,
-	.first_qualifier = cb_first_qualifier,
-	.next_qualifier = cb_next_qualifier,
-	.parse = cb_parse,
-	.event_name = cb_name,
+	.lookup = cb_lookup,
+	.qualifiers = cb_qualifiers,
+	.devices = cb_devices,
+	.base_name = cb_base_name,
 	.descr = cb_descr,
 	.qualifier_descr = cb_qualifier_descr,
 	.facts = cb_facts,

@@ -19,7 +19,6 @@
 #include "cupti_cb_callback_ops.h"
 #include "cupti_cb_callback_windows.h"
 
-#define CUPTI_CB_WHY_LEN 512
 #define CUPTI_CB_ENV_TRACE "CUPTI_CB_TRACE"
 #define CUPTI_CB_ENV_CHIP  "CUPTI_CB_CHIP"	/* list the metrics of this chip, GPU or not */
 #define CUPTI_CB_ENV_CLOCK "CUPTI_CB_CLOCK"	/* "monotonic": CLOCK_MONOTONIC, never the TSC */
@@ -52,11 +51,6 @@ struct cupti_cb_hold {
 };
 
 struct cupti_cb_correlation_map;
-
-enum cupti_cb_acquire_err {
-	CUPTI_CB_ECONFLICT = -10,	/* another CUPTI subscriber holds the process */
-	CUPTI_CB_ECUPTI = -11,		/* CUPTI refused; why says how */
-};
 
 /* created: 1 after a context is created, 0 before it is destroyed. Runs
  * on the application thread that creates or destroys it. */

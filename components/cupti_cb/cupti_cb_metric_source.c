@@ -30,7 +30,6 @@
 #include "cupti_cb_profiler_api.h"
 #include "cupti_cb_signal_context.h"
 #include "cupti_cb_source.h"
-#include "cupti_cb_sources.h"
 
 #define ENV_CHIP CUPTI_CB_ENV_CHIP
 /* The driver's parameters, where it says whether profiling is for
@@ -53,6 +52,7 @@
 
 struct msrc {
 	struct cupti_cb_engine *e;	/* shared services */
+	unsigned id;			/* the source bits of its codes */
 	pthread_mutex_t lock;
 	pthread_mutex_t pend_lock;	/* only around the pending list: never held across a call */
 	CUcontext pending[MAX_PENDING_CTX];
@@ -289,11 +289,7 @@ static int ensure_catalog(struct msrc *m)
  * letter first, a double underscore, nothing but [A-Za-z0-9_.]. */
 static int m_may_be_ours(const char *name)
 {
-	if (!name)
-		return 0;
-	if (!strncmp(name, "cupti_cb:::", 11))
-		name += 11;
-	size_t n = strcspn(name, ":");
+	size_t n = strlen(name);
 	if (!n || !isalpha((unsigned char)name[0]))
 		return 0;
 	for (size_t i = 0; i < n; i++)
@@ -312,7 +308,7 @@ static void m_opened(void *self, enum cupti_cb_stage stage)
 
 static int decode(struct msrc *m, uint32_t code, uint32_t *metric, uint32_t *variant)
 {
-	if (!m->have_catalog || CUPTI_CB_CODE_SRC(code) != CUPTI_CB_SRC_METRIC || code >> 31)
+	if (!m->have_catalog || CUPTI_CB_CODE_SRC(code) != m->id || code >> 31)
 		return CUPTI_CB_ENOEVNT;
 	*metric = CUPTI_CB_CODE_IDX(code);
 	*variant = CUPTI_CB_CODE_VAR(code);
@@ -338,7 +334,7 @@ static int m_first(void *self, uint32_t *code)
 	struct msrc *m = self;
 	if (ensure_catalog(m) || m->cat.n_metrics == 0)
 		return CUPTI_CB_ENOEVNT;
-	*code = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, 0, 0, -1, 0);
+	*code = CUPTI_CB_SCODE(m->id, 0, 0, -1, 0);
 	return CUPTI_CB_OK;
 }
 
@@ -350,52 +346,7 @@ static int m_next(void *self, uint32_t *code)
 	uint32_t idx = CUPTI_CB_CODE_IDX(*code) + 1;
 	if (!m->have_catalog || idx >= m->cat.n_metrics)
 		return CUPTI_CB_ENOEVNT;
-	*code = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, idx, 0, -1, 0);
-	return CUPTI_CB_OK;
-}
-
-/* PAPI (7.0 to HEAD) holds an event name in PAPI_MAX_STR_LEN (128) bytes,
- * "cupti_cb:::" and the NUL included: PAPI_event_code_to_name fails with
- * PAPI_ENOMEM for a longer one, and for one of exactly 127 characters
- * PAPI 7.0's prefixing (sprintf "%s:::%s%c" with a '\0') writes one byte
- * past the caller's buffer. So a name is listed and accepted only where its
- * canonical spelling (what m_name prints) has at most 126 characters with
- * the prefix, and every name round-trips; on GH100 the longest metric names
- * with a submetric and qualifiers do not. */
-#define NAME_ROOM (128 - sizeof "cupti_cb:::" - 1)
-
-static int m_name(void *self, uint32_t code, char *buf, size_t len);
-
-static int fits(struct msrc *m, uint32_t code)
-{
-	char buf[2 * CUPTI_CB_NAME_MAX];
-	return m_name(m, code, buf, sizeof buf) == CUPTI_CB_OK && strlen(buf) <= NAME_ROOM;
-}
-
-/* Device qualifiers grow with the device number: the first that does not
- * fit ends the list. */
-static int m_first_qualifier(void *self, uint32_t *code)
-{
-	struct msrc *m = self;
-	if (!m_valid(self, *code) || count_devices(m) < 1)
-		return CUPTI_CB_ENOEVNT;
-	uint32_t q = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, CUPTI_CB_CODE_IDX(*code), CUPTI_CB_CODE_VAR(*code), 0, 0);
-	if (!fits(m, q))
-		return CUPTI_CB_ENOEVNT;
-	*code = q;
-	return CUPTI_CB_OK;
-}
-
-static int m_next_qualifier(void *self, uint32_t *code)
-{
-	struct msrc *m = self;
-	int dev = CUPTI_CB_CODE_DEV(*code) + 1;
-	if (dev >= count_devices(m))
-		return CUPTI_CB_ENOEVNT;
-	uint32_t q = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, CUPTI_CB_CODE_IDX(*code), CUPTI_CB_CODE_VAR(*code), dev, 0);
-	if (!fits(m, q))
-		return CUPTI_CB_ENOEVNT;
-	*code = q;
+	*code = CUPTI_CB_SCODE(m->id, idx, 0, -1, 0);
 	return CUPTI_CB_OK;
 }
 
@@ -414,56 +365,40 @@ static int catalog_error(int rc)
 	}
 }
 
-/* Metric events count the work of one context of their device, the
- * session's collecting context (cupti_cb_metric_session.h), whichever thread
- * issued it: :process is accepted and means what they always do; :thread
- * cannot be honoured and is refused. */
-static int m_parse(void *self, const char *name, uint32_t *code)
+static int m_lookup(void *self, const char *base, uint32_t *code)
 {
 	struct msrc *m = self;
-	char buf[CUPTI_CB_NAME_MAX], *quals;
-	struct cupti_cb_quals q;
 	uint32_t metric, variant;
-	if (!code || !m_may_be_ours(name))
-		return CUPTI_CB_ENOEVNT;
-	int rc = cupti_cb_split_name(name, buf, sizeof buf, &quals);
-	if (rc)
-		return rc;
 	if (ensure_catalog(m))
 		return CUPTI_CB_ENOEVNT;
-	if ((rc = catalog_error(cupti_cb_metric_catalog_parse(&m->cat, buf, &metric, &variant))))
+	int rc = catalog_error(cupti_cb_metric_catalog_parse(&m->cat, base, &metric, &variant));
+	if (rc)
 		return rc;
-	if ((rc = cupti_cb_qualifiers_parse(quals, &q)))
-		return rc;
-	if (q.scope == 0)
-		return CUPTI_CB_ENOEVNT;
-	uint32_t c = CUPTI_CB_SCODE(CUPTI_CB_SRC_METRIC, metric, variant, q.device, q.scope == 1);
-	if (!fits(m, c)) {
-		TRACE(m, "%s is refused: its name, as cupti_cb:::%s with its qualifiers, is longer than the 126 "
-			 "characters PAPI holds safely (PAPI_MAX_STR_LEN); without the qualifiers it measures the "
-			 "starting thread's device", name, buf);
-		return CUPTI_CB_ENOEVNT;
-	}
-	*code = c;
+	*code = CUPTI_CB_SCODE(m->id, metric, variant, -1, 0);
 	return CUPTI_CB_OK;
 }
 
-static int m_name(void *self, uint32_t code, char *buf, size_t len)
+/* A metric counts a device's work, whoever issued it: ":process" is
+ * accepted (it changes nothing, so it is not listed), ":thread" is not. */
+static unsigned m_qualifiers(void *self, uint32_t code)
+{
+	(void)self, (void)code;
+	return CUPTI_CB_Q_PROCESS | CUPTI_CB_Q_DEVICE;
+}
+
+static int m_devices(void *self)
+{
+	return count_devices(self);
+}
+
+static int m_base_name(void *self, uint32_t code, char *buf, size_t len)
 {
 	struct msrc *m = self;
 	uint32_t metric, variant;
 	int rc = decode(m, code, &metric, &variant);
 	if (rc)
 		return rc;
-	if (cupti_cb_metric_catalog_name(&m->cat, metric, variant, buf, len))
-		return CUPTI_CB_EINVAL;
-	size_t n = strlen(buf);
-	int w = 0;
-	if (CUPTI_CB_CODE_DEV(code) >= 0)
-		w = snprintf(buf + n, len - n, ":device=%d", CUPTI_CB_CODE_DEV(code));
-	if (w >= 0 && CUPTI_CB_CODE_PROC(code))
-		w = snprintf(buf + strlen(buf), len - strlen(buf), ":process");
-	return (w < 0 || strlen(buf) + 1 >= len) ? CUPTI_CB_EINVAL : CUPTI_CB_OK;
+	return cupti_cb_metric_catalog_name(&m->cat, metric, variant, buf, len) ? CUPTI_CB_EINVAL : CUPTI_CB_OK;
 }
 
 /* "<CUPTI's description> [counter; default .sum; takes .sum .avg ...]" */
@@ -1289,12 +1224,13 @@ static void m_close(void *self)
 	cupti_cb_own_end(prev);
 }
 
-void *cupti_cb_metric_source_new(struct cupti_cb_engine *services)
+static void *m_open(struct cupti_cb_engine *services, unsigned id)
 {
 	struct msrc *m = calloc(1, sizeof *m);
 	if (!m)
 		return NULL;
 	m->e = services;
+	m->id = id;
 	m->restricted = 2;
 	atomic_init(&m->n_devices, -1);
 	pthread_mutex_init(&m->lock, NULL);
@@ -1304,14 +1240,18 @@ void *cupti_cb_metric_source_new(struct cupti_cb_engine *services)
 
 const struct cupti_cb_source_ops cupti_cb_metric_source = {
 	.label = "metric",
+	.no_overflow_why = "a hardware metric is counted by the GPU and known only when its range ends, not "
+			   "during a CUDA call, so no sample can land at a call; overflow on a callback event "
+			   "(kernel.launches, ...) and read the metric at the end",
+	.open = m_open,
 	.may_be_ours = m_may_be_ours,
 	.opened = m_opened,
 	.first = m_first,
 	.next = m_next,
-	.first_qualifier = m_first_qualifier,
-	.next_qualifier = m_next_qualifier,
-	.parse = m_parse,
-	.event_name = m_name,
+	.lookup = m_lookup,
+	.qualifiers = m_qualifiers,
+	.devices = m_devices,
+	.base_name = m_base_name,
 	.descr = m_descr,
 	.qualifier_descr = m_qualifier_descr,
 	.facts = m_facts,

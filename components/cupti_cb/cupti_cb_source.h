@@ -1,64 +1,36 @@
 /* cupti_cb_source.h: the one narrow interface every source of counters
- * offers the PAPI adapter (cupti_cb.c). A source is a peer: the callback
- * counters, the hardware metrics, the GPU activity. The adapter
- * knows nothing else about them: it splits an event set's events by the
- * source in their code, and gathers the values each source reads into
- * PAPI's positions.
+ * offers the PAPI adapter (cupti_cb.c). A source is a descriptor: its name,
+ * its catalogue operations and its event-set operations, listed once in
+ * cupti_cb_sources.c. The adapter loops over that list and never names a
+ * source; it splits an event set's events by the source in their code and
+ * gathers the values each source reads into PAPI's positions. Names and
+ * qualifiers are the core's (cupti_cb_core.h, cupti_cb_events.c): a source
+ * looks up base names and says which qualifiers each event takes.
  *
- *   PAPI -> cupti_cb.c -> struct cupti_cb_source (catalogue, sets)
+ *   PAPI -> cupti_cb.c -> cupti_cb_sources[] (cupti_cb_source.h)
  *                              |-> callback source (cupti_cb_callback_source.c)
  *                              |-> metric source   (cupti_cb_metric_source.c)
  *                              '-> activity source (cupti_cb_activity_source.c)
- *   shared services (struct cupti_cb_engine): libraries, the CUPTI
- *   subscription and its context callbacks, devices, clock, thread blocks.
- *
- * Codes. Every source uses the same qualifier bits, so that qualifiers
- * parse and print the same way everywhere:
- *   bits  0..13  index within the source
- *   bits 14..20  device + 1 (0: no device qualifier)
- *   bit  21      :process
- *   bits 22..23  source
- *   bits 24..30  variant within the source (a metric's rollup/submetric)
- * The callback source's codes have source 0 and variant 0, the codes it
- * always had. */
+ *   shared services (cupti_cb_services.h): libraries, the CUPTI
+ *   subscription, devices, clock, per-thread counters. */
 #ifndef CUPTI_CB_SOURCE_H
 #define CUPTI_CB_SOURCE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cupti_cb_callback_catalog.h"
+#include "cupti_cb_core.h"
 
-enum cupti_cb_source_id {
-	CUPTI_CB_SRC_CALLBACK = 0,
-	CUPTI_CB_SRC_METRIC = 1,
-	CUPTI_CB_SRC_ACTIVITY = 2,
-	CUPTI_CB_N_SOURCES
-};
+struct cupti_cb_engine;
 
-#define CUPTI_CB_SRC_SHIFT 22
-#define CUPTI_CB_VAR_SHIFT 24
-#define CUPTI_CB_VAR_MAX   127
-#define CUPTI_CB_CODE_SRC(c) (((c) >> CUPTI_CB_SRC_SHIFT) & 3u)
-#define CUPTI_CB_CODE_VAR(c) (((c) >> CUPTI_CB_VAR_SHIFT) & 0x7fu)
-#define CUPTI_CB_SCODE(src, idx, var, dev, proc) \
-	(CUPTI_CB_CODE(idx, dev, proc) | (uint32_t)(src) << CUPTI_CB_SRC_SHIFT | (uint32_t)(var) << CUPTI_CB_VAR_SHIFT)
-/* The code without its qualifiers. */
-#define CUPTI_CB_CODE_UNQUALIFIED(c) ((c) & ~((0x7fu << CUPTI_CB_IDX_BITS) | (1u << 21)))
+#define CUPTI_CB_SET_MAX 1024	/* events in one event set, all sources together: room for every
+				   counter of one kind per API function (PAPI 7 adds an event in time
+				   proportional to the square of the set size: larger sets belong
+				   to several threads) */
 
 /* How far the shared services are open; a source builds what it can at
- * each stage (see cupti_cb_engine.h). */
+ * each stage. */
 enum cupti_cb_stage { CUPTI_CB_STAGE_NAMES = 1, CUPTI_CB_STAGE_DRIVER = 2 };
-
-/* Errors: enum cupti_cb_err, and these. */
-enum cupti_cb_source_err {
-	CUPTI_CB_EPASSES = -20,		/* the set needs more than one pass */
-	CUPTI_CB_EUNAVAIL = -21,	/* the source cannot work here; why says why */
-	CUPTI_CB_EPERM = -22,		/* not permitted (profiling restricted to admins) */
-	CUPTI_CB_EDROPPED = -23,	/* a read whose values miss records CUPTI dropped (a warning) */
-	CUPTI_CB_ELIMIT = -24,		/* a fixed limit of the component; why names it */
-	CUPTI_CB_ECOMBO = -25,		/* an event an attached set cannot count; why says why */
-};
 
 /* What a source says about one of its events. */
 struct cupti_cb_event_facts {
@@ -69,12 +41,17 @@ struct cupti_cb_event_facts {
 };
 
 struct cupti_cb_source_ops {
-	const char *label;		/* "callback", "metric": for traces */
+	const char *label;		/* "callback", "metric": for traces and messages */
+	/* Why none of its events can drive PAPI_overflow (set_overflow NULL). */
+	const char *no_overflow_why;
+	/* Its state over the shared services; id is its place in the list,
+	 * the source bits of its codes. NULL: out of memory. */
+	void *(*open)(struct cupti_cb_engine *services, unsigned id);
 
 	/* -- catalogue -- */
-	/* Whether name could be this source's, from its form alone: nothing
-	 * may be loaded to answer. */
-	int (*may_be_ours)(const char *name);
+	/* Whether base (a name without "cupti_cb:::" and qualifiers) could be
+	 * this source's, from its form alone: nothing may be loaded to answer. */
+	int (*may_be_ours)(const char *base);
 	/* The shared services reached stage: build what this stage allows.
 	 * A source that cannot work here keeps why and lists nothing; the
 	 * other sources are not affected. */
@@ -82,14 +59,19 @@ struct cupti_cb_source_ops {
 	/* Enumeration of base events: first, then next until non-zero. */
 	int (*first)(void *self, uint32_t *code);
 	int (*next)(void *self, uint32_t *code);
-	/* Qualified variants of a base event, one at a time. */
-	int (*first_qualifier)(void *self, uint32_t *code);
-	int (*next_qualifier)(void *self, uint32_t *code);
-	int (*parse)(void *self, const char *name, uint32_t *code);
-	int (*event_name)(void *self, uint32_t code, char *buf, size_t len);
+	/* A base name to its code, without qualifiers (enum cupti_cb_err). */
+	int (*lookup)(void *self, const char *base, uint32_t *code);
+	/* The qualifiers the event of a base code takes (enum cupti_cb_qualifier). */
+	unsigned (*qualifiers)(void *self, uint32_t code);
+	/* Devices its device qualifiers range over now (listing, checks). */
+	int (*devices)(void *self);
+	/* The name of a code without its qualifiers. */
+	int (*base_name)(void *self, uint32_t code, char *buf, size_t len);
 	int (*descr)(void *self, uint32_t code, char *buf, size_t len);
+	/* "masks:" text of one qualified code, for papi_native_avail. */
 	int (*qualifier_descr)(void *self, uint32_t code, char *buf, size_t len);
 	int (*facts)(void *self, uint32_t code, struct cupti_cb_event_facts *f);
+	/* Whether code, qualifiers included, is one of its events now. */
 	int (*valid)(void *self, uint32_t code);
 	/* Why this source lists nothing or cannot count ("" when it can). */
 	const char *(*why)(void *self);
@@ -142,6 +124,21 @@ struct cupti_cb_source_ops {
 struct cupti_cb_source {
 	const struct cupti_cb_source_ops *ops;
 	void *self;
+	unsigned id;
 };
+
+/* ---- what the adapter does with any source's names (cupti_cb_events.c) ---- */
+
+/* Whether name ("cupti_cb:::" optional, qualifiers included) could be the
+ * source's, from its form alone. */
+int cupti_cb_event_may_be_ours(const struct cupti_cb_source *s, const char *name);
+/* A full name to its code: the base looked up, the qualifiers parsed and
+ * checked against those the event takes; names too long for PAPI refused. */
+int cupti_cb_event_parse(const struct cupti_cb_source *s, const char *name, uint32_t *code);
+/* A code to its full name. */
+int cupti_cb_event_name(const struct cupti_cb_source *s, uint32_t code, char *buf, size_t len);
+/* The qualified variants of a base event, one at a time. */
+int cupti_cb_event_first_qualifier(const struct cupti_cb_source *s, uint32_t *code);
+int cupti_cb_event_next_qualifier(const struct cupti_cb_source *s, uint32_t *code);
 
 #endif

@@ -1,0 +1,121 @@
+/* cupti_cb_core.c: names and qualifiers, the same for every source. */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cupti_cb_core.h"
+
+const char *cupti_cb_strip_prefix(const char *name)
+{
+	return strncmp(name, CUPTI_CB_PREFIX, sizeof CUPTI_CB_PREFIX - 1) ? name : name + sizeof CUPTI_CB_PREFIX - 1;
+}
+
+int cupti_cb_split_name(const char *name, char *buf, size_t len, char **quals)
+{
+	if (!name)
+		return CUPTI_CB_EINVAL;
+	name = cupti_cb_strip_prefix(name);
+	if (strlen(name) >= len)
+		return CUPTI_CB_EINVAL;
+	strcpy(buf, name);
+	/* Empty fields ("a::b", "a:") and an empty base are malformed. */
+	if (!buf[0] || buf[0] == ':' || strstr(buf, "::") || buf[strlen(buf) - 1] == ':')
+		return CUPTI_CB_EINVAL;
+	char *colon = strchr(buf, ':');
+	*quals = colon ? colon + 1 : NULL;
+	if (colon)
+		*colon = '\0';
+	return CUPTI_CB_OK;
+}
+
+/* "0".."63" only: no sign, no spaces, no leading zeros beyond "0". */
+static int parse_ordinal(const char *s, int *out)
+{
+	if (!isdigit((unsigned char)s[0]) || (s[0] == '0' && s[1]) || strlen(s) > 3)
+		return CUPTI_CB_EINVAL;
+	int v = 0;
+	for (; *s; s++) {
+		if (!isdigit((unsigned char)*s))
+			return CUPTI_CB_EINVAL;
+		v = v * 10 + (*s - '0');
+	}
+	*out = v;
+	return CUPTI_CB_OK;
+}
+
+int cupti_cb_qualifier_token(const char *q, struct cupti_cb_quals *out)
+{
+	if (!strcmp(q, "process") || !strcmp(q, "scope=process") || !strcmp(q, "thread") ||
+	    !strcmp(q, "scope=thread")) {
+		if (out->scope >= 0)
+			return CUPTI_CB_EINVAL;	/* given twice */
+		out->scope = strstr(q, "process") != NULL;
+		return CUPTI_CB_OK;
+	}
+	const char *num = !strncmp(q, "device=", 7) ? q + 7 : !strncmp(q, "device", 6) ? q + 6 : NULL;
+	if (!num)
+		return CUPTI_CB_ENOEVNT;	/* a qualifier we do not have */
+	int dev;
+	if (parse_ordinal(num, &dev) || out->device >= 0)
+		return CUPTI_CB_EINVAL;
+	out->device = dev;
+	return CUPTI_CB_OK;
+}
+
+int cupti_cb_qualifiers_parse(char *quals, struct cupti_cb_quals *q)
+{
+	q->device = -1;
+	q->scope = -1;
+	char *save = NULL;
+	for (char *t = quals ? strtok_r(quals, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save)) {
+		int rc = cupti_cb_qualifier_token(t, q);
+		if (rc)
+			return rc;
+	}
+	return CUPTI_CB_OK;
+}
+
+int cupti_cb_qualifiers_allowed(const struct cupti_cb_quals *q, unsigned mask, int n_devices)
+{
+	if (q->device >= 0 && (!(mask & CUPTI_CB_Q_DEVICE) || (n_devices >= 0 && q->device >= n_devices)))
+		return 0;
+	if (q->scope == 1 && !(mask & CUPTI_CB_Q_PROCESS))
+		return 0;
+	if (q->scope == 0 && !(mask & CUPTI_CB_Q_THREAD))
+		return 0;
+	return 1;
+}
+
+int cupti_cb_qualifiers_print(uint32_t code, char *buf, size_t len)
+{
+	size_t n = strlen(buf);
+	int w = 0;
+	if (CUPTI_CB_CODE_DEV(code) >= 0)
+		w = snprintf(buf + n, len - n, ":device=%d", CUPTI_CB_CODE_DEV(code));
+	if (w >= 0 && (size_t)w < len - n && CUPTI_CB_CODE_PROC(code)) {
+		n += (size_t)w;
+		w = snprintf(buf + n, len - n, ":process");
+	}
+	return (w < 0 || (size_t)w >= len - n) ? CUPTI_CB_EINVAL : CUPTI_CB_OK;
+}
+
+int cupti_cb_qualifier_first(uint32_t *code, unsigned mask, int n_devices)
+{
+	if (mask & CUPTI_CB_Q_LIST_PROCESS) {
+		*code = CUPTI_CB_CODE_REQUALIFY(*code, -1, 1);
+		return CUPTI_CB_OK;
+	}
+	if (!(mask & CUPTI_CB_Q_DEVICE) || n_devices < 1)
+		return CUPTI_CB_ENOEVNT;
+	*code = CUPTI_CB_CODE_REQUALIFY(*code, 0, 0);
+	return CUPTI_CB_OK;
+}
+
+int cupti_cb_qualifier_next(uint32_t *code, unsigned mask, int n_devices)
+{
+	int dev = CUPTI_CB_CODE_DEV(*code) + 1;	/* process -> device 0 -> device 1 .. */
+	if (!(mask & CUPTI_CB_Q_DEVICE) || dev >= n_devices)
+		return CUPTI_CB_ENOEVNT;
+	*code = CUPTI_CB_CODE_REQUALIFY(*code, dev, 0);
+	return CUPTI_CB_OK;
+}
