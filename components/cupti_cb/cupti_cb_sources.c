@@ -9,7 +9,8 @@
 #define CUPTI_CB_SOURCE_LIST(X)                                                        \
 	X(cupti_cb_callback_source)	/* first: its codes have no source bits */     \
 	X(cupti_cb_metric_source)                                                      \
-	X(cupti_cb_activity_source)
+	X(cupti_cb_activity_source)                                                    \
+	/* new sources here, one line each */
 
 #define DECLARE(s) extern const struct cupti_cb_source_ops s;
 #define LIST(s) &s,
