@@ -65,6 +65,13 @@ static int ref_per_device(uint32_t idx)
 	return idx < cupti_cb_n_derived && cupti_cb_derived_events[idx].per_device;
 }
 
+/* The gauges and peaks (alloc.live_bytes, alloc.peak_bytes) exist for the
+ * process only: cupti_cb(7) says :thread is refused for them. */
+static int ref_process_only(uint32_t idx)
+{
+	return idx < cupti_cb_n_derived && cupti_cb_derived_events[idx].read != CUPTI_CB_READ_COUNT;
+}
+
 /* "0".."63": digits only, no leading zero. -1 when not a number. */
 static int ref_ordinal(const char *s, size_t len)
 {
@@ -88,7 +95,8 @@ static int field_is(const char *f, size_t len, const char *word)
  *   [cupti_cb:::]BASE(:QUALIFIER)*
  *   QUALIFIER = process | thread | scope=process | scope=thread   (once)
  *             | device=N | deviceN   (once; per-device events; N < devices)
- * and the name after the prefix is shorter than CUPTI_CB_NAME_MAX. */
+ * (thread and scope=thread not for the process-only gauges) and the name
+ * after the prefix is shorter than CUPTI_CB_NAME_MAX. */
 static int ref_parse(int n_devices, const char *name, uint32_t *code)
 {
 	if (!strncmp(name, PREFIX, strlen(PREFIX)))
@@ -127,6 +135,8 @@ static int ref_parse(int n_devices, const char *name, uint32_t *code)
 			return 0;
 		device = dev;
 	}
+	if (scope == 0 && ref_process_only(idx))
+		return 0;
 	*code = CUPTI_CB_CODE(idx, device, scope == 1);
 	return 1;
 }

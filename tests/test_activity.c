@@ -163,10 +163,12 @@ static void processing(void)
 	static struct cupti_cb_engine eng;
 	static struct cupti_cb_activity a;
 	struct cupti_cb_layout lay;
-	cupti_cb_layout_init(&lay, 4, 2);
+	cupti_cb_callback_layout(&lay, 4, 2);
+	size_t act = cupti_cb_layout_add(&lay, (size_t)lay.n_devrows * CUPTI_CB_N_ACT_SLOTS);
 	CHECK_EQ(cupti_cb_thread_registry_init(&eng.reg, &lay), 0, "registry");
 	eng.n_devices = 2;
 	CHECK_EQ(cupti_cb_activity_init(&a, &eng), -1, "no libcupti: activity says it cannot work");
+	a.off = act;
 	CHECK(a.why[0] != 0, "why: %s", a.why);
 	a.fn.next_record = walk;
 	a.map = calloc(1, sizeof *a.map);
@@ -182,7 +184,7 @@ static void processing(void)
 	off = put_memset(off, 11, 7, 4096);			/* no recorded call, unknown device */
 	cupti_cb_activity_process(&a, buffer, off);
 
-	const _Atomic uint64_t *own = b->c + lay.act;
+	const _Atomic uint64_t *own = b->c + a.off;
 	CHECK_EQ(atomic_load(&a.records), 5, "five records processed");
 	CHECK_EQ(at(own, 1, CUPTI_CB_A_KERNELS), 2, "thread: two kernels on device 1");
 	CHECK_EQ(at(own, 1, CUPTI_CB_A_KERNEL_TIME), 210, "thread: their time");
@@ -343,10 +345,12 @@ static void flush_for_flusher(void *a)
 static void handler_reads(void)
 {
 	struct cupti_cb_layout lay;
-	cupti_cb_layout_init(&lay, 4, 1);
+	cupti_cb_callback_layout(&lay, 4, 1);
+	size_t act = cupti_cb_layout_add(&lay, (size_t)lay.n_devrows * CUPTI_CB_N_ACT_SLOTS);
 	CHECK_EQ(cupti_cb_thread_registry_init(&heng.reg, &lay), 0, "registry");
 	heng.n_devices = 1;
 	cupti_cb_activity_init(&hact, &heng);
+	hact.off = act;
 	hact.fn.next_record = walk;
 	hact.fn.flush_all = fake_flush_all;
 	hwin = cupti_cb_busy_window_new(CUPTI_CB_BUSY_PROCESS, NULL, 0, -1, hact.n_devrows);

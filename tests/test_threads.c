@@ -203,7 +203,7 @@ static void *b_reader(void *arg)
 static void blocks(unsigned own_max)
 {
 	struct cupti_cb_layout lay;
-	cupti_cb_layout_init(&lay, 8, 2);
+	cupti_cb_callback_layout(&lay, 8, 2);
 	CHECK_EQ(cupti_cb_thread_registry_init(&reg, &lay), 0, "registry");
 	CHECK_EQ(reg.own_max, CUPTI_CB_THREAD_COUNTERS_OWN, "the default adoption bound");
 	reg.own_max = own_max;

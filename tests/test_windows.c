@@ -9,6 +9,7 @@
 #include "check.h"
 #include "cupti_cb_thread_counters.h"
 #include "cupti_cb_callback_windows.h"
+#include "cupti_cb_engine.h"
 
 #define N_FUNCS 10
 #define N_ROWS 3	/* two devices and "unknown" */
@@ -219,7 +220,7 @@ static void threads(int reset)
 int main(void)
 {
 	struct cupti_cb_layout lay;
-	cupti_cb_layout_init(&lay, N_FUNCS, N_ROWS - 1);
+	cupti_cb_callback_layout(&lay, N_FUNCS, N_ROWS - 1);
 	CHECK_EQ(cupti_cb_thread_registry_init(&reg, &lay), 0, "registry");
 	CHECK_EQ(cupti_cb_windows_init(&t, N_FUNCS, N_ROWS), 0, "windows");
 	exact();

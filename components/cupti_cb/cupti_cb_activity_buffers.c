@@ -287,7 +287,7 @@ static void account(struct cupti_cb_activity *a, const struct work *w)
 	uint32_t id = a->map ? cupti_cb_correlation_get(a->map, w->corr) : 0;
 	struct cupti_cb_thread_counters *b = id ? block_of(a, id) : NULL;
 	if (b)
-		add_work(b->c + a->e->reg.lay.act + off, w);
+		add_work(b->c + a->off + off, w);
 	else
 		atomic_fetch_add(&a->unattributed, 1);
 	for (struct cupti_cb_busy_window *bw = a->windows; bw; bw = bw->next)

@@ -19,9 +19,32 @@
 
 #include "cupti_cb_activity_busy.h"
 #include "cupti_cb_correlation.h"
-#include "cupti_cb_callback_derived.h"
 #include "cupti_cb_activity_flusher.h"
 #include "cupti_cb_multiple_subscribers.h"
+
+/* GPU activity counters kept per device in every thread's block, for the
+ * work the thread issued (written only by the thread that processes
+ * CUPTI's activity buffers). The last two slots are the state of the
+ * thread's busy-interval union, not counters. */
+enum cupti_cb_act_ctr {
+	CUPTI_CB_A_KERNELS,
+	CUPTI_CB_A_KERNEL_TIME,
+	CUPTI_CB_A_MEMCPY_COUNT,
+	CUPTI_CB_A_BYTES_HTOD,	/* the five directions, in enum cupti_cb_dir order */
+	CUPTI_CB_A_BYTES_DTOH,
+	CUPTI_CB_A_BYTES_DTOD,
+	CUPTI_CB_A_BYTES_HTOH,
+	CUPTI_CB_A_BYTES_PEER,
+	CUPTI_CB_A_MEMCPY_TIME,
+	CUPTI_CB_A_MEMSET_COUNT,
+	CUPTI_CB_A_MEMSET_BYTES,
+	CUPTI_CB_A_MEMSET_TIME,
+	CUPTI_CB_A_BUSY,
+	CUPTI_CB_N_ACT_CTRS,
+	CUPTI_CB_A_BUSY_START = CUPTI_CB_N_ACT_CTRS,
+	CUPTI_CB_A_BUSY_END,
+	CUPTI_CB_N_ACT_SLOTS
+};
 
 struct cupti_cb_engine;
 struct cupti_cb_thread_counters;
@@ -48,6 +71,8 @@ struct cupti_cb_activity {
 	int scoped;			/* registered through v2 for sub */
 	CUpti_SubscriberHandle sub;
 	unsigned n_devrows;		/* devices + 1 row for an unknown device */
+	size_t off;			/* the activity region in every thread's counters: n_devrows *
+					   CUPTI_CB_N_ACT_SLOTS, reserved by the source (cupti_cb_engine_reserve) */
 
 	pthread_mutex_t lock;		/* cold path: registration, kinds, users */
 	int registered;

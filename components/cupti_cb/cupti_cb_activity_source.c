@@ -51,16 +51,14 @@ _Static_assert(BUSY_IDX == N_EVENTS - 1, "gpu.busy_ns is the last event");
 
 /* The callback events whose CBIDs mark the calls that issue GPU work: a
  * set of gpu.* events holds them to attribute records to threads. */
-static const char *const issuers[] = { "kernel.launches", "graph.launches", "memcpy.calls", "memset.calls" };
-#define N_ISSUERS (sizeof issuers / sizeof issuers[0])
 
 struct actsrc {
 	struct cupti_cb_engine *e;
 	unsigned id;			/* the source bits of its codes */
+	size_t act_off;			/* its region in every thread's counters */
 	struct cupti_cb_activity act;
 	int opened;			/* cupti_cb_activity_init ran */
 	unsigned epoch;			/* bumped by close: sets use the kinds again */
-	uint32_t issuer_codes[N_ISSUERS];
 };
 
 struct actset {
@@ -101,11 +99,10 @@ static void *a_open(struct cupti_cb_engine *services, unsigned id)
 		return NULL;
 	a->e = services;
 	a->id = id;
-	unsigned k = 0;
-	for (unsigned i = 0; i < cupti_cb_n_derived && k < N_ISSUERS; i++)
-		for (unsigned j = 0; j < N_ISSUERS; j++)
-			if (!strcmp(cupti_cb_derived_events[i].name, issuers[j]))
-				a->issuer_codes[k++] = CUPTI_CB_CODE(i, -1, 0);
+	if (cupti_cb_engine_reserve(services, CUPTI_CB_N_ACT_SLOTS, &a->act_off)) {
+		free(a);
+		return NULL;
+	}
 	return a;
 }
 
@@ -131,6 +128,7 @@ static void a_opened(void *self, enum cupti_cb_stage stage)
 	struct actsrc *a = self;
 	if (stage == CUPTI_CB_STAGE_DRIVER && !a->opened) {
 		cupti_cb_activity_init(&a->act, a->e);
+		a->act.off = a->act_off;
 		a->opened = 1;
 	}
 }
@@ -353,7 +351,7 @@ static uint64_t sum_tid(const struct actsrc *a, long tid, uint32_t code)
 	unsigned n = cupti_cb_thread_registry_find(&a->e->reg, tid, bl, TID_BLOCKS);
 	uint64_t v = 0;
 	for (unsigned k = 0; k < n && k < TID_BLOCKS; k++)
-		v += sum_rows(a, bl[k]->c + a->e->reg.lay.act, code);
+		v += sum_rows(a, bl[k]->c + a->act_off, code);
 	return v;
 }
 
@@ -367,22 +365,15 @@ static uint64_t sample(struct actsrc *a, const struct actset *s, unsigned i)
 		return sum_rows(a, cupti_cb_activity_all(&a->act), s->codes[i]);
 	if (s->tid)
 		return sum_tid(a, s->tid, s->codes[i]);
-	return s->block ? sum_rows(a, s->block->c + a->e->reg.lay.act, s->codes[i]) : 0;
+	return s->block ? sum_rows(a, s->block->c + a->act_off, s->codes[i]) : 0;
 }
 
-/* The GPU work the set's thread has issued so far: its launches, graph
- * launches, copies and memsets, every one of which makes activity
- * records. ~0 for a set that reads no block of its own (attached). */
-static uint64_t issued(const struct actsrc *a, const struct actset *s)
+/* The GPU work the set's thread has issued so far (calls noted under
+ * their correlation ids). ~0 for a set that reads no counters of its own
+ * thread (attached). */
+static uint64_t issued(const struct actset *s)
 {
-	if (!s->block)
-		return ~(uint64_t)0;
-	uint64_t v = 0;
-	for (unsigned k = 0; k < N_ISSUERS; k++) {
-		struct cupti_cb_probe p = cupti_cb_engine_probe(a->e, a->issuer_codes[k]);
-		v += cupti_cb_probe_block(&p, s->block);
-	}
-	return v;
+	return s->block ? atomic_load_explicit(&s->block->issued, memory_order_relaxed) : ~(uint64_t)0;
 }
 
 static unsigned long lost(const struct actsrc *a)
@@ -403,7 +394,7 @@ static int a_set_reset(void *self, void *set)
 	struct actsrc *a = self;
 	struct actset *s = set;
 	int may_wait = !cupti_cb_in_signal_context();
-	int after_read = s->seen_valid && s->block && issued(a, s) == s->seen_issued;
+	int after_read = s->seen_valid && s->block && issued(s) == s->seen_issued;
 	if (may_wait && !after_read)
 		cupti_cb_activity_flush(&a->act);
 	for (unsigned i = 0; i < s->n; i++)
@@ -427,7 +418,11 @@ static int a_set_start(void *self, void *set, char *why, size_t len)
 	if (!a->opened)
 		a_opened(a, CUPTI_CB_STAGE_DRIVER);
 	if (!s->hold.active) {
-		int rc = cupti_cb_engine_hold(a->e, &s->hold, a->issuer_codes, N_ISSUERS, why, len);
+		/* The calls that issue GPU work: the callback notes which thread
+		 * made each, under its correlation id (cupti_cb_correlation.h). */
+		struct cupti_cb_hold want;
+		cupti_cb_engine_work_cbids(a->e, &want);
+		int rc = cupti_cb_engine_hold_cbids(a->e, &s->hold, &want, why, len);
 		if (rc)
 			return rc;
 	}
@@ -471,7 +466,7 @@ static int a_set_read(void *self, void *set, long long *values)
 	int in_handler = cupti_cb_in_signal_context();
 	if (!in_handler)
 		cupti_cb_activity_flush(&a->act);
-	s->seen_issued = issued(a, s);	/* before the totals: work issued after is not in them */
+	s->seen_issued = issued(s);	/* before the totals: work issued after is not in them */
 	for (unsigned i = 0; i < s->n; i++) {
 		uint64_t now = sample(a, s, i);
 		if (s->tid && now < s->base[i])	/* its block was adopted away */

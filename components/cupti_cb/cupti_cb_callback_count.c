@@ -53,8 +53,10 @@ static void at_enter_site(struct cupti_cb_engine *e, struct cupti_cb_thread_coun
 	/* At ENTER: the work's record can only come after the call began. */
 	if (op && (CUPTI_CB_CLS_BIT(op->cls) & ISSUES_WORK)) {
 		struct cupti_cb_correlation_map *corr = atomic_load_explicit(&e->corr, memory_order_acquire);
-		if (corr)
+		if (corr) {
 			cupti_cb_correlation_put(corr, cd->correlationId, b->id);
+			cupti_cb_bump(&b->issued, 1);
+		}
 	}
 	if (op && op->cls == CUPTI_CB_CLS_FREE) {
 		/* Look the size up before the driver can reuse the address. */

@@ -43,30 +43,6 @@ enum cupti_cb_thr_ctr {
 	CUPTI_CB_N_THR_CTRS
 };
 
-/* GPU activity counters kept per device in every thread's block, for the
- * work the thread issued (written only by the thread that processes
- * CUPTI's activity buffers). The last two slots are the state of the
- * thread's busy-interval union, not counters. */
-enum cupti_cb_act_ctr {
-	CUPTI_CB_A_KERNELS,
-	CUPTI_CB_A_KERNEL_TIME,
-	CUPTI_CB_A_MEMCPY_COUNT,
-	CUPTI_CB_A_BYTES_HTOD,	/* the five directions, in enum cupti_cb_dir order */
-	CUPTI_CB_A_BYTES_DTOH,
-	CUPTI_CB_A_BYTES_DTOD,
-	CUPTI_CB_A_BYTES_HTOH,
-	CUPTI_CB_A_BYTES_PEER,
-	CUPTI_CB_A_MEMCPY_TIME,
-	CUPTI_CB_A_MEMSET_COUNT,
-	CUPTI_CB_A_MEMSET_BYTES,
-	CUPTI_CB_A_MEMSET_TIME,
-	CUPTI_CB_A_BUSY,
-	CUPTI_CB_N_ACT_CTRS,
-	CUPTI_CB_A_BUSY_START = CUPTI_CB_N_ACT_CTRS,
-	CUPTI_CB_A_BUSY_END,
-	CUPTI_CB_N_ACT_SLOTS
-};
-
 #define CUPTI_CB_CLS_BIT(c) (1u << (c))
 #define CUPTI_CB_ALL_CBIDS  (1u << 31)	/* every runtime and driver CBID */
 

@@ -321,12 +321,36 @@ int cupti_cb_engine_open(struct cupti_cb_engine *e)
 
 /* ---- set-up ------------------------------------------------------------- */
 
+void cupti_cb_callback_layout(struct cupti_cb_layout *lay, unsigned n_funcs, int n_devices)
+{
+	/* The derived counters first: a process-scope read of them touches a
+	 * few cache lines per thread, next to the block header. */
+	cupti_cb_layout_init(lay, n_devices);
+	lay->n_funcs = n_funcs;
+	lay->thr = cupti_cb_layout_add(lay, CUPTI_CB_N_THR_CTRS);
+	lay->dev = cupti_cb_layout_add(lay, (size_t)lay->n_devrows * CUPTI_CB_N_DEV_CTRS);
+	lay->api_calls = cupti_cb_layout_add(lay, n_funcs);
+	lay->api_time = cupti_cb_layout_add(lay, n_funcs);
+	lay->api_errors = cupti_cb_layout_add(lay, n_funcs);
+	lay->win = cupti_cb_layout_add(lay, (size_t)CUPTI_CB_N_WINDOWS * CUPTI_CB_WIN_STRIDE);
+}
+
+int cupti_cb_engine_reserve(struct cupti_cb_engine *e, size_t per_row, size_t *offset)
+{
+	if (e->n_reserved == CUPTI_CB_MAX_RESERVATIONS || e->state == CUPTI_CB_READY)
+		return -1;
+	e->reserved[e->n_reserved++] = (struct cupti_cb_reservation){ per_row, offset };
+	return 0;
+}
+
 int cupti_cb_engine_setup_driver(struct cupti_cb_engine *e, int n_devices)
 {
 	struct cupti_cb_layout lay;
 	e->n_devices = n_devices;
 	e->cat.n_devices = n_devices < 0 ? 0 : n_devices > CUPTI_CB_MAX_DEVICES ? CUPTI_CB_MAX_DEVICES : n_devices;
-	cupti_cb_layout_init(&lay, e->cat.n_funcs, e->cat.n_devices);
+	cupti_cb_callback_layout(&lay, e->cat.n_funcs, e->cat.n_devices);
+	for (unsigned i = 0; i < e->n_reserved; i++)
+		*e->reserved[i].offset = cupti_cb_layout_add(&lay, (size_t)lay.n_devrows * e->reserved[i].per_row);
 	e->op_of = calloc(e->cat.n_cbids[1], sizeof *e->op_of);
 	e->refs[0] = calloc(e->cat.n_cbids[0], sizeof *e->refs[0]);
 	e->refs[1] = calloc(e->cat.n_cbids[1], sizeof *e->refs[1]);
@@ -576,22 +600,45 @@ static int take_refs(struct cupti_cb_engine *e, struct cupti_cb_hold *h, const s
 	return 0;
 }
 
-int cupti_cb_engine_hold(struct cupti_cb_engine *e, struct cupti_cb_hold *h, const uint32_t *codes,
-			 unsigned n, char *why, size_t why_len)
+void cupti_cb_engine_cbids_of(const struct cupti_cb_engine *e, const uint32_t *codes, unsigned n,
+			      struct cupti_cb_hold *want)
 {
-	struct cupti_cb_hold want;
+	memset(want, 0, sizeof *want);
+	for (int d = 0; d < 2; d++)
+		for (uint32_t c = 1; c < e->cat.n_cbids[d]; c++)
+			if (set_needs(e, codes, n, d, c))
+				SET(want->cbids[d], c);
+	want->timed = (uint8_t)timed_codes(codes, n);
+}
+
+void cupti_cb_engine_work_cbids(const struct cupti_cb_engine *e, struct cupti_cb_hold *want)
+{
+	const uint32_t work = CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_LAUNCH) | CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_GRAPH) |
+			      CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_MEMCPY) | CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_MEMSET);
+	memset(want, 0, sizeof *want);
+	for (uint32_t c = 1; c < e->cat.n_cbids[1]; c++)
+		if (e->op_of[c] && (work & CUPTI_CB_CLS_BIT(e->op_of[c]->cls)))
+			SET(want->cbids[1], c);
+}
+
+void cupti_cb_engine_driver_cbids(const struct cupti_cb_engine *e, struct cupti_cb_hold *want)
+{
+	memset(want, 0, sizeof *want);
+	for (uint32_t c = 1; c < e->cat.n_cbids[1]; c++)
+		if (e->cat.slot_of[1][c])
+			SET(want->cbids[1], c);
+}
+
+int cupti_cb_engine_hold_cbids(struct cupti_cb_engine *e, struct cupti_cb_hold *h, const struct cupti_cb_hold *wanted,
+			       char *why, size_t why_len)
+{
+	struct cupti_cb_hold want = *wanted;
 	int rc = 0;
-	memset(&want, 0, sizeof want);
 	pthread_mutex_lock(&e->lock);
 	if (h->active && h->epoch != e->epoch)
 		h->active = 0;
 	if (!h->active)
 		memset(h, 0, sizeof *h);
-	for (int d = 0; d < 2; d++)
-		for (uint32_t c = 1; c < e->cat.n_cbids[d]; c++)
-			if (set_needs(e, codes, n, d, c))
-				SET(want.cbids[d], c);
-	want.timed = (uint8_t)timed_codes(codes, n);
 	if (!e->subscribed) {
 		rc = subscribe(e, cupti_cb_engine_callback, &e->sub);
 		e->subscribed = rc == 0;
@@ -621,6 +668,14 @@ int cupti_cb_engine_hold(struct cupti_cb_engine *e, struct cupti_cb_hold *h, con
 	TRACE(e, "start: %s, %u sets hold callbacks", rc ? e->why : "ok", e->holders);
 	pthread_mutex_unlock(&e->lock);
 	return rc;
+}
+
+int cupti_cb_engine_hold(struct cupti_cb_engine *e, struct cupti_cb_hold *h, const uint32_t *codes,
+			 unsigned n, char *why, size_t why_len)
+{
+	struct cupti_cb_hold want;
+	cupti_cb_engine_cbids_of(e, codes, n, &want);
+	return cupti_cb_engine_hold_cbids(e, h, &want, why, why_len);
 }
 
 void cupti_cb_engine_unhold(struct cupti_cb_engine *e, struct cupti_cb_hold *h)

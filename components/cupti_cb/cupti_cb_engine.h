@@ -52,6 +52,13 @@ struct cupti_cb_hold {
 
 struct cupti_cb_correlation_map;
 
+/* Per-thread counter space a source reserved (cupti_cb_engine_reserve). */
+#define CUPTI_CB_MAX_RESERVATIONS 8
+struct cupti_cb_reservation {
+	size_t per_row;
+	size_t *offset;
+};
+
 /* created: 1 after a context is created, 0 before it is destroyed. Runs
  * on the application thread that creates or destroys it. */
 typedef void (*cupti_cb_context_fn)(void *arg, CUcontext ctx, int created);
@@ -92,6 +99,9 @@ struct cupti_cb_engine {
 	 * which the callback notes which thread issued each launch, graph
 	 * launch, copy and memset (cupti_cb_correlation.h). NULL otherwise. */
 	_Atomic(struct cupti_cb_correlation_map *) corr;
+
+	struct cupti_cb_reservation reserved[CUPTI_CB_MAX_RESERVATIONS];
+	unsigned n_reserved;
 
 	atomic_int timing;		/* read the clock in callbacks */
 	struct cupti_cb_clock clock;
@@ -140,6 +150,18 @@ void cupti_cb_engine_destroy(struct cupti_cb_engine *e);
  * what this call did, and copies the sentence into why. */
 int cupti_cb_engine_hold(struct cupti_cb_engine *e, struct cupti_cb_hold *h, const uint32_t *codes,
 			 unsigned n, char *why, size_t why_len);
+/* The same for a set of CBIDs (want's cbids and timed), the services'
+ * form: a source that counts nothing of the callback source's asks for
+ * the calls it needs this way. */
+int cupti_cb_engine_hold_cbids(struct cupti_cb_engine *e, struct cupti_cb_hold *h, const struct cupti_cb_hold *want,
+			       char *why, size_t why_len);
+/* The CBIDs of callback event codes; of every driver call that issues GPU
+ * work (launches, graph launches, copies, memsets: the calls whose
+ * correlation ids GPU activity records carry); of every driver call. */
+void cupti_cb_engine_cbids_of(const struct cupti_cb_engine *e, const uint32_t *codes, unsigned n,
+			      struct cupti_cb_hold *want);
+void cupti_cb_engine_work_cbids(const struct cupti_cb_engine *e, struct cupti_cb_hold *want);
+void cupti_cb_engine_driver_cbids(const struct cupti_cb_engine *e, struct cupti_cb_hold *want);
 /* The set is cleaned up: let go of h; after the last holder every callback
  * is disabled and the subscription dropped. */
 void cupti_cb_engine_unhold(struct cupti_cb_engine *e, struct cupti_cb_hold *h);
@@ -159,6 +181,15 @@ int cupti_cb_engine_watch_contexts(struct cupti_cb_engine *e, cupti_cb_context_f
 void cupti_cb_engine_unwatch_contexts(struct cupti_cb_engine *e);
 /* The resource-domain part of the callback. */
 void cupti_cb_engine_resource(struct cupti_cb_engine *e, CUpti_CallbackId cbid, const void *cbdata);
+
+/* Per-thread counter space for a source that counts per thread and
+ * device: per_row counters for each device row (the devices, then one for
+ * work of unknown device) in every thread's counters. Asked before the
+ * driver stage; *offset is set when the counters are laid out. 0, or -1
+ * when the table is full or the counters are laid out already. */
+int cupti_cb_engine_reserve(struct cupti_cb_engine *e, size_t per_row, size_t *offset);
+/* The callback counters' regions of a layout (tests lay out with it too). */
+void cupti_cb_callback_layout(struct cupti_cb_layout *lay, unsigned n_funcs, int n_devices);
 
 /* Driver calls of every thread so far (nested ones too), while some hold
  * enables the driver domain: all GPU work is issued through them. */

@@ -77,7 +77,7 @@ struct msrc {
 	 * collects everything issued before it: when no thread made a driver
 	 * call since a device's last sample, its totals cannot have changed,
 	 * and a read skips the sample (about 13 ms). The driver calls are
-	 * counted by the callback engine, under this hold of every CBID. */
+	 * counted by the services, under this hold of every driver CBID. */
 	struct cupti_cb_hold activity;
 	int watch_activity;		/* the hold is on: idle reads can be told */
 	uint64_t drv_seen[CUPTI_CB_MAX_DEVICES];	/* driver calls before the last sample */
@@ -923,14 +923,14 @@ static void publish(struct mset *s, int err)
  * hold refused) every read samples: slower, as exact. */
 static void watch_activity(struct msrc *m)
 {
-	uint32_t code;
+	struct cupti_cb_hold want;
 	char why[CUPTI_CB_WHY_LEN];
 	if (m->activity.active && m->activity.epoch == m->e->epoch)
 		return;
 	m->watch_activity = 0;
 	memset(m->fresh, 0, sizeof m->fresh);
-	if (cupti_cb_catalog_parse(&m->e->cat, "api.calls:process", &code) ||
-	    cupti_cb_engine_hold(m->e, &m->activity, &code, 1, why, sizeof why)) {
+	cupti_cb_engine_driver_cbids(m->e, &want);
+	if (cupti_cb_engine_hold_cbids(m->e, &m->activity, &want, why, sizeof why)) {
 		TRACE(m, "every read samples: the driver calls cannot be watched");
 		return;
 	}

@@ -1,7 +1,5 @@
 /* cupti_cb_thread_counters.c: see cupti_cb_thread_counters.h. */
 #include "cupti_cb_thread_counters.h"
-#include "cupti_cb_callback_derived.h"
-#include "cupti_cb_callback_windows.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,20 +14,17 @@ CUPTI_CB_TLS unsigned cupti_cb_tls_registry;
 
 static atomic_uint generations = 1;
 
-void cupti_cb_layout_init(struct cupti_cb_layout *lay, unsigned n_funcs, int n_devices)
+void cupti_cb_layout_init(struct cupti_cb_layout *lay, int n_devices)
 {
-	/* The derived counters first: a process-scope read of them touches a
-	 * few cache lines per thread, next to the block header. */
-	lay->n_funcs = n_funcs;
+	memset(lay, 0, sizeof *lay);
 	lay->n_devrows = (unsigned)n_devices + 1;
-	lay->thr = 0;
-	lay->dev = CUPTI_CB_N_THR_CTRS;
-	lay->api_calls = lay->dev + (size_t)lay->n_devrows * CUPTI_CB_N_DEV_CTRS;
-	lay->api_time = lay->api_calls + n_funcs;
-	lay->api_errors = lay->api_time + n_funcs;
-	lay->act = lay->api_errors + n_funcs;
-	lay->win = lay->act + (size_t)lay->n_devrows * CUPTI_CB_N_ACT_SLOTS;
-	lay->total = lay->win + (size_t)CUPTI_CB_N_WINDOWS * CUPTI_CB_WIN_STRIDE;
+}
+
+size_t cupti_cb_layout_add(struct cupti_cb_layout *lay, size_t words)
+{
+	size_t off = lay->total;
+	lay->total += words;
+	return off;
 }
 
 /* The calling thread's name, as the kernel knows it (prctl: no file to

@@ -24,7 +24,10 @@
 #include <stdint.h>
 #include <cuda.h>
 
-/* Where each family of counters sits inside a block's c[]. */
+/* Where each family of counters sits inside a block's c[]. The blocks
+ * know no source: each region is added by whoever counts into it
+ * (cupti_cb_layout_add), the callback counters' at the offsets below, a
+ * source's own (GPU activity) at an offset it keeps. */
 struct cupti_cb_layout {
 	unsigned n_funcs;	/* per-API slots */
 	unsigned n_devrows;	/* devices + 1 row for operations of unknown device */
@@ -33,8 +36,6 @@ struct cupti_cb_layout {
 	size_t api_errors;	/* c[api_errors + slot] */
 	size_t dev;		/* c[dev + row * CUPTI_CB_N_DEV_CTRS + ctr] */
 	size_t thr;		/* c[thr + ctr] */
-	size_t act;		/* c[act + row * CUPTI_CB_N_ACT_SLOTS + slot]: GPU activity, written
-				   by the thread that processes activity buffers, never by the owner */
 	size_t win;		/* c[win + w * CUPTI_CB_WIN_STRIDE ...]: the owner's entries in the
 				   min/max windows (cupti_cb_callback_windows.h) */
 	size_t total;
@@ -89,6 +90,11 @@ struct cupti_cb_thread_counters {
 	uint64_t last_site;		/* the previous callback's site key */
 	unsigned n_pending;		/* pushes so far; the top is pending[(n - 1) % N] */
 	struct cupti_cb_pending pending[CUPTI_CB_PENDING];
+	/* Calls of the owner that issued GPU work, noted under their
+	 * correlation ids while GPU activity is collected (cupti_cb_correlation.h):
+	 * the activity source's sign that no work was issued between two
+	 * points. Written by the owner only. */
+	_Atomic uint64_t issued;
 	atomic_ulong repeats;		/* callbacks delivered twice, dropped */
 	atomic_ulong unmatched;		/* EXITs without their ENTER: counted, not timed */
 	/* The overflow armed by the owner's running event set, or NULL
@@ -108,7 +114,10 @@ struct cupti_cb_thread_registry {
 	unsigned own_max;		/* CUPTI_CB_THREAD_COUNTERS_OWN (tests lower it) */
 };
 
-void cupti_cb_layout_init(struct cupti_cb_layout *lay, unsigned n_funcs, int n_devices);
+/* An empty layout for n_devices devices (n_devices + 1 rows). */
+void cupti_cb_layout_init(struct cupti_cb_layout *lay, int n_devices);
+/* A region of words counters at the end of every block; its offset. */
+size_t cupti_cb_layout_add(struct cupti_cb_layout *lay, size_t words);
 int cupti_cb_thread_registry_init(struct cupti_cb_thread_registry *r, const struct cupti_cb_layout *lay);
 /* Only when no thread can touch the registry any more (tests, exit). */
 void cupti_cb_thread_registry_fini(struct cupti_cb_thread_registry *r);
