@@ -37,7 +37,7 @@ struct toy_set {
     uint64_t base[CUPTI_CB_SET_MAX];
 };
 
-static void *toy_open(struct cupti_cb_engine *services, unsigned id)
+static void *toy_open(struct cupti_cb_services *services, unsigned id)
 {
     (void)services;
     struct toy *t = calloc(1, sizeof *t);

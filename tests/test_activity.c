@@ -21,7 +21,7 @@
 #include "check.h"
 #include "cupti_cb_activity_buffers.h"
 #include "cupti_cb_correlation.h"
-#include "cupti_cb_engine.h"
+#include "cupti_cb_services.h"
 #include "cupti_cb_signal_context.h"
 
 static struct cupti_cb_correlation_map map;
@@ -160,10 +160,10 @@ static uint64_t at(const _Atomic uint64_t *rows, unsigned row, unsigned slot)
 
 static void processing(void)
 {
-	static struct cupti_cb_engine eng;
+	static struct cupti_cb_services eng;
 	static struct cupti_cb_activity a;
 	struct cupti_cb_layout lay;
-	cupti_cb_callback_layout(&lay, 4, 2);
+	cupti_cb_layout_init(&lay, 2);
 	size_t act = cupti_cb_layout_add(&lay, (size_t)lay.n_devrows * CUPTI_CB_N_ACT_SLOTS);
 	CHECK_EQ(cupti_cb_thread_registry_init(&eng.reg, &lay), 0, "registry");
 	eng.n_devices = 2;
@@ -272,7 +272,7 @@ static void buffer_pool(void)
 /* ---- reads in a signal handler ------------------------------------------- */
 
 #define HANDLER_KERNELS 20000
-static struct cupti_cb_engine heng;
+static struct cupti_cb_services heng;
 static struct cupti_cb_activity hact;
 static struct cupti_cb_busy_window *hwin;
 static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -345,7 +345,7 @@ static void flush_for_flusher(void *a)
 static void handler_reads(void)
 {
 	struct cupti_cb_layout lay;
-	cupti_cb_callback_layout(&lay, 4, 1);
+	cupti_cb_layout_init(&lay, 1);
 	size_t act = cupti_cb_layout_add(&lay, (size_t)lay.n_devrows * CUPTI_CB_N_ACT_SLOTS);
 	CHECK_EQ(cupti_cb_thread_registry_init(&heng.reg, &lay), 0, "registry");
 	heng.n_devices = 1;

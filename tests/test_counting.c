@@ -6,14 +6,15 @@
 #include <time.h>
 
 #include "check.h"
-#include "cupti_cb_engine.h"
+#include "cupti_cb_callback_state.h"
 
 #define RT CUPTI_CB_DOMAIN_RUNTIME_API
 #define DRV CUPTI_CB_DOMAIN_DRIVER_API
 #define DCB(f) CUPTI_DRIVER_TRACE_CBID_##f
 #define RCB(f) CUPTI_RUNTIME_TRACE_CBID_##f
 
-static struct cupti_cb_engine eng;
+static struct cupti_cb_services eng;
+static struct cupti_cb_callback cb;
 
 /* ---- fake CUPTI and driver -------------------------------------------- */
 
@@ -107,7 +108,7 @@ static void site(struct call *c, CUpti_ApiCallbackSite where)
 	cd.context = c->ctx;
 	cd.correlationData = &c->corr;
 	cd.correlationId = c->id;
-	cupti_cb_engine_callback(&eng, c->dom, c->cbid, &cd);
+	cupti_cb_services_callback(&eng, c->dom, c->cbid, &cd);
 }
 
 static void driver(CUpti_CallbackId cbid, const void *params, CUresult ret, CUcontext ctx)
@@ -141,7 +142,7 @@ static CUdeviceptr on_dev(int dev, uint64_t off)
 static uint32_t code_of(const char *name)
 {
 	uint32_t code = 0;
-	if (cupti_cb_catalog_parse(&eng.cat, name, &code)) {
+	if (cupti_cb_catalog_parse(&cb.cat, name, &code)) {
 		fprintf(stderr, "bad name in test: %s\n", name);
 		exit(2);
 	}
@@ -152,8 +153,8 @@ static uint32_t code_of(const char *name)
 static uint64_t value(const char *name)
 {
 	uint32_t code = code_of(name);
-	struct cupti_cb_probe p = cupti_cb_engine_probe(&eng, code);
-	return cupti_cb_engine_raw(&eng, &p, CUPTI_CB_CODE_PROC(code) ? NULL : cupti_cb_engine_thread_block(&eng));
+	struct cupti_cb_probe p = cupti_cb_callback_probe(&cb, code);
+	return cupti_cb_callback_raw(&cb, &p, CUPTI_CB_CODE_PROC(code) ? NULL : cupti_cb_services_thread_block(&eng));
 }
 
 /* An event set: its codes, acquired on start, and base values. */
@@ -173,7 +174,7 @@ static struct set start(const char *a, const char *b, const char *c)
 		s.names[s.n] = names[i];
 		s.codes[s.n++] = code_of(names[i]);
 	}
-	CHECK_EQ(cupti_cb_engine_acquire(&eng, &s.hold, s.codes, s.n), 0, "acquire");
+	CHECK_EQ(cupti_cb_callback_acquire(&cb, &s.hold, s.codes, s.n), 0, "acquire");
 	for (unsigned i = 0; i < s.n; i++)
 		s.base[i] = value(s.names[i]);
 	return s;
@@ -182,15 +183,15 @@ static struct set start(const char *a, const char *b, const char *c)
 /* As the adapter reads: a difference of raw counters, then ns for time. */
 static uint64_t delta(const struct set *s, unsigned i)
 {
-	struct cupti_cb_probe p = cupti_cb_engine_probe(&eng, s->codes[i]);
+	struct cupti_cb_probe p = cupti_cb_callback_probe(&cb, s->codes[i]);
 	cupti_cb_clock_calibrate(&eng.clock);
-	return cupti_cb_engine_value(&eng, &p, value(s->names[i]) - s->base[i]);
+	return cupti_cb_callback_value(&cb, &p, value(s->names[i]) - s->base[i]);
 }
 
 /* The set is cleaned up: it lets go of its callbacks. */
 static void stop(struct set *s)
 {
-	cupti_cb_engine_unhold(&eng, &s->hold);
+	cupti_cb_services_unhold(&eng, &s->hold);
 }
 
 /* ---- tests ------------------------------------------------------------------ */
@@ -227,7 +228,7 @@ static void launches_enable_only_launch_cbids(void)
 	site(&twice, CUPTI_API_EXIT);
 	site(&twice, CUPTI_API_EXIT);
 	CHECK_EQ(delta(&s, 0), 5, "a site delivered twice counts once");
-	CHECK_EQ(atomic_load(&cupti_cb_engine_thread_block(&eng)->repeats), 2, "and the repeats are counted");
+	CHECK_EQ(atomic_load(&cupti_cb_services_thread_block(&eng)->repeats), 2, "and the repeats are counted");
 	CHECK_EQ(value("cuLaunchKernel.calls"), 5, "cuLaunchKernel.calls counts every call, failed too");
 	stop(&s);
 	CHECK_EQ(enabled_count(0) + enabled_count(1), 0, "all callbacks disabled after stop");
@@ -403,7 +404,7 @@ static void holds_outlive_windows(void)
 	struct set s = start("kernel.launches", NULL, NULL);
 	uint32_t other = code_of("cudaGetDevice.calls");
 	unsigned subs = (unsigned)fake_subscribed;
-	CHECK_EQ(cupti_cb_engine_acquire(&eng, &s.hold, &other, 1), 0, "the same set, other events");
+	CHECK_EQ(cupti_cb_callback_acquire(&cb, &s.hold, &other, 1), 0, "the same set, other events");
 	CHECK(!enabled[1][DCB(cuLaunchKernel)] && enabled[0][RCB(cudaGetDevice_v3020)],
 	      "re-holding drops what is no longer needed and enables the new");
 	CHECK_EQ(fake_subscribed, subs, "and keeps the one subscription");
@@ -421,7 +422,7 @@ static void failed_start_rolls_back_exactly(void)
 	struct set b = { 0 };
 	uint32_t codes[2] = { code_of("memcpy.calls"), code_of("kernel.launches") };
 	fail_enable_at = 5;
-	CHECK_EQ(cupti_cb_engine_acquire(&eng, &b.hold, codes, 2), CUPTI_CB_ECUPTI, "the 5th enable fails");
+	CHECK_EQ(cupti_cb_callback_acquire(&cb, &b.hold, codes, 2), CUPTI_CB_ECUPTI, "the 5th enable fails");
 	fail_enable_at = 0;
 	CHECK(enabled[1][DCB(cuLaunchKernel)], "the running set's cuLaunchKernel stays enabled");
 	CHECK_EQ(enabled_count(1), before, "and nothing the failed start enabled is left on");
@@ -514,7 +515,7 @@ static void refcounts_and_conflict(void)
 	fake_other_tool = 1;
 	uint32_t code = code_of("kernel.launches");
 	struct cupti_cb_hold h = { 0 };
-	CHECK_EQ(cupti_cb_engine_acquire(&eng, &h, &code, 1), CUPTI_CB_ECONFLICT, "another subscriber: conflict");
+	CHECK_EQ(cupti_cb_callback_acquire(&cb, &h, &code, 1), CUPTI_CB_ECONFLICT, "another subscriber: conflict");
 	CHECK(strstr(eng.why, "'CUPTI for probe'") != NULL, "the reason names it: %s", eng.why);
 	fake_other_tool = 0;
 }
@@ -830,7 +831,7 @@ int main(void)
 	eng.api.cuptiEnableCallback = fake_enable;
 	eng.api.cuptiGetDeviceId = fake_device_id;
 	eng.api.cuPointerGetAttributes = fake_pointer_attrs;
-	CHECK_EQ(cupti_cb_engine_setup(&eng, 2), 0, "engine set up with 2 devices");
+	CHECK_EQ(cupti_cb_callback_setup(&cb, &eng, 2), 0, "engine set up with 2 devices");
 
 	launches_enable_only_launch_cbids();
 	memcpy_directions();
@@ -851,6 +852,6 @@ int main(void)
 	physical_memory();
 	not_counted();
 
-	cupti_cb_engine_destroy(&eng);
+	cupti_cb_callback_destroy(&cb);
 	return checks_done();
 }

@@ -23,7 +23,7 @@
 #include "cupti_cb_callback_allocations.h"
 #include "cupti_cb_thread_counters.h"
 #include "cupti_cb_callback_derived.h"
-#include "cupti_cb_engine.h"
+#include "cupti_cb_callback_state.h"
 
 /* ---- the allocation table ------------------------------------------------- */
 
@@ -125,6 +125,7 @@ static void allocs(void)
 #define B_WAVES 3
 
 static struct cupti_cb_thread_registry reg;
+static struct cupti_cb_callback_layout clay;	/* the callback counters' regions in reg's counters */
 static struct cupti_cb_probe p_calls, p_launch_dev1, p_launches;
 static atomic_int b_done;
 static pthread_barrier_t b_barrier;	/* the counting threads of a wave live together */
@@ -146,10 +147,10 @@ static void *b_counter(void *arg)
 		exit(1);
 	}
 	uint64_t calls0 = cupti_cb_probe_block(&p_calls, b), dev0 = cupti_cb_probe_block(&p_launch_dev1, b);
-	size_t launch1 = reg.lay.dev + 1 * CUPTI_CB_N_DEV_CTRS + CUPTI_CB_C_LAUNCHES;
+	size_t launch1 = clay.dev + 1 * CUPTI_CB_N_DEV_CTRS + CUPTI_CB_C_LAUNCHES;
 	for (unsigned i = 0; i < B_PER_THREAD; i++) {
 		b = cupti_cb_thread_counters_self(&reg);	/* as every callback does */
-		cupti_cb_bump(&b->c[reg.lay.thr + CUPTI_CB_C_API_CALLS], 1);
+		cupti_cb_bump(&b->c[clay.thr + CUPTI_CB_C_API_CALLS], 1);
 		if (i % 2)
 			cupti_cb_bump(&b->c[launch1], 2);
 	}
@@ -203,17 +204,19 @@ static void *b_reader(void *arg)
 static void blocks(unsigned own_max)
 {
 	struct cupti_cb_layout lay;
-	cupti_cb_callback_layout(&lay, 8, 2);
+	cupti_cb_layout_init(&lay, 2);
+	cupti_cb_callback_layout(&clay, 8, 2, cupti_cb_layout_add(&lay, cupti_cb_callback_fixed_words(8) +
+								      (size_t)lay.n_devrows * CUPTI_CB_N_DEV_CTRS));
 	CHECK_EQ(cupti_cb_thread_registry_init(&reg, &lay), 0, "registry");
 	CHECK_EQ(reg.own_max, CUPTI_CB_THREAD_COUNTERS_OWN, "the default adoption bound");
 	reg.own_max = own_max;
 	atomic_store(&b_done, 0);
 	atomic_store(&b_readers_seen, 0);
-	p_calls = (struct cupti_cb_probe){ (uint32_t)(lay.thr + CUPTI_CB_C_API_CALLS), 1, 1, 0, 0 };
+	p_calls = (struct cupti_cb_probe){ (uint32_t)(clay.thr + CUPTI_CB_C_API_CALLS), 1, 1, 0, 0 };
 	p_launch_dev1 = (struct cupti_cb_probe){
-		(uint32_t)(lay.dev + 1 * CUPTI_CB_N_DEV_CTRS + CUPTI_CB_C_LAUNCHES), 1, 1, 0, 0 };
+		(uint32_t)(clay.dev + 1 * CUPTI_CB_N_DEV_CTRS + CUPTI_CB_C_LAUNCHES), 1, 1, 0, 0 };
 	/* kernel.launches, all devices: one counter in each device row. */
-	p_launches = (struct cupti_cb_probe){ (uint32_t)(lay.dev + CUPTI_CB_C_LAUNCHES), 1,
+	p_launches = (struct cupti_cb_probe){ (uint32_t)(clay.dev + CUPTI_CB_C_LAUNCHES), 1,
 					      (uint16_t)lay.n_devrows, CUPTI_CB_N_DEV_CTRS, 0 };
 
 	pthread_barrier_init(&b_barrier, NULL, B_COUNTERS);
@@ -292,7 +295,8 @@ static void blocks(unsigned own_max)
 #define E_CALLS 20000
 #define DRV CUPTI_CB_DOMAIN_DRIVER_API
 
-static struct cupti_cb_engine eng;
+static struct cupti_cb_services eng;
+static struct cupti_cb_callback cb;
 /* What the fake CUPTI has enabled: written by the engine under its lock,
  * read by calling threads, as CUPTI's own table is. */
 static atomic_uchar enabled[2][CUPTI_DRIVER_TRACE_CBID_SIZE + CUPTI_RUNTIME_TRACE_CBID_SIZE];
@@ -348,14 +352,14 @@ static void driver_call(CUpti_CallbackId cbid, const void *params, uint32_t id)
 		if (!atomic_load(&enabled[1][cbid]))
 			continue;
 		cd.callbackSite = site ? CUPTI_API_EXIT : CUPTI_API_ENTER;
-		cupti_cb_engine_callback(&eng, DRV, cbid, &cd);
+		cupti_cb_services_callback(&eng, DRV, cbid, &cd);
 	}
 }
 
 static uint32_t e_code(const char *name)
 {
 	uint32_t code = 0;
-	if (cupti_cb_catalog_parse(&eng.cat, name, &code)) {
+	if (cupti_cb_catalog_parse(&cb.cat, name, &code)) {
 		fprintf(stderr, "bad name in test: %s\n", name);
 		exit(2);
 	}
@@ -388,31 +392,31 @@ static void *e_churner(void *arg)
 		codes[i] = e_code(names[k][i]);
 	while (!atomic_load(&e_done)) {
 		struct cupti_cb_hold hold = { 0 };
-		if (cupti_cb_engine_acquire(&eng, &hold, codes, 3)) {
+		if (cupti_cb_callback_acquire(&cb, &hold, codes, 3)) {
 			bad++;
 			break;
 		}
 		uint64_t base[3], v[3];
 		struct cupti_cb_probe p[3];
 		for (int i = 0; i < 3; i++) {
-			p[i] = cupti_cb_engine_probe(&eng, codes[i]);
-			base[i] = cupti_cb_engine_raw(&eng, &p[i], CUPTI_CB_CODE_PROC(codes[i]) ? NULL :
-							    cupti_cb_engine_thread_block(&eng));
+			p[i] = cupti_cb_callback_probe(&cb, codes[i]);
+			base[i] = cupti_cb_callback_raw(&cb, &p[i], CUPTI_CB_CODE_PROC(codes[i]) ? NULL :
+							    cupti_cb_services_thread_block(&eng));
 		}
 		cupti_cb_clock_calibrate(&eng.clock);
 		for (int i = 0; i < 3; i++) {
-			v[i] = cupti_cb_engine_raw(&eng, &p[i], CUPTI_CB_CODE_PROC(codes[i]) ? NULL :
-							 cupti_cb_engine_thread_block(&eng));
+			v[i] = cupti_cb_callback_raw(&cb, &p[i], CUPTI_CB_CODE_PROC(codes[i]) ? NULL :
+							 cupti_cb_services_thread_block(&eng));
 			/* Counters never go down, and no window exceeds every call. */
 			if (v[i] < base[i] ||
 			    (!p[i].ticks && v[i] - base[i] > (uint64_t)E_CALLERS * E_CALLS * 2))
 				bad++;
-			(void)cupti_cb_engine_value(&eng, &p[i], v[i] - base[i]);
+			(void)cupti_cb_callback_value(&cb, &p[i], v[i] - base[i]);
 		}
 		/* This thread makes no CUDA call: its thread-scope counts stay 0. */
 		if (k == 0 && v[2] != base[2])
 			bad++;
-		cupti_cb_engine_unhold(&eng, &hold);
+		cupti_cb_services_unhold(&eng, &hold);
 		rounds++;
 	}
 	return (void *)(uintptr_t)(bad ? 1000000u + bad : rounds);
@@ -430,14 +434,14 @@ static void engine_churn(void)
 	eng.api.cuptiEnableCallback = fake_enable;
 	eng.api.cuptiGetDeviceId = fake_device_id;
 	eng.api.cuPointerGetAttributes = fake_pointer_attrs;
-	CHECK_EQ(cupti_cb_engine_setup(&eng, 1), 0, "engine set up with 1 device");
+	CHECK_EQ(cupti_cb_callback_setup(&cb, &eng, 1), 0, "engine set up with 1 device");
 
 	/* The set that runs throughout: its count must be exact. */
 	uint32_t whole[2] = { e_code("kernel.launches:process"), e_code("sync.calls:process") };
 	struct cupti_cb_hold whole_hold = { 0 };
-	CHECK_EQ(cupti_cb_engine_acquire(&eng, &whole_hold, whole, 2), 0, "a set runs throughout");
-	struct cupti_cb_probe p0 = cupti_cb_engine_probe(&eng, whole[0]), p1 = cupti_cb_engine_probe(&eng, whole[1]);
-	uint64_t l0 = cupti_cb_engine_raw(&eng, &p0, NULL), s0 = cupti_cb_engine_raw(&eng, &p1, NULL);
+	CHECK_EQ(cupti_cb_callback_acquire(&cb, &whole_hold, whole, 2), 0, "a set runs throughout");
+	struct cupti_cb_probe p0 = cupti_cb_callback_probe(&cb, whole[0]), p1 = cupti_cb_callback_probe(&cb, whole[1]);
+	uint64_t l0 = cupti_cb_callback_raw(&cb, &p0, NULL), s0 = cupti_cb_callback_raw(&cb, &p1, NULL);
 
 	pthread_t callers[E_CALLERS], churners[E_CHURNERS];
 	for (uintptr_t i = 0; i < E_CHURNERS; i++)
@@ -458,16 +462,16 @@ static void engine_churn(void)
 	}
 	CHECK(rounds > 0, "%u start/read/stop rounds ran beside the calls", rounds);
 	CHECK_EQ(bad, 0, "implausible values or failed starts in the churning sets");
-	CHECK_EQ(cupti_cb_engine_raw(&eng, &p0, NULL) - l0, (uint64_t)E_CALLERS * E_CALLS,
+	CHECK_EQ(cupti_cb_callback_raw(&cb, &p0, NULL) - l0, (uint64_t)E_CALLERS * E_CALLS,
 		 "the set running throughout counts every launch");
-	CHECK_EQ(cupti_cb_engine_raw(&eng, &p1, NULL) - s0, (uint64_t)E_CALLERS * ((E_CALLS + 15) / 16),
+	CHECK_EQ(cupti_cb_callback_raw(&cb, &p1, NULL) - s0, (uint64_t)E_CALLERS * ((E_CALLS + 15) / 16),
 		 "and every synchronization");
-	cupti_cb_engine_unhold(&eng, &whole_hold);
+	cupti_cb_services_unhold(&eng, &whole_hold);
 	unsigned on = 0;
 	for (size_t c = 0; c < sizeof enabled[1]; c++)
 		on += atomic_load(&enabled[1][c]) + atomic_load(&enabled[0][c]);
 	CHECK_EQ(on, 0, "nothing enabled once every set stopped");
-	cupti_cb_engine_destroy(&eng);
+	cupti_cb_callback_destroy(&cb);
 }
 
 int main(void)

@@ -9,17 +9,18 @@
 #include "check.h"
 #include "cupti_cb_thread_counters.h"
 #include "cupti_cb_callback_windows.h"
-#include "cupti_cb_engine.h"
+#include "cupti_cb_callback_state.h"
 
 #define N_FUNCS 10
 #define N_ROWS 3	/* two devices and "unknown" */
 
 static struct cupti_cb_windows t;
+static size_t win_off;	/* the windows' entries in reg's counters */
 static struct cupti_cb_thread_registry reg;
 
 static _Atomic uint64_t *entries(void)
 {
-	return cupti_cb_thread_counters_self(&reg)->c + reg.lay.win;
+	return cupti_cb_thread_counters_self(&reg)->c + win_off;
 }
 
 /* Notes a call of slot as the hot path does: only when a window times it. */
@@ -47,13 +48,13 @@ static void exact(void)
 	call(4, 1);
 	CHECK_EQ(cupti_cb_windows_entry(&t, w, entries(), 0, &lo, &hi), 1, "entry 0 readable");
 	CHECK(lo == 10 && hi == 30, "slot 3: min %" PRIu64 ", max %" PRIu64 ", want 10 and 30", lo, hi);
-	cupti_cb_windows_entry_process(&t, w, &reg, reg.lay.win, 1, &lo, &hi);
+	cupti_cb_windows_entry_process(&t, w, &reg, win_off, 1, &lo, &hi);
 	CHECK(lo == 99 && hi == 99, "slot 7 over the process: %" PRIu64 "..%" PRIu64, lo, hi);
 	/* Taken again (a new PAPI_start): a new epoch, every block stale. */
 	cupti_cb_windows_give(&t, w);
 	CHECK_EQ(cupti_cb_windows_take(&t, slots, 2, 0), w, "the same window taken again");
 	CHECK_EQ(cupti_cb_windows_entry(&t, w, entries(), 0, &lo, &hi), 0, "taken again: the block is stale");
-	cupti_cb_windows_entry_process(&t, w, &reg, reg.lay.win, 0, &lo, &hi);
+	cupti_cb_windows_entry_process(&t, w, &reg, win_off, 0, &lo, &hi);
 	CHECK(lo == CUPTI_CB_WIN_EMPTY && hi == 0, "and the process has no call");
 	call(7, 4);
 	CHECK_EQ(cupti_cb_windows_entry(&t, w, entries(), 1, &lo, &hi), 1, "readable again after a call");
@@ -161,7 +162,7 @@ static void *reader(void *arg)
 	unsigned bad = 0;
 	while (!atomic_load(&stop_reading)) {
 		uint64_t lo, hi;
-		cupti_cb_windows_entry_process(&t, window, &reg, reg.lay.win, 1, &lo, &hi);
+		cupti_cb_windows_entry_process(&t, window, &reg, win_off, 1, &lo, &hi);
 		if (lo != CUPTI_CB_WIN_EMPTY && (lo > hi || lo < 1001 || hi > 1000 * WRITERS + CALLS))
 			bad++;
 		uint64_t live = cupti_cb_windows_live(&t, N_ROWS), peak = cupti_cb_windows_peak(&t, window, N_ROWS);
@@ -201,7 +202,7 @@ static void threads(int reset)
 					  : "reads while writing: inconsistent values");
 	uint64_t lo, hi, want_live = 10 * WRITERS * (WRITERS + 1) / 2;
 	CHECK_EQ(cupti_cb_windows_live(&t, N_ROWS), want_live, "live bytes after the threads");
-	cupti_cb_windows_entry_process(&t, window, &reg, reg.lay.win, 1, &lo, &hi);
+	cupti_cb_windows_entry_process(&t, window, &reg, win_off, 1, &lo, &hi);
 	CHECK(lo == 1001 && hi == 1000 * WRITERS + CALLS, "process min %" PRIu64 ", max %" PRIu64, lo, hi);
 	uint64_t peak = cupti_cb_windows_peak(&t, window, N_ROWS);
 	CHECK(peak >= want_live && peak <= MOST, "peak %" PRIu64 " between the live bytes and the most", peak);
@@ -220,7 +221,11 @@ static void threads(int reset)
 int main(void)
 {
 	struct cupti_cb_layout lay;
-	cupti_cb_callback_layout(&lay, N_FUNCS, N_ROWS - 1);
+	struct cupti_cb_callback_layout clay;
+	cupti_cb_layout_init(&lay, N_ROWS - 1);
+	cupti_cb_callback_layout(&clay, N_FUNCS, N_ROWS - 1, cupti_cb_layout_add(&lay, cupti_cb_callback_fixed_words(N_FUNCS) +
+								  (size_t)lay.n_devrows * CUPTI_CB_N_DEV_CTRS));
+	win_off = clay.win;
 	CHECK_EQ(cupti_cb_thread_registry_init(&reg, &lay), 0, "registry");
 	CHECK_EQ(cupti_cb_windows_init(&t, N_FUNCS, N_ROWS), 0, "windows");
 	exact();

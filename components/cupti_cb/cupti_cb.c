@@ -16,7 +16,7 @@
 #include "extras.h"	/* the overflow signal: _papi_hwi_start_signal, _papi_hwi_dispatch_overflow_signal */
 
 #include "cupti_cb.h"
-#include "cupti_cb_engine.h"
+#include "cupti_cb_services.h"
 #include "cupti_cb_overflow.h"
 #include "cupti_cb_signal_context.h"
 #include "cupti_cb_sources.h"
@@ -76,9 +76,9 @@ typedef struct {
 	uint64_t ovf_mask;
 } cupti_cb_control_t;
 
-/* One engine per process: CUPTI allows one subscriber per process. It is
+/* One services per process: CUPTI allows one subscriber per process. It is
  * the shared services and the callback source's state. */
-static struct cupti_cb_engine engine;
+static struct cupti_cb_services services;
 /* The sources of cupti_cb_sources.c, by the source bits of their codes;
  * ops NULL: a source that could not be made (out of memory). */
 static struct cupti_cb_source sources[CUPTI_CB_MAX_SOURCES];
@@ -136,17 +136,17 @@ static void describe(void)
 {
 	PAPI_component_info_t *ci = &_cupti_cb_vector.cmp_info;
 	char v[32];
-	if (!engine.api.cupti_lib) {
+	if (!services.api.cupti_lib) {
 		snprintf(ci->description, sizeof ci->description, "%s", DESCRIPTION);
 		return;
 	}
-	char d[sizeof engine.api.cupti_path + 128];
-	cupti_cb_cupti_version_str(engine.api.cupti_version, v, sizeof v);
+	char d[sizeof services.api.cupti_path + 128];
+	cupti_cb_cupti_version_str(services.api.cupti_version, v, sizeof v);
 	snprintf(d, sizeof d, "CUDA calls, GPU work, metrics; CUPTI %s, %s: %s", v,
-		 cupti_cb_engine_can_share(&engine) ? "shared"
-		 : engine.api.cupti_version	    ? "exclusive"
+		 cupti_cb_services_can_share(&services) ? "shared"
+		 : services.api.cupti_version	    ? "exclusive"
 						    : "mode set at first use",
-		 engine.api.cupti_path);
+		 services.api.cupti_path);
 	size_t n = strnlen(d, sizeof ci->description - 1);	/* cut on purpose */
 	memcpy(ci->description, d, n);
 	ci->description[n] = '\0';
@@ -156,7 +156,7 @@ static void set_stage_from_engine(void)
 {
 	PAPI_component_info_t *ci = &_cupti_cb_vector.cmp_info;
 	describe();
-	switch (engine.state) {
+	switch (services.state) {
 	case CUPTI_CB_READY:
 		ci->disabled = 0;
 		ci->disabled_reason[0] = '\0';
@@ -175,7 +175,7 @@ static void set_stage_from_engine(void)
 		atomic_store(&stage, 1);
 		break;
 	case CUPTI_CB_DISABLED:
-		set_disabled(engine.why);
+		set_disabled(services.why);
 		atomic_store(&stage, -1);
 		break;
 	default:
@@ -193,8 +193,8 @@ static int ensure_catalog(void)
 	if (st < 0)
 		return PAPI_ECMP_DISABLED;
 	pthread_mutex_lock(&init_lock);
-	if (engine.state == CUPTI_CB_UNINIT) {
-		cupti_cb_engine_open_catalog(&engine);
+	if (services.state == CUPTI_CB_UNINIT) {
+		cupti_cb_services_open_catalog(&services);
 		set_stage_from_engine();
 	}
 	pthread_mutex_unlock(&init_lock);
@@ -214,9 +214,9 @@ static int ensure_ready_quiet(int quiet)
 	if (st < 0 || ensure_catalog() != PAPI_OK)
 		return PAPI_ECMP_DISABLED;
 	pthread_mutex_lock(&init_lock);
-	if (engine.state == CUPTI_CB_CATALOG && cupti_cb_engine_open(&engine) && quiet) {
-		engine.cat.n_devices = 0;	/* list no device qualifier */
-	} else if (quiet && engine.state == CUPTI_CB_DISABLED && atomic_load(&stage) == 1) {
+	if (services.state == CUPTI_CB_CATALOG && cupti_cb_services_open(&services) && quiet) {
+		/* The sources list no device qualifier: they know no device count. */
+	} else if (quiet && services.state == CUPTI_CB_DISABLED && atomic_load(&stage) == 1) {
 		/* Failed quietly before: a listing goes on without the driver;
 		 * the first add reports why. */
 	} else if (atomic_load(&stage) >= 0) {
@@ -271,12 +271,16 @@ static void at_fork_child(void)
 	int busy = pthread_mutex_trylock(&init_lock) != 0;
 	pthread_mutex_init(&init_lock, NULL);
 	/* cuInit ran (for the driver stage, or for the metric catalogue's chip). */
-	int cuda_up = engine.state == CUPTI_CB_READY || atomic_load(&engine.counted) > 0;
-	if (engine.state == CUPTI_CB_READY)
-		cupti_cb_ovf_forget_all(&engine.reg);
-	if (cuda_up || (busy && engine.state != CUPTI_CB_UNINIT)) {
-		engine.state = CUPTI_CB_READY;
-		cupti_cb_engine_after_fork_child(&engine);
+	int cuda_up = services.state == CUPTI_CB_READY || atomic_load(&services.counted) > 0;
+	if (services.state == CUPTI_CB_READY) {
+		cupti_cb_ovf_forget_all(&services.reg);
+		FOR_SOURCES(s)
+			if (s->ops && s->ops->after_fork_child)
+				s->ops->after_fork_child(s->self);
+	}
+	if (cuda_up || (busy && services.state != CUPTI_CB_UNINIT)) {
+		services.state = CUPTI_CB_READY;
+		cupti_cb_services_after_fork_child(&services);
 		set_stage_from_engine();
 	}
 }
@@ -292,7 +296,7 @@ static void open_sources(void)
 {
 	for (unsigned i = 0; cupti_cb_sources[i] && i < CUPTI_CB_MAX_SOURCES; i++) {
 		const struct cupti_cb_source_ops *ops = cupti_cb_sources[i];
-		void *self = ops->open(&engine, i);
+		void *self = ops->open(&services, i);
 		sources[i] = (struct cupti_cb_source){ self ? ops : NULL, self, i };
 		n_sources = i + 1;
 	}
@@ -309,14 +313,14 @@ static int cupti_cb_init_component(int cidx)
 		open_sources();
 	ci->num_native_events = 0;
 	snprintf(ci->version, sizeof ci->version, "%s (commit %s)", PACKAGE_VERSION_CUPTI_CB, CUPTI_CB_COMMIT);
-	/* The engine may outlive a PAPI_shutdown: then it is ready at once. */
-	ci->disabled = engine.state == CUPTI_CB_READY ? 0 : PAPI_EDELAY_INIT;
+	/* The services may outlive a PAPI_shutdown: then it is ready at once. */
+	ci->disabled = services.state == CUPTI_CB_READY ? 0 : PAPI_EDELAY_INIT;
 	snprintf(ci->disabled_reason, sizeof ci->disabled_reason, "%s",
 		 ci->disabled ? "Initialization delayed until first use" : "");
-	if (engine.state == CUPTI_CB_READY) {
-		cupti_cb_thread_registry_attach(&engine.reg);
+	if (services.state == CUPTI_CB_READY) {
+		cupti_cb_thread_registry_attach(&services.reg);
 		set_stage_from_engine();
-	} else if (engine.state == CUPTI_CB_DISABLED || engine.state == CUPTI_CB_CATALOG) {
+	} else if (services.state == CUPTI_CB_DISABLED || services.state == CUPTI_CB_CATALOG) {
 		/* A fork() child, or an earlier failure: say why at once. */
 		set_stage_from_engine();
 	}
@@ -340,10 +344,11 @@ static int cupti_cb_shutdown_thread(hwd_context_t *ctx)
  * PAPI_library_init reuses them. */
 static int cupti_cb_shutdown_component(void)
 {
-	/* The metric source first: its sessions use the engine's subscription. */
+	/* The metric source first: its sessions use the services's subscription. */
 	for (int i = (int)n_sources - 1; i >= 0; i--)
 		if (sources[i].ops)
 			sources[i].ops->close(sources[i].self);
+	cupti_cb_services_close(&services);
 	return PAPI_OK;
 }
 
@@ -844,7 +849,7 @@ static int cupti_cb_cleanup_eventset(hwd_control_state_t *ctl)
  * call (or started a cupti_cb set). Before the driver stage none has. */
 static int tid_known(long tid)
 {
-	return tid > 0 && atomic_load(&stage) == 2 && cupti_cb_thread_registry_find(&engine.reg, tid, NULL, 0) > 0;
+	return tid > 0 && atomic_load(&stage) == 2 && cupti_cb_thread_registry_find(&services.reg, tid, NULL, 0) > 0;
 }
 
 /* PAPI_attach: the set reads thread tid's counters from now on; its
@@ -1073,11 +1078,11 @@ int cupti_cb_threads(struct cupti_cb_thread_info *out, int max)
 		return PAPI_EINVAL;
 	if (atomic_load(&stage) != 2)
 		return 0;
-	unsigned room = cupti_cb_thread_registry_list(&engine.reg, NULL, 0) + 64;	/* and threads arriving */
+	unsigned room = cupti_cb_thread_registry_list(&services.reg, NULL, 0) + 64;	/* and threads arriving */
 	struct cupti_cb_thread_owner *o = malloc(room * sizeof *o);
 	if (!o)
 		return PAPI_ENOMEM;
-	unsigned n = cupti_cb_thread_registry_list(&engine.reg, o, room);
+	unsigned n = cupti_cb_thread_registry_list(&services.reg, o, room);
 	if (n > room)
 		n = room;
 	qsort(o, n, sizeof *o, by_block_id);

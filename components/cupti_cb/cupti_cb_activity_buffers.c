@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cupti_cb_activity_buffers.h"
-#include "cupti_cb_engine.h"
+#include "cupti_cb_services.h"
 #include "cupti_cb_source.h"
 
 /* CUPTI's buffer callbacks carry no user pointer: one activity per
@@ -35,7 +35,7 @@ static void flush_now(void *a)
 
 #define RESOLVE(field, sym) (a->fn.field = (__typeof__(a->fn.field))dlsym(lib, sym))
 
-int cupti_cb_activity_init(struct cupti_cb_activity *a, struct cupti_cb_engine *e)
+int cupti_cb_activity_init(struct cupti_cb_activity *a, struct cupti_cb_services *e)
 {
 	void *lib = e->api.cupti_lib;
 	a->e = e;
@@ -361,7 +361,7 @@ static int kinds_on(struct cupti_cb_activity *a, char *why, size_t len)
 static int register_once(struct cupti_cb_activity *a, char *why, size_t len)
 {
 	CUpti_SubscriberHandle sub = NULL;
-	int scoped = cupti_cb_engine_subscriber(a->e, &sub) == 1 && a->v2.register_callbacks;
+	int scoped = cupti_cb_services_subscriber(a->e, &sub) == 1 && a->v2.register_callbacks;
 	if (a->registered && a->scoped == scoped && (!scoped || a->sub == sub))
 		return 0;
 	if (!a->map && !(a->map = calloc(1, sizeof *a->map))) {

@@ -46,7 +46,7 @@ enum cupti_cb_act_ctr {
 	CUPTI_CB_N_ACT_SLOTS
 };
 
-struct cupti_cb_engine;
+struct cupti_cb_services;
 struct cupti_cb_thread_counters;
 
 /* The Activity API entry points, resolved from the loaded libcupti. */
@@ -60,7 +60,7 @@ struct cupti_cb_activity_fns {
 };
 
 struct cupti_cb_activity {
-	struct cupti_cb_engine *e;
+	struct cupti_cb_services *e;
 	struct cupti_cb_activity_fns fn;
 	/* The subscriber-scoped calls (CUPTI 13.2), all or none (NULL). Used
 	 * whenever the engine's subscription is shared: CUPTI does not allow
@@ -72,7 +72,7 @@ struct cupti_cb_activity {
 	CUpti_SubscriberHandle sub;
 	unsigned n_devrows;		/* devices + 1 row for an unknown device */
 	size_t off;			/* the activity region in every thread's counters: n_devrows *
-					   CUPTI_CB_N_ACT_SLOTS, reserved by the source (cupti_cb_engine_reserve) */
+					   CUPTI_CB_N_ACT_SLOTS, reserved by the source (cupti_cb_services_reserve) */
 
 	pthread_mutex_t lock;		/* cold path: registration, kinds, users */
 	int registered;
@@ -106,7 +106,7 @@ struct cupti_cb_activity {
 #define CUPTI_CB_ACT_BUF_MAX   64u	/* 32 MiB: past it CUPTI drops records (counted); = free_slot's size */
 
 /* Resolves the entry points from the engine's libcupti; 0, or -1 with why. */
-int cupti_cb_activity_init(struct cupti_cb_activity *a, struct cupti_cb_engine *e);
+int cupti_cb_activity_init(struct cupti_cb_activity *a, struct cupti_cb_services *e);
 /* A set with activity events starts for the first time (the engine's
  * subscription held by that set): register with CUPTI (once per
  * subscription when it is shared, once per process otherwise), enable the kinds and the attribution (first user). 0, or

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cupti_cb_activity_buffers.h"
-#include "cupti_cb_engine.h"
+#include "cupti_cb_services.h"
 #include "cupti_cb_signal_context.h"
 #include "cupti_cb_source.h"
 
@@ -53,9 +53,10 @@ _Static_assert(BUSY_IDX == N_EVENTS - 1, "gpu.busy_ns is the last event");
  * set of gpu.* events holds them to attribute records to threads. */
 
 struct actsrc {
-	struct cupti_cb_engine *e;
+	struct cupti_cb_services *e;
 	unsigned id;			/* the source bits of its codes */
 	size_t act_off;			/* its region in every thread's counters */
+	int reserved;			/* act_off is (or will be) set by the services */
 	struct cupti_cb_activity act;
 	int opened;			/* cupti_cb_activity_init ran */
 	unsigned epoch;			/* bumped by close: sets use the kinds again */
@@ -92,17 +93,13 @@ static int is_busy(uint32_t code)
 	return CUPTI_CB_CODE_IDX(code) == BUSY_IDX;
 }
 
-static void *a_open(struct cupti_cb_engine *services, unsigned id)
+static void *a_open(struct cupti_cb_services *services, unsigned id)
 {
 	struct actsrc *a = calloc(1, sizeof *a);
 	if (!a)
 		return NULL;
 	a->e = services;
 	a->id = id;
-	if (cupti_cb_engine_reserve(services, CUPTI_CB_N_ACT_SLOTS, &a->act_off)) {
-		free(a);
-		return NULL;
-	}
 	return a;
 }
 
@@ -126,6 +123,10 @@ static int a_devices(void *self)
 static void a_opened(void *self, enum cupti_cb_stage stage)
 {
 	struct actsrc *a = self;
+	/* Its region of the per-thread counters, after the callback source's
+	 * (the sources are told in list order). */
+	if (!a->reserved)
+		a->reserved = !cupti_cb_services_reserve(a->e, 0, CUPTI_CB_N_ACT_SLOTS, &a->act_off);
 	if (stage == CUPTI_CB_STAGE_DRIVER && !a->opened) {
 		cupti_cb_activity_init(&a->act, a->e);
 		a->act.off = a->act_off;
@@ -277,7 +278,7 @@ static void let_go(struct actsrc *a, struct actset *s)
 	if (s->using && s->epoch == a->epoch)
 		cupti_cb_activity_unuse(&a->act);
 	s->using = 0;
-	cupti_cb_engine_unhold(a->e, &s->hold);
+	cupti_cb_services_unhold(a->e, &s->hold);
 }
 
 static void a_set_free(void *self, void *set)
@@ -417,12 +418,17 @@ static int a_set_start(void *self, void *set, char *why, size_t len)
 	s->seen_valid = 0;	/* a new window, not the one the last read ended */
 	if (!a->opened)
 		a_opened(a, CUPTI_CB_STAGE_DRIVER);
+	if (!a->reserved || a->e->state != CUPTI_CB_READY) {
+		snprintf(why, len, "GPU activity has no room in the per-thread counters: the services were set up "
+			 "before it asked for it");
+		return CUPTI_CB_ELIMIT;
+	}
 	if (!s->hold.active) {
 		/* The calls that issue GPU work: the callback notes which thread
 		 * made each, under its correlation id (cupti_cb_correlation.h). */
 		struct cupti_cb_hold want;
-		cupti_cb_engine_work_cbids(a->e, &want);
-		int rc = cupti_cb_engine_hold_cbids(a->e, &s->hold, &want, why, len);
+		cupti_cb_services_work_cbids(a->e, &want);
+		int rc = cupti_cb_services_hold_cbids(a->e, &s->hold, &want, why, len);
 		if (rc)
 			return rc;
 	}
@@ -450,7 +456,7 @@ static int a_set_start(void *self, void *set, char *why, size_t len)
 		memset(s->base, 0, s->n * sizeof s->base[0]);
 		return CUPTI_CB_OK;
 	}
-	s->block = cupti_cb_engine_thread_block(a->e);
+	s->block = cupti_cb_services_thread_block(a->e);
 	if (!s->block)
 		return CUPTI_CB_ENOMEM;
 	int rc = windows_open(a, s);

@@ -7,7 +7,7 @@
 #define _GNU_SOURCE
 #endif
 #include "cupti_cb_correlation.h"
-#include "cupti_cb_engine.h"
+#include "cupti_cb_callback_state.h"
 #include "cupti_cb_overflow.h"
 
 /* The operations whose GPU work an activity record reports. */
@@ -22,14 +22,14 @@
 #define ROW_OF(v)  ((unsigned)((v) >> ROW_SHIFT))
 
 /* The counter row of the device of ctx; the last row is "device unknown". */
-static int device_row(struct cupti_cb_engine *e, struct cupti_cb_thread_counters *b, CUcontext ctx)
+static int device_row(struct cupti_cb_callback *cb, struct cupti_cb_thread_counters *b, CUcontext ctx)
 {
 	if (ctx != b->last_ctx || !ctx) {
 		b->last_ctx = ctx;
-		b->last_dev = e->resolver.context_device(e->resolver.arg, ctx);
+		b->last_dev = cb->svc->resolver.context_device(cb->svc->resolver.arg, ctx);
 	}
 	int dev = b->last_dev;
-	int unknown = (int)e->reg.lay.n_devrows - 1;
+	int unknown = (int)cb->lay.n_devrows - 1;
 	return (dev >= 0 && dev < unknown) ? dev : unknown;
 }
 
@@ -38,21 +38,21 @@ static inline uint64_t site_key(const CUpti_CallbackData *cd, int d, CUpti_Callb
 	return (uint64_t)cd->correlationId << 32 | (uint64_t)cbid << 1 | (uint64_t)d;
 }
 
-static void at_enter_site(struct cupti_cb_engine *e, struct cupti_cb_thread_counters *b, int d,
+static void at_enter_site(struct cupti_cb_callback *cb, struct cupti_cb_thread_counters *b, int d,
 			  CUpti_CallbackId cbid, const CUpti_CallbackData *cd)
 {
-	int timed = atomic_load_explicit(&e->timing, memory_order_relaxed);
+	int timed = atomic_load_explicit(&cb->svc->timing, memory_order_relaxed);
 	struct cupti_cb_pending *p = &b->pending[b->n_pending++ % CUPTI_CB_PENDING];
 	p->key = site_key(cd, d, cbid);
-	p->t0 = timed ? cupti_cb_clock_now(&e->clock) : 0;
+	p->t0 = timed ? cupti_cb_clock_now(&cb->svc->clock) : 0;
 	if (d == 0) {
 		b->rt_corr = cd->correlationId;
 		return;
 	}
-	const struct cupti_cb_op *op = e->op_of[cbid];
+	const struct cupti_cb_op *op = cb->svc->op_of[cbid];
 	/* At ENTER: the work's record can only come after the call began. */
 	if (op && (CUPTI_CB_CLS_BIT(op->cls) & ISSUES_WORK)) {
-		struct cupti_cb_correlation_map *corr = atomic_load_explicit(&e->corr, memory_order_acquire);
+		struct cupti_cb_correlation_map *corr = atomic_load_explicit(&cb->svc->corr, memory_order_acquire);
 		if (corr) {
 			cupti_cb_correlation_put(corr, cd->correlationId, b->id);
 			cupti_cb_bump(&b->issued, 1);
@@ -61,8 +61,8 @@ static void at_enter_site(struct cupti_cb_engine *e, struct cupti_cb_thread_coun
 	if (op && op->cls == CUPTI_CB_CLS_FREE) {
 		/* Look the size up before the driver can reuse the address. */
 		struct cupti_cb_effect fx = { 0 };
-		op->effect(cd->functionParams, &e->resolver, &fx);
-		b->pending_free = cupti_cb_allocs_take(&e->allocs, fx.ptr);
+		op->effect(cd->functionParams, &cb->svc->resolver, &fx);
+		b->pending_free = cupti_cb_allocs_take(&cb->allocs, fx.ptr);
 	}
 }
 
@@ -85,24 +85,24 @@ static uint64_t take_enter_time(struct cupti_cb_thread_counters *b, uint64_t key
 
 /* An allocation enters the table and the live bytes of its row; one whose
  * free was never seen, at the same address, leaves them. */
-static void record_alloc(struct cupti_cb_engine *e, unsigned row, CUdeviceptr ptr, uint64_t bytes)
+static void record_alloc(struct cupti_cb_callback *cb, unsigned row, CUdeviceptr ptr, uint64_t bytes)
 {
 	uint64_t replaced;
-	if (cupti_cb_allocs_put(&e->allocs, ptr, SIZE_OF(bytes) | (uint64_t)row << ROW_SHIFT, &replaced))
+	if (cupti_cb_allocs_put(&cb->allocs, ptr, SIZE_OF(bytes) | (uint64_t)row << ROW_SHIFT, &replaced))
 		return;	/* not recorded: its free will not be either */
 	if (replaced)
-		cupti_cb_windows_free(&e->win, ROW_OF(replaced), SIZE_OF(replaced));
-	cupti_cb_windows_alloc(&e->win, row, SIZE_OF(bytes));
+		cupti_cb_windows_free(&cb->win, ROW_OF(replaced), SIZE_OF(replaced));
+	cupti_cb_windows_alloc(&cb->win, row, SIZE_OF(bytes));
 }
 
-static void count_op(struct cupti_cb_engine *e, struct cupti_cb_thread_counters *b, const struct cupti_cb_op *op,
+static void count_op(struct cupti_cb_callback *cb, struct cupti_cb_thread_counters *b, const struct cupti_cb_op *op,
 		     const CUpti_CallbackData *cd, uint64_t dt)
 {
 	struct cupti_cb_effect fx = { 0 };
-	int row = device_row(e, b, cd->context);
-	_Atomic uint64_t *c = b->c + e->reg.lay.dev + (size_t)row * CUPTI_CB_N_DEV_CTRS;
+	int row = device_row(cb, b, cd->context);
+	_Atomic uint64_t *c = b->c + cb->lay.dev + (size_t)row * CUPTI_CB_N_DEV_CTRS;
 	if (op->effect)
-		op->effect(cd->functionParams, &e->resolver, &fx);
+		op->effect(cd->functionParams, &cb->svc->resolver, &fx);
 	else
 		fx.count = 1;
 
@@ -134,13 +134,13 @@ static void count_op(struct cupti_cb_engine *e, struct cupti_cb_thread_counters 
 	case CUPTI_CB_CLS_ALLOC:
 		cupti_cb_bump(&c[CUPTI_CB_C_ALLOC_CALLS], fx.count);
 		cupti_cb_bump(&c[CUPTI_CB_C_ALLOC_BYTES], fx.bytes);
-		record_alloc(e, (unsigned)row, fx.ptr, fx.bytes);
+		record_alloc(cb, (unsigned)row, fx.ptr, fx.bytes);
 		break;
 	case CUPTI_CB_CLS_FREE:
 		cupti_cb_bump(&c[CUPTI_CB_C_FREE_CALLS], fx.count);
 		cupti_cb_bump(&c[CUPTI_CB_C_FREE_BYTES], SIZE_OF(b->pending_free));
 		if (b->pending_free)
-			cupti_cb_windows_free(&e->win, ROW_OF(b->pending_free), SIZE_OF(b->pending_free));
+			cupti_cb_windows_free(&cb->win, ROW_OF(b->pending_free), SIZE_OF(b->pending_free));
 		break;
 	case CUPTI_CB_CLS_SYNC:
 		cupti_cb_bump(&c[CUPTI_CB_C_SYNC_CALLS], fx.count);
@@ -151,7 +151,7 @@ static void count_op(struct cupti_cb_engine *e, struct cupti_cb_thread_counters 
 	}
 }
 
-static void at_exit_site(struct cupti_cb_engine *e, struct cupti_cb_thread_counters *b, int d,
+static void at_exit_site(struct cupti_cb_callback *cb, struct cupti_cb_thread_counters *b, int d,
 			 CUpti_CallbackId cbid, const CUpti_CallbackData *cd)
 {
 	int found, timed = 0;
@@ -160,8 +160,8 @@ static void at_exit_site(struct cupti_cb_engine *e, struct cupti_cb_thread_count
 		atomic_store_explicit(&b->unmatched,
 				      atomic_load_explicit(&b->unmatched, memory_order_relaxed) + 1,
 				      memory_order_relaxed);
-	if (t0 && atomic_load_explicit(&e->timing, memory_order_relaxed)) {
-		uint64_t now = cupti_cb_clock_now(&e->clock);
+	if (t0 && atomic_load_explicit(&cb->svc->timing, memory_order_relaxed)) {
+		uint64_t now = cupti_cb_clock_now(&cb->svc->clock);
 		dt = now > t0 ? now - t0 : 0;	/* a time never wraps */
 		timed = 1;
 	}
@@ -169,19 +169,19 @@ static void at_exit_site(struct cupti_cb_engine *e, struct cupti_cb_thread_count
 	int failed = cd->functionReturnValue && *(const int *)cd->functionReturnValue != 0;
 
 	if (d == 1)
-		cupti_cb_bump(&b->c[e->reg.lay.thr + CUPTI_CB_C_DRIVER_CALLS], 1);
-	unsigned slot = e->cat.slot_of[d][cbid];
+		cupti_cb_bump(&b->driver_calls, 1);
+	unsigned slot = cb->cat.slot_of[d][cbid];
 	if (slot) {
-		const struct cupti_cb_layout *lay = &e->reg.lay;
+		const struct cupti_cb_callback_layout *lay = &cb->lay;
 		cupti_cb_bump(&b->c[lay->api_calls + slot - 1], 1);
 		if (dt)
 			cupti_cb_bump(&b->c[lay->api_time + slot - 1], dt);
 		if (failed)
 			cupti_cb_bump(&b->c[lay->api_errors + slot - 1], 1);
 		/* One byte load when no set times single calls of this function. */
-		unsigned windows = cupti_cb_windows_mask(&e->win, slot - 1);
+		unsigned windows = cupti_cb_windows_mask(&cb->win, slot - 1);
 		if (windows && timed)
-			cupti_cb_windows_note(&e->win, b->c + lay->win, slot - 1, windows, dt);
+			cupti_cb_windows_note(&cb->win, b->c + lay->win, slot - 1, windows, dt);
 	}
 	/* A call of the application: a runtime call (but the runtime's own
 	 * __cuda* entry points that nvcc's launch stubs and registration
@@ -189,44 +189,38 @@ static void at_exit_site(struct cupti_cb_engine *e, struct cupti_cb_thread_count
 	int nested = d == 1 && b->rt_corr != 0;
 	if (d == 0 && b->rt_corr == cd->correlationId)
 		b->rt_corr = 0;
-	if (slot && !nested && !e->cat.internal[slot - 1]) {
-		cupti_cb_bump(&b->c[e->reg.lay.thr + CUPTI_CB_C_API_CALLS], 1);
+	if (slot && !nested && !cb->cat.internal[slot - 1]) {
+		cupti_cb_bump(&b->c[cb->lay.thr + CUPTI_CB_C_API_CALLS], 1);
 		if (dt)
-			cupti_cb_bump(&b->c[e->reg.lay.thr + CUPTI_CB_C_API_TIME], dt);
+			cupti_cb_bump(&b->c[cb->lay.thr + CUPTI_CB_C_API_TIME], dt);
 		if (failed)
-			cupti_cb_bump(&b->c[e->reg.lay.thr + CUPTI_CB_C_API_ERRORS], 1);
+			cupti_cb_bump(&b->c[cb->lay.thr + CUPTI_CB_C_API_ERRORS], 1);
 	}
 	if (d == 1) {
-		const struct cupti_cb_op *op = e->op_of[cbid];
+		const struct cupti_cb_op *op = cb->svc->op_of[cbid];
 		int ok = cd->functionReturnValue && !failed;
 		if (op && ok) {
-			count_op(e, b, op, cd, dt);
+			count_op(cb, b, op, cd, dt);
 		} else if (op && op->cls == CUPTI_CB_CLS_FREE && b->pending_free) {
 			/* A free that failed freed nothing: the size stays recorded. */
 			struct cupti_cb_effect fx = { 0 };
-			op->effect(cd->functionParams, &e->resolver, &fx);
-			cupti_cb_allocs_insert(&e->allocs, fx.ptr, b->pending_free);
+			op->effect(cd->functionParams, &cb->svc->resolver, &fx);
+			cupti_cb_allocs_insert(&cb->allocs, fx.ptr, b->pending_free);
 		}
 		b->pending_free = 0;
 	}
 }
 
-void CUPTIAPI cupti_cb_engine_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-				       const void *cbdata)
+void cupti_cb_callback_listen(void *arg, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+			      const CUpti_CallbackData *cd)
 {
-	struct cupti_cb_engine *e = userdata;
+	struct cupti_cb_callback *cb = arg;
 	int d = domain == CUPTI_CB_DOMAIN_DRIVER_API;
-	if (!d && domain != CUPTI_CB_DOMAIN_RUNTIME_API) {
-		if (domain == CUPTI_CB_DOMAIN_RESOURCE)
-			cupti_cb_engine_resource(e, cbid, cbdata);
+	if (cbid >= cb->cat.n_cbids[d])
 		return;
-	}
-	if (cbid >= e->cat.n_cbids[d])
-		return;
-	struct cupti_cb_thread_counters *b = cupti_cb_thread_counters_self(&e->reg);
+	struct cupti_cb_thread_counters *b = cupti_cb_thread_counters_self(&cb->svc->reg);
 	if (!b || b->in_lookup)
 		return;
-	const CUpti_CallbackData *cd = cbdata;
 	/* CUPTI was seen to deliver one site of one call twice on a thread
 	 * while another thread changed the enabled CBIDs. A call's enter and
 	 * exit alternate, so the same site of the same call twice in a row is
@@ -239,10 +233,10 @@ void CUPTIAPI cupti_cb_engine_callback(void *userdata, CUpti_CallbackDomain doma
 	}
 	b->last_site = key;
 	if (cd->callbackSite == CUPTI_API_ENTER) {
-		at_enter_site(e, b, d, cbid, cd);
+		at_enter_site(cb, b, d, cbid, cd);
 		return;
 	}
-	at_exit_site(e, b, d, cbid, cd);
+	at_exit_site(cb, b, d, cbid, cd);
 	/* Last: the counts of this call are complete when a handler reads them. */
 	cupti_cb_ovf_check(b);
 }

@@ -4,7 +4,7 @@
 #define CUPTI_CB_CALLBACK_DERIVED_H
 
 #include <stdint.h>
-#include "cupti_cb_callback_ops.h"
+#include "cupti_cb_driver_ops.h"
 
 /* Counters kept per device in every thread's block. */
 enum cupti_cb_dev_ctr {
@@ -37,13 +37,9 @@ enum cupti_cb_thr_ctr {
 	CUPTI_CB_C_API_CALLS,
 	CUPTI_CB_C_API_TIME,
 	CUPTI_CB_C_API_ERRORS,
-	/* Every driver call delivered, nested or not: the metric source's sign
-	 * that GPU work may have been issued since its last sample. */
-	CUPTI_CB_C_DRIVER_CALLS,
 	CUPTI_CB_N_THR_CTRS
 };
 
-#define CUPTI_CB_CLS_BIT(c) (1u << (c))
 #define CUPTI_CB_ALL_CBIDS  (1u << 31)	/* every runtime and driver CBID */
 
 /* How an event is read. Counters are differences since start or reset;

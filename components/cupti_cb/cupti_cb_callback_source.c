@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cupti_cb_engine.h"
+#include "cupti_cb_callback_state.h"
 #include "cupti_cb_overflow.h"
 #include "cupti_cb_source.h"
 
@@ -57,15 +57,20 @@ static int cb_may_be_ours(const char *base)
 	return cupti_cb_catalog_may_be_ours(base);
 }
 
-/* The engine builds the catalogue and the blocks itself (cupti_cb_engine_open*). */
+/* The catalogue at the first stage (and its region of the per-thread
+ * counters); the windows, the allocation table and the offsets at the
+ * driver stage. A failure leaves the source without events and says why. */
 static void cb_opened(void *self, enum cupti_cb_stage stage)
 {
-	(void)self, (void)stage;
+	struct cupti_cb_callback *cb = self;
+	int rc = stage == CUPTI_CB_STAGE_NAMES ? cupti_cb_callback_open_names(cb) : cupti_cb_callback_open_driver(cb);
+	if (rc && !cb->why[0])
+		snprintf(cb->why, sizeof cb->why, "cupti_cb could not set up its callback counters: out of memory");
 }
 
 static int cb_first(void *self, uint32_t *code)
 {
-	struct cupti_cb_engine *e = self;
+	struct cupti_cb_callback *e = self;
 	if (e->cat.n_events == 0)
 		return CUPTI_CB_ENOEVNT;
 	*code = cupti_cb_catalog_first();
@@ -74,12 +79,12 @@ static int cb_first(void *self, uint32_t *code)
 
 static int cb_next(void *self, uint32_t *code)
 {
-	return cupti_cb_catalog_next(&((struct cupti_cb_engine *)self)->cat, code);
+	return cupti_cb_catalog_next(&((struct cupti_cb_callback *)self)->cat, code);
 }
 
 static int cb_lookup(void *self, const char *base, uint32_t *code)
 {
-	return cupti_cb_catalog_parse(&((struct cupti_cb_engine *)self)->cat, base, code);
+	return cupti_cb_catalog_parse(&((struct cupti_cb_callback *)self)->cat, base, code);
 }
 
 /* Every event counts the calling thread or the process; a process-wide
@@ -99,27 +104,27 @@ static unsigned cb_qualifiers(void *self, uint32_t code)
 
 static int cb_devices(void *self)
 {
-	return ((struct cupti_cb_engine *)self)->cat.n_devices;
+	return ((struct cupti_cb_callback *)self)->cat.n_devices;
 }
 
 static int cb_base_name(void *self, uint32_t code, char *buf, size_t len)
 {
-	return cupti_cb_catalog_name(&((struct cupti_cb_engine *)self)->cat, code, buf, len);
+	return cupti_cb_catalog_name(&((struct cupti_cb_callback *)self)->cat, code, buf, len);
 }
 
 static int cb_descr(void *self, uint32_t code, char *buf, size_t len)
 {
-	return cupti_cb_catalog_descr(&((struct cupti_cb_engine *)self)->cat, code, buf, len);
+	return cupti_cb_catalog_descr(&((struct cupti_cb_callback *)self)->cat, code, buf, len);
 }
 
 static int cb_qualifier_descr(void *self, uint32_t code, char *buf, size_t len)
 {
-	return cupti_cb_catalog_qualifier_descr(&((struct cupti_cb_engine *)self)->cat, code, buf, len);
+	return cupti_cb_catalog_qualifier_descr(&((struct cupti_cb_callback *)self)->cat, code, buf, len);
 }
 
 static int cb_facts(void *self, uint32_t code, struct cupti_cb_event_facts *f)
 {
-	const struct cupti_cb_catalog *cat = &((struct cupti_cb_engine *)self)->cat;
+	const struct cupti_cb_catalog *cat = &((struct cupti_cb_callback *)self)->cat;
 	if (!cupti_cb_catalog_valid(cat, code))
 		return CUPTI_CB_ENOEVNT;
 	snprintf(f->units, sizeof f->units, "%s", cupti_cb_catalog_units(cat, code));
@@ -138,23 +143,24 @@ static int cb_facts(void *self, uint32_t code, struct cupti_cb_event_facts *f)
 
 static int cb_valid(void *self, uint32_t code)
 {
-	return cupti_cb_catalog_valid(&((struct cupti_cb_engine *)self)->cat, code);
+	return cupti_cb_catalog_valid(&((struct cupti_cb_callback *)self)->cat, code);
 }
 
 static const char *cb_why(void *self)
 {
-	struct cupti_cb_engine *e = self;
-	return e->state == CUPTI_CB_DISABLED ? e->why : "";
+	struct cupti_cb_callback *e = self;
+	return e->svc->state == CUPTI_CB_DISABLED ? e->svc->why : e->why;
 }
 
 static unsigned cb_count(void *self)
 {
-	return ((struct cupti_cb_engine *)self)->cat.n_events;
+	return ((struct cupti_cb_callback *)self)->cat.n_events;
 }
 
+/* The services let go of CUPTI after every source (the adapter). */
 static void cb_close(void *self)
 {
-	cupti_cb_engine_close(self);
+	(void)self;
 }
 
 /* ---- event sets ----------------------------------------------------------- */
@@ -168,9 +174,9 @@ static void *cb_set_new(void *self)
 	return s;
 }
 
-static void give_window(struct cupti_cb_engine *e, struct cbset *s)
+static void give_window(struct cupti_cb_callback *e, struct cbset *s)
 {
-	if (s->window >= 0 && e->state == CUPTI_CB_READY)
+	if (s->window >= 0 && e->ready)
 		cupti_cb_windows_give(&e->win, s->window);
 	s->window = -1;
 }
@@ -182,14 +188,14 @@ static void cb_set_free(void *self, void *set)
 		return;
 	give_window(self, s);
 	cupti_cb_ovf_disarm(&s->ovf, s->ovf_block);
-	cupti_cb_engine_unhold(self, &s->hold);
+	cupti_cb_services_unhold(((struct cupti_cb_callback *)self)->svc, &s->hold);
 	free(s);
 }
 
 /* How code is read, and where: its window entry (a new one for a function
  * not timed yet) or its row. -1 when the window would need more than
  * CUPTI_CB_WIN_SLOTS functions. */
-static int plan_read(const struct cupti_cb_engine *e, uint32_t code, uint16_t *slots, unsigned *n_slots,
+static int plan_read(const struct cupti_cb_callback *e, uint32_t code, uint16_t *slots, unsigned *n_slots,
 		     uint8_t *rd, uint8_t *at)
 {
 	uint32_t idx = CUPTI_CB_CODE_IDX(code);
@@ -243,7 +249,7 @@ static void keep_thresholds(struct cbset *s, const uint32_t *codes, unsigned n)
 
 static int cb_set_update(void *self, void *set, const uint32_t *codes, unsigned n, char *why, size_t len)
 {
-	struct cupti_cb_engine *e = self;
+	struct cupti_cb_callback *e = self;
 	struct cbset *s = set;
 	uint16_t slots[CUPTI_CB_WIN_SLOTS];
 	uint8_t rd[MAX_EVENTS], at[MAX_EVENTS];
@@ -277,14 +283,14 @@ static int cb_set_update(void *self, void *set, const uint32_t *codes, unsigned 
 		}
 	}
 	if (n == 0)
-		cupti_cb_engine_unhold(e, &s->hold);	/* nothing left to count */
+		cupti_cb_services_unhold(e->svc, &s->hold);	/* nothing left to count */
 	keep_thresholds(s, codes, n);
 	s->hold_stale = 1;
 	s->timed = 0;
 	for (unsigned i = 0; i < n; i++) {
 		s->codes[i] = codes[i];
 		s->process[i] = (uint8_t)(CUPTI_CB_CODE_PROC(codes[i]) || s->granul_process);
-		s->probes[i] = cupti_cb_engine_probe(e, codes[i]);
+		s->probes[i] = cupti_cb_callback_probe(e, codes[i]);
 		s->timed |= s->probes[i].ticks;
 		s->rd[i] = rd[i];
 		s->at[i] = at[i];
@@ -327,14 +333,14 @@ static uint64_t sum_tid(const struct cupti_cb_probe *p, const struct cupti_cb_th
 /* Current counter values: thread-scope events from the starting thread's
  * block (or the attached thread's), process-scope ones in one pass over
  * all blocks. */
-static void sample(struct cupti_cb_engine *e, struct cbset *s)
+static void sample(struct cupti_cb_callback *e, struct cbset *s)
 {
 	uint8_t process[MAX_EVENTS];
 	int any_process = 0;
 	const struct cupti_cb_thread_counters *bl[TID_BLOCKS];
 	unsigned nb = 0;
 	if (s->tid) {
-		nb = cupti_cb_thread_registry_find(&e->reg, s->tid, bl, TID_BLOCKS);
+		nb = cupti_cb_thread_registry_find(&e->svc->reg, s->tid, bl, TID_BLOCKS);
 		nb = nb < TID_BLOCKS ? nb : TID_BLOCKS;
 	}
 	for (unsigned i = 0; i < s->n; i++) {
@@ -349,11 +355,11 @@ static void sample(struct cupti_cb_engine *e, struct cbset *s)
 			s->now[i] = s->block ? cupti_cb_probe_block(&s->probes[i], s->block) : 0;
 	}
 	if (any_process)
-		cupti_cb_probe_process_many(s->probes, process, s->n, &e->reg, s->now);
+		cupti_cb_probe_process_many(s->probes, process, s->n, &e->svc->reg, s->now);
 }
 
 /* The level of a min, max, live or peak event now, in ticks or bytes. */
-static uint64_t window_value(struct cupti_cb_engine *e, struct cbset *s, unsigned i)
+static uint64_t window_value(struct cupti_cb_callback *e, struct cbset *s, unsigned i)
 {
 	uint64_t min = CUPTI_CB_WIN_EMPTY, max = 0;
 	if (s->rd[i] == RD_LIVE)
@@ -363,9 +369,9 @@ static uint64_t window_value(struct cupti_cb_engine *e, struct cbset *s, unsigne
 	if (s->rd[i] == RD_PEAK)
 		return cupti_cb_windows_peak(&e->win, s->window, s->at[i]);
 	if (s->process[i])
-		cupti_cb_windows_entry_process(&e->win, s->window, &e->reg, e->reg.lay.win, s->at[i], &min, &max);
+		cupti_cb_windows_entry_process(&e->win, s->window, &e->svc->reg, e->lay.win, s->at[i], &min, &max);
 	else if (s->block &&
-		 !cupti_cb_windows_entry(&e->win, s->window, s->block->c + e->reg.lay.win, s->at[i], &min, &max))
+		 !cupti_cb_windows_entry(&e->win, s->window, s->block->c + e->lay.win, s->at[i], &min, &max))
 		min = CUPTI_CB_WIN_EMPTY, max = 0;
 	if (s->rd[i] == RD_MAX)
 		return max;
@@ -373,7 +379,7 @@ static uint64_t window_value(struct cupti_cb_engine *e, struct cbset *s, unsigne
 }
 
 /* The counts start again from their values now. */
-static void rebase_counts(struct cupti_cb_engine *e, struct cbset *s)
+static void rebase_counts(struct cupti_cb_callback *e, struct cbset *s)
 {
 	sample(e, s);
 	memcpy(s->base, s->now, s->n * sizeof s->base[0]);
@@ -384,9 +390,9 @@ static void rebase_counts(struct cupti_cb_engine *e, struct cbset *s)
  * change from here (cupti_cb_callback_windows.h). No lock, no window to restart. */
 static int cb_set_reset(void *self, void *set)
 {
-	struct cupti_cb_engine *e = self;
+	struct cupti_cb_callback *e = self;
 	struct cbset *s = set;
-	uint64_t ratio = cupti_cb_clock_ratio(&e->clock);
+	uint64_t ratio = cupti_cb_clock_ratio(&e->svc->clock);
 	rebase_counts(e, s);
 	for (unsigned i = 0; i < s->n; i++) {
 		if (s->rd[i] == RD_COUNT)
@@ -422,7 +428,7 @@ static const char *no_overflow(const struct cbset *s, unsigned i)
 	return NULL;
 }
 
-static void name_of(struct cupti_cb_engine *e, uint32_t code, char *buf, size_t len)
+static void name_of(struct cupti_cb_callback *e, uint32_t code, char *buf, size_t len)
 {
 	if (cupti_cb_catalog_name(&e->cat, code, buf, len) != CUPTI_CB_OK)
 		snprintf(buf, len, "event %#x", code);
@@ -430,7 +436,7 @@ static void name_of(struct cupti_cb_engine *e, uint32_t code, char *buf, size_t 
 
 static int cb_set_overflow(void *self, void *set, unsigned ix, uint64_t threshold, int sig, char *why, size_t len)
 {
-	struct cupti_cb_engine *e = self;
+	struct cupti_cb_callback *e = self;
 	struct cbset *s = set;
 	char name[128];
 	if (ix >= s->n)
@@ -456,7 +462,7 @@ static int cb_set_overflow(void *self, void *set, unsigned ix, uint64_t threshol
 
 /* At start: the events may have changed scope since PAPI_overflow
  * (PAPI_GRN_PROC, PAPI_attach). */
-static int overflow_scope(struct cupti_cb_engine *e, struct cbset *s, char *why, size_t len)
+static int overflow_scope(struct cupti_cb_callback *e, struct cbset *s, char *why, size_t len)
 {
 	char name[128];
 	for (unsigned i = 0; i < s->n; i++) {
@@ -498,11 +504,11 @@ static int cb_set_overflow_take(void *self, void *set, unsigned ix)
 
 static int cb_set_start(void *self, void *set, char *why, size_t len)
 {
-	struct cupti_cb_engine *e = self;
+	struct cupti_cb_callback *e = self;
 	struct cbset *s = set;
 	int rc;
 	if (s->hold_stale || !s->hold.active) {
-		rc = cupti_cb_engine_hold(e, &s->hold, s->codes, s->n, why, len);
+		rc = cupti_cb_callback_hold(e, &s->hold, s->codes, s->n, why, len);
 		if (rc)
 			return rc;
 		s->hold_stale = 0;
@@ -517,7 +523,7 @@ static int cb_set_start(void *self, void *set, char *why, size_t len)
 		memset(s->base, 0, s->n * sizeof s->base[0]);
 		return CUPTI_CB_OK;
 	}
-	s->block = cupti_cb_engine_thread_block(e);
+	s->block = cupti_cb_services_thread_block(e->svc);
 	if (!s->block)
 		return CUPTI_CB_ENOMEM;
 	if (s->wants_window && s->window < 0) {
@@ -545,7 +551,7 @@ static int cb_set_start(void *self, void *set, char *why, size_t len)
  * second, and a value must never go down between reads. */
 static int cb_set_read(void *self, void *set, long long *values)
 {
-	struct cupti_cb_engine *e = self;
+	struct cupti_cb_callback *e = self;
 	struct cbset *s = set;
 	uint64_t ratio = 0;
 	sample(e, s);
@@ -553,8 +559,8 @@ static int cb_set_read(void *self, void *set, long long *values)
 		if (s->now[i] < s->base[i])	/* its block was adopted away (cupti_cb_thread_counters.h) */
 			s->base[i] = s->now[i];
 	if (s->timed) {
-		cupti_cb_clock_calibrate(&e->clock);
-		ratio = cupti_cb_clock_ratio(&e->clock);	/* one ratio for the whole read */
+		cupti_cb_clock_calibrate(&e->svc->clock);
+		ratio = cupti_cb_clock_ratio(&e->svc->clock);	/* one ratio for the whole read */
 	}
 	for (unsigned i = 0; i < s->n; i++) {
 		if (s->rd[i] != RD_COUNT) {
@@ -585,14 +591,31 @@ static int cb_set_stop(void *self, void *set)
 /* The callback counters' codes are the component's first ones, with no
  * source bits: the source is first in the list. Its state is the engine's
  * (the catalogue, the counters, the hot path). */
-static void *cb_open(struct cupti_cb_engine *services, unsigned id)
+static void *cb_open(struct cupti_cb_services *services, unsigned id)
 {
-	return id == 0 ? services : NULL;
+	if (id != 0)
+		return NULL;
+	struct cupti_cb_callback *cb = calloc(1, sizeof *cb);
+	if (!cb)
+		return NULL;
+	cb->svc = services;
+	cupti_cb_services_listen(services, CUPTI_CB_DOMAIN_RUNTIME_API, cupti_cb_callback_listen, cb);
+	cupti_cb_services_listen(services, CUPTI_CB_DOMAIN_DRIVER_API, cupti_cb_callback_listen, cb);
+	return cb;
+}
+
+/* A fork() child: the windows' lock may be held by a thread that is gone. */
+static void cb_after_fork_child(void *self)
+{
+	struct cupti_cb_callback *cb = self;
+	if (cb->ready)
+		pthread_mutex_init(&cb->win.lock, NULL);
 }
 
 const struct cupti_cb_source_ops cupti_cb_callback_source = {
 	.label = "callback",
 	.open = cb_open,
+	.after_fork_child = cb_after_fork_child,
 	.may_be_ours = cb_may_be_ours,
 	.opened = cb_opened,
 	.first = cb_first,

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cupti_cb_engine.h"
+#include "cupti_cb_services.h"
 #include "cupti_cb_metric_config.h"
 #include "cupti_cb_metric_catalog.h"
 #include "cupti_cb_metric_permission.h"
@@ -51,7 +51,7 @@
 #define MAX_PENDING_CTX 16
 
 struct msrc {
-	struct cupti_cb_engine *e;	/* shared services */
+	struct cupti_cb_services *e;	/* shared services */
 	unsigned id;			/* the source bits of its codes */
 	pthread_mutex_t lock;
 	pthread_mutex_t pend_lock;	/* only around the pending list: never held across a call */
@@ -60,7 +60,7 @@ struct msrc {
 	unsigned n_pending;
 	atomic_int has_pending;
 	unsigned long lost_contexts;	/* pending list full: not profiled (traced) */
-	atomic_int n_devices;		/* -1 until counted (cupti_cb_engine_count_devices) */
+	atomic_int n_devices;		/* -1 until counted (cupti_cb_services_count_devices) */
 	int tried_catalog;
 	int have_catalog;
 	int have_profiler_api;
@@ -176,7 +176,7 @@ static int count_devices_locked(struct msrc *m)
 	int n = 0;
 	if (atomic_load(&m->n_devices) >= 0)
 		return atomic_load(&m->n_devices);
-	if (cupti_cb_engine_count_devices(m->e, &n, m->why, sizeof m->why))
+	if (cupti_cb_services_count_devices(m->e, &n, m->why, sizeof m->why))
 		n = 0;
 	atomic_store(&m->n_devices, n > CUPTI_CB_MAX_DEVICES ? CUPTI_CB_MAX_DEVICES : n);
 	return atomic_load(&m->n_devices);
@@ -583,7 +583,7 @@ static void end_session_locked(struct msrc *m, int dev)
 	for (int d = 0; d < CUPTI_CB_MAX_DEVICES; d++)
 		if (m->sess[d])
 			return;
-	cupti_cb_engine_unhold(m->e, &m->activity);
+	cupti_cb_services_unhold(m->e, &m->activity);
 	m->watch_activity = 0;
 }
 
@@ -842,7 +842,7 @@ static int sample(struct msrc *m, struct mset *s, char *why, size_t len)
 		if (done[d])
 			continue;
 		done[d] = 1;
-		uint64_t calls = m->watch_activity ? cupti_cb_engine_driver_calls(m->e) : 0;
+		uint64_t calls = m->watch_activity ? cupti_cb_services_driver_calls(m->e) : 0;
 		if (!m->sess[d]) {
 			snprintf(err, sizeof err, "the profiling session of device %d is gone (PAPI_shutdown)", d);
 			rc = CUPTI_CB_EUNAVAIL;
@@ -929,8 +929,8 @@ static void watch_activity(struct msrc *m)
 		return;
 	m->watch_activity = 0;
 	memset(m->fresh, 0, sizeof m->fresh);
-	cupti_cb_engine_driver_cbids(m->e, &want);
-	if (cupti_cb_engine_hold_cbids(m->e, &m->activity, &want, why, sizeof why)) {
+	cupti_cb_services_driver_cbids(m->e, &want);
+	if (cupti_cb_services_hold_cbids(m->e, &m->activity, &want, why, sizeof why)) {
 		TRACE(m, "every read samples: the driver calls cannot be watched");
 		return;
 	}
@@ -1010,7 +1010,7 @@ static int start_locked(struct msrc *m, struct mset *s, char *why, size_t len)
 		snprintf(why, len, "hardware metrics are not available: %s", m->why);
 		return CUPTI_CB_EUNAVAIL;
 	}
-	int rc = cupti_cb_engine_watch_contexts(m->e, on_context, m, why, len);
+	int rc = cupti_cb_services_watch_contexts(m->e, on_context, m, why, len);
 	if (rc)
 		return rc;
 	watch_activity(m);
@@ -1162,12 +1162,12 @@ static void m_close_own(void *self)
 	TRACE(m, "%lu samples, %lu reads without GPU work since the last sample skipped theirs, %lu contexts "
 		 "created meanwhile not profiled (more than %d at once)", m->samples, m->skipped, m->lost_contexts,
 	      MAX_PENDING_CTX);
-	cupti_cb_engine_unwatch_contexts(m->e);
+	cupti_cb_services_unwatch_contexts(m->e);
 	pthread_mutex_lock(&m->lock);
 	for (int d = 0; d < CUPTI_CB_MAX_DEVICES; d++)
 		if (m->sess[d])
 			end_session_locked(m, d);
-	cupti_cb_engine_unhold(m->e, &m->activity);
+	cupti_cb_services_unhold(m->e, &m->activity);
 	m->watch_activity = 0;
 	m->epoch++;	/* every set's hold is void */
 	unlock_source(m);
@@ -1224,7 +1224,7 @@ static void m_close(void *self)
 	cupti_cb_own_end(prev);
 }
 
-static void *m_open(struct cupti_cb_engine *services, unsigned id)
+static void *m_open(struct cupti_cb_services *services, unsigned id)
 {
 	struct msrc *m = calloc(1, sizeof *m);
 	if (!m)

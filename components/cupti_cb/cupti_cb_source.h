@@ -21,7 +21,7 @@
 
 #include "cupti_cb_core.h"
 
-struct cupti_cb_engine;
+struct cupti_cb_services;
 
 #define CUPTI_CB_SET_MAX 1024	/* events in one event set, all sources together: room for every
 				   counter of one kind per API function (PAPI 7 adds an event in time
@@ -46,7 +46,10 @@ struct cupti_cb_source_ops {
 	const char *no_overflow_why;
 	/* Its state over the shared services; id is its place in the list,
 	 * the source bits of its codes. NULL: out of memory. */
-	void *(*open)(struct cupti_cb_engine *services, unsigned id);
+	void *(*open)(struct cupti_cb_services *services, unsigned id);
+	/* Optional: a fork() child of a process whose CUDA was initialized
+	 * (locks held by threads that are gone). */
+	void (*after_fork_child)(void *self);
 
 	/* -- catalogue -- */
 	/* Whether base (a name without "cupti_cb:::" and qualifiers) could be

@@ -24,20 +24,11 @@
 #include <stdint.h>
 #include <cuda.h>
 
-/* Where each family of counters sits inside a block's c[]. The blocks
- * know no source: each region is added by whoever counts into it
- * (cupti_cb_layout_add), the callback counters' at the offsets below, a
- * source's own (GPU activity) at an offset it keeps. */
+/* How long each thread's c[] is. The counters know no source: each
+ * source reserves its region (cupti_cb_services_reserve) and keeps its
+ * offset; the regions are laid out one after the other. */
 struct cupti_cb_layout {
-	unsigned n_funcs;	/* per-API slots */
 	unsigned n_devrows;	/* devices + 1 row for operations of unknown device */
-	size_t api_calls;	/* c[api_calls + slot] */
-	size_t api_time;	/* c[api_time + slot] */
-	size_t api_errors;	/* c[api_errors + slot] */
-	size_t dev;		/* c[dev + row * CUPTI_CB_N_DEV_CTRS + ctr] */
-	size_t thr;		/* c[thr + ctr] */
-	size_t win;		/* c[win + w * CUPTI_CB_WIN_STRIDE ...]: the owner's entries in the
-				   min/max windows (cupti_cb_callback_windows.h) */
 	size_t total;
 };
 
@@ -95,6 +86,10 @@ struct cupti_cb_thread_counters {
 	 * the activity source's sign that no work was issued between two
 	 * points. Written by the owner only. */
 	_Atomic uint64_t issued;
+	/* Driver calls of the owner, nested ones too: the sign that GPU work
+	 * may have been issued (cupti_cb_services_driver_calls). Written by the
+	 * owner only, by the driver domain's listener. */
+	_Atomic uint64_t driver_calls;
 	atomic_ulong repeats;		/* callbacks delivered twice, dropped */
 	atomic_ulong unmatched;		/* EXITs without their ENTER: counted, not timed */
 	/* The overflow armed by the owner's running event set, or NULL

@@ -1,6 +1,6 @@
-/* cupti_cb_callback_ops.c: the table of driver calls that are operations, and how to
+/* cupti_cb_driver_ops.c: the table of driver calls that are operations, and how to
  * read bytes and directions out of their parameter structs. */
-#include "cupti_cb_callback_ops.h"
+#include "cupti_cb_driver_ops.h"
 
 /* cupti.h brings the parameter structs (generated_cuda_meta.h). */
 

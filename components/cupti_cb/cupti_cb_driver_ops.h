@@ -1,4 +1,4 @@
-/* cupti_cb_callback_ops.h: what a driver API call does, read from its CUPTI
+/* cupti_cb_driver_ops.h: what a driver API call does, read from its CUPTI
  * parameter struct: a launch, a copy (bytes by direction), a memset, an
  * allocation, a free, a synchronization.
  *
@@ -7,8 +7,8 @@
  * runtime nests driver calls), so counting there counts each user-visible
  * operation once, and driver-domain callbacks cost about half of
  * runtime-domain ones at 16 threads. */
-#ifndef CUPTI_CB_CALLBACK_OPS_H
-#define CUPTI_CB_CALLBACK_OPS_H
+#ifndef CUPTI_CB_DRIVER_OPS_H
+#define CUPTI_CB_DRIVER_OPS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -45,6 +45,8 @@ struct cupti_cb_where {
 /* Resolves what the parameters alone do not say (cudaMemcpyDefault,
  * CU_MEMORYTYPE_UNIFIED, peer contexts). Injected so that tests can run
  * without a driver. */
+#define CUPTI_CB_CLS_BIT(c) (1u << (c))
+
 struct cupti_cb_resolver {
 	void (*locate)(void *arg, CUdeviceptr ptr, struct cupti_cb_where *w);
 	int (*context_device)(void *arg, CUcontext ctx);	/* -1 if unknown */

@@ -1,9 +1,10 @@
-/* cupti_cb_engine.c: set-up, the CUPTI subscription and which CBIDs are
- * enabled. Everything here is the cold path and runs under e->lock. */
+/* cupti_cb_services.c: set-up, the CUPTI subscription and which CBIDs are
+ * enabled, the dispatch of callbacks to the listeners. Everything but the
+ * dispatch is the cold path and runs under e->lock. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "cupti_cb_engine.h"
+#include "cupti_cb_services.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,7 @@
 
 static void real_locate(void *arg, CUdeviceptr ptr, struct cupti_cb_where *w)
 {
-	struct cupti_cb_engine *e = arg;
+	struct cupti_cb_services *e = arg;
 	CUpointer_attribute attrs[2] = { CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
 					 CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL };
 	unsigned int type = 0;
@@ -47,7 +48,7 @@ static void real_locate(void *arg, CUdeviceptr ptr, struct cupti_cb_where *w)
 
 static int real_context_device(void *arg, CUcontext ctx)
 {
-	struct cupti_cb_engine *e = arg;
+	struct cupti_cb_services *e = arg;
 	uint32_t id;
 	if (!ctx || e->api.cuptiGetDeviceId(ctx, &id) != CUPTI_SUCCESS)
 		return -1;
@@ -56,7 +57,7 @@ static int real_context_device(void *arg, CUcontext ctx)
 
 /* ---- opening ------------------------------------------------------------ */
 
-int cupti_cb_engine_count_devices(struct cupti_cb_engine *e, int *n, char *why, size_t len)
+int cupti_cb_services_count_devices(struct cupti_cb_services *e, int *n, char *why, size_t len)
 {
 	int known = atomic_load(&e->counted);
 	if (known > 0) {
@@ -91,9 +92,9 @@ int cupti_cb_engine_count_devices(struct cupti_cb_engine *e, int *n, char *why, 
 	return 0;
 }
 
-static int count_devices(struct cupti_cb_engine *e, int *n)
+static int count_devices(struct cupti_cb_services *e, int *n)
 {
-	return cupti_cb_engine_count_devices(e, n, e->why, sizeof e->why);
+	return cupti_cb_services_count_devices(e, n, e->why, sizeof e->why);
 }
 
 static void quiet_callback(void *u, CUpti_CallbackDomain d, CUpti_CallbackId c, const void *p)
@@ -103,25 +104,25 @@ static void quiet_callback(void *u, CUpti_CallbackDomain d, CUpti_CallbackId c, 
 
 /* cupti_cb asks to share the process with other CUPTI subscribers where
  * the loaded libcupti can (CUPTI 13.2 and newer, cupti_cb_multiple_subscribers.h). */
-int cupti_cb_engine_can_share(const struct cupti_cb_engine *e)
+int cupti_cb_services_can_share(const struct cupti_cb_services *e)
 {
 	return e->api.cuptiSubscribe_v2 && e->api.cupti_version >= CUPTI_CB_MULTIPLE_SUBSCRIBERS_VERSION;
 }
 
-void cupti_cb_engine_cupti_summary(const struct cupti_cb_engine *e, char *buf, size_t len)
+void cupti_cb_services_cupti_summary(const struct cupti_cb_services *e, char *buf, size_t len)
 {
 	char v[32];
 	cupti_cb_cupti_version_str(e->api.cupti_version, v, sizeof v);
 	snprintf(buf, len, "libcupti %s (CUPTI %s, API %u): %s", e->api.cupti_path[0] ? e->api.cupti_path : "?", v,
 		 (unsigned)e->api.cupti_version,
-		 cupti_cb_engine_can_share(e) ? "shares CUPTI with other subscribers that allow it"
+		 cupti_cb_services_can_share(e) ? "shares CUPTI with other subscribers that allow it"
 		 : e->api.cupti_version	      ? "one CUPTI subscriber per process (sharing needs CUPTI 13.2 or newer)"
 					      : "version not known before the driver stage, which decides whether to share");
 }
 
 /* The sentence when another subscriber holds CUPTI and will not share it;
  * written whole, then cut to why's size (a long path loses its end). */
-static void say_conflict(struct cupti_cb_engine *e, const char *holder, int shared)
+static void say_conflict(struct cupti_cb_services *e, const char *holder, int shared)
 {
 	char v[32], s[CUPTI_CB_WHY_LEN + 512];
 	cupti_cb_cupti_version_str(e->api.cupti_version, v, sizeof v);
@@ -144,7 +145,7 @@ static void say_conflict(struct cupti_cb_engine *e, const char *holder, int shar
 
 /* One cuptiSubscribe_v2 (cuptiSubscribe where it is missing), asking to
  * share or not; old receives the holder's name. */
-static CUptiResult try_subscribe(struct cupti_cb_engine *e, CUpti_CallbackFunc fn, CUpti_SubscriberHandle *sub,
+static CUptiResult try_subscribe(struct cupti_cb_services *e, CUpti_CallbackFunc fn, CUpti_SubscriberHandle *sub,
 				 int share, char *old, size_t old_len)
 {
 	if (!e->api.cuptiSubscribe_v2)
@@ -162,10 +163,10 @@ static CUptiResult try_subscribe(struct cupti_cb_engine *e, CUpti_CallbackFunc f
 
 /* Subscribe; on success the handle is in *sub and e->shared says whether
  * CUPTI lets others subscribe beside it. Fills why on failure. */
-static int subscribe(struct cupti_cb_engine *e, CUpti_CallbackFunc fn, CUpti_SubscriberHandle *sub)
+static int subscribe(struct cupti_cb_services *e, CUpti_CallbackFunc fn, CUpti_SubscriberHandle *sub)
 {
 	char old[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN * 2], alone[sizeof old];
-	int share = cupti_cb_engine_can_share(e);
+	int share = cupti_cb_services_can_share(e);
 	CUptiResult r = try_subscribe(e, fn, sub, share, old, sizeof old);
 	int refused_sharing = 0;
 	if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED && share) {
@@ -209,7 +210,7 @@ static int subscribe(struct cupti_cb_engine *e, CUpti_CallbackFunc fn, CUpti_Sub
 	return CUPTI_CB_ECUPTI;
 }
 
-int cupti_cb_engine_subscriber(struct cupti_cb_engine *e, CUpti_SubscriberHandle *sub)
+int cupti_cb_services_subscriber(struct cupti_cb_services *e, CUpti_SubscriberHandle *sub)
 {
 	pthread_mutex_lock(&e->lock);
 	int shared = e->subscribed ? e->shared : -1;
@@ -220,7 +221,7 @@ int cupti_cb_engine_subscriber(struct cupti_cb_engine *e, CUpti_SubscriberHandle
 
 /* A subscribe/unsubscribe round trip with nothing enabled: tells whether
  * another tool already holds CUPTI, without keeping it ourselves. */
-static int probe_subscriber(struct cupti_cb_engine *e)
+static int probe_subscriber(struct cupti_cb_services *e)
 {
 	CUpti_SubscriberHandle sub;
 	int rc = subscribe(e, quiet_callback, &sub);
@@ -229,7 +230,7 @@ static int probe_subscriber(struct cupti_cb_engine *e)
 	return rc;
 }
 
-static void read_environment(struct cupti_cb_engine *e)
+static void read_environment(struct cupti_cb_services *e)
 {
 	const char *trace = getenv(CUPTI_CB_ENV_TRACE);
 	const char *clock = getenv(CUPTI_CB_ENV_CLOCK);
@@ -237,7 +238,7 @@ static void read_environment(struct cupti_cb_engine *e)
 	e->monotonic = clock && !strcmp(clock, "monotonic");
 }
 
-int cupti_cb_engine_open_catalog(struct cupti_cb_engine *e)
+int cupti_cb_services_open_catalog(struct cupti_cb_services *e)
 {
 	if (e->state != CUPTI_CB_UNINIT)
 		return e->state == CUPTI_CB_DISABLED ? -1 : 0;
@@ -263,27 +264,22 @@ int cupti_cb_engine_open_catalog(struct cupti_cb_engine *e)
 		TRACE(e, "%s; listing for %s=%s", e->why, CUPTI_CB_ENV_CHIP, chip);
 		e->why[0] = '\0';
 	}
-	/* The device count is not known yet: :device=N is checked against it
-	 * at the driver stage. */
-	if (cupti_cb_catalog_build(&e->cat, e->api.cuptiGetCallbackName, -1)) {
-		snprintf(e->why, sizeof e->why, "cupti_cb could not build its catalogue: out of memory");
-		return -1;
-	}
+	e->n_cbids[0] = CUPTI_RUNTIME_TRACE_CBID_SIZE;
+	e->n_cbids[1] = CUPTI_DRIVER_TRACE_CBID_SIZE;
 	if (e->trace) {
 		char summary[CUPTI_CB_WHY_LEN];
-		cupti_cb_engine_cupti_summary(e, summary, sizeof summary);
+		cupti_cb_services_cupti_summary(e, summary, sizeof summary);
 		TRACE(e, "%s", summary);
 	}
-	TRACE(e, "catalogue: %.2f ms (%u events, %u duplicate names dropped), no driver touched",
-	      (cupti_cb_mono_ns() - t0) / 1e6, e->cat.n_events, e->cat.n_duplicates);
+	TRACE(e, "libraries: %.2f ms, no driver touched", (cupti_cb_mono_ns() - t0) / 1e6);
 	e->state = CUPTI_CB_CATALOG;
 	return 0;
 }
 
-int cupti_cb_engine_open(struct cupti_cb_engine *e)
+int cupti_cb_services_open(struct cupti_cb_services *e)
 {
 	int n = 0;
-	if (cupti_cb_engine_open_catalog(e))
+	if (cupti_cb_services_open_catalog(e))
 		return -1;
 	if (e->state == CUPTI_CB_READY)
 		return 0;
@@ -300,7 +296,7 @@ int cupti_cb_engine_open(struct cupti_cb_engine *e)
 			e->api.cupti_version = 0;
 		if (e->trace) {
 			char summary[CUPTI_CB_WHY_LEN];
-			cupti_cb_engine_cupti_summary(e, summary, sizeof summary);
+			cupti_cb_services_cupti_summary(e, summary, sizeof summary);
 			TRACE(e, "%s", summary);
 		}
 	}
@@ -308,7 +304,7 @@ int cupti_cb_engine_open(struct cupti_cb_engine *e)
 	if (probe_subscriber(e))
 		return -1;
 	uint64_t t3 = cupti_cb_mono_ns();
-	if (cupti_cb_engine_setup_driver(e, n)) {
+	if (cupti_cb_services_setup_driver(e, n)) {
 		snprintf(e->why, sizeof e->why, "cupti_cb could not set up: out of memory");
 		return -1;
 	}
@@ -321,46 +317,36 @@ int cupti_cb_engine_open(struct cupti_cb_engine *e)
 
 /* ---- set-up ------------------------------------------------------------- */
 
-void cupti_cb_callback_layout(struct cupti_cb_layout *lay, unsigned n_funcs, int n_devices)
-{
-	/* The derived counters first: a process-scope read of them touches a
-	 * few cache lines per thread, next to the block header. */
-	cupti_cb_layout_init(lay, n_devices);
-	lay->n_funcs = n_funcs;
-	lay->thr = cupti_cb_layout_add(lay, CUPTI_CB_N_THR_CTRS);
-	lay->dev = cupti_cb_layout_add(lay, (size_t)lay->n_devrows * CUPTI_CB_N_DEV_CTRS);
-	lay->api_calls = cupti_cb_layout_add(lay, n_funcs);
-	lay->api_time = cupti_cb_layout_add(lay, n_funcs);
-	lay->api_errors = cupti_cb_layout_add(lay, n_funcs);
-	lay->win = cupti_cb_layout_add(lay, (size_t)CUPTI_CB_N_WINDOWS * CUPTI_CB_WIN_STRIDE);
-}
-
-int cupti_cb_engine_reserve(struct cupti_cb_engine *e, size_t per_row, size_t *offset)
+int cupti_cb_services_reserve(struct cupti_cb_services *e, size_t fixed, size_t per_row, size_t *offset)
 {
 	if (e->n_reserved == CUPTI_CB_MAX_RESERVATIONS || e->state == CUPTI_CB_READY)
 		return -1;
-	e->reserved[e->n_reserved++] = (struct cupti_cb_reservation){ per_row, offset };
+	e->reserved[e->n_reserved++] = (struct cupti_cb_reservation){ fixed, per_row, offset };
 	return 0;
 }
 
-int cupti_cb_engine_setup_driver(struct cupti_cb_engine *e, int n_devices)
+int cupti_cb_services_setup_driver(struct cupti_cb_services *e, int n_devices)
 {
 	struct cupti_cb_layout lay;
 	e->n_devices = n_devices;
-	e->cat.n_devices = n_devices < 0 ? 0 : n_devices > CUPTI_CB_MAX_DEVICES ? CUPTI_CB_MAX_DEVICES : n_devices;
-	cupti_cb_callback_layout(&lay, e->cat.n_funcs, e->cat.n_devices);
+	if (!e->n_cbids[0]) {	/* set up without the catalogue stage (unit tests) */
+		e->n_cbids[0] = CUPTI_RUNTIME_TRACE_CBID_SIZE;
+		e->n_cbids[1] = CUPTI_DRIVER_TRACE_CBID_SIZE;
+	}
+	cupti_cb_layout_init(&lay, n_devices < 0 ? 0 : n_devices > CUPTI_CB_MAX_DEVICES ? CUPTI_CB_MAX_DEVICES : n_devices);
 	for (unsigned i = 0; i < e->n_reserved; i++)
-		*e->reserved[i].offset = cupti_cb_layout_add(&lay, (size_t)lay.n_devrows * e->reserved[i].per_row);
-	e->op_of = calloc(e->cat.n_cbids[1], sizeof *e->op_of);
-	e->refs[0] = calloc(e->cat.n_cbids[0], sizeof *e->refs[0]);
-	e->refs[1] = calloc(e->cat.n_cbids[1], sizeof *e->refs[1]);
-	e->on[0] = calloc(e->cat.n_cbids[0], sizeof *e->on[0]);
-	e->on[1] = calloc(e->cat.n_cbids[1], sizeof *e->on[1]);
-	if (!e->op_of || !e->refs[0] || !e->refs[1] || !e->on[0] || !e->on[1] || cupti_cb_thread_registry_init(&e->reg, &lay) ||
-	    cupti_cb_allocs_init(&e->allocs, 16) || cupti_cb_windows_init(&e->win, lay.n_funcs, lay.n_devrows))
+		*e->reserved[i].offset = cupti_cb_layout_add(&lay, e->reserved[i].fixed +
+								   (size_t)lay.n_devrows * e->reserved[i].per_row);
+	e->op_of = calloc(e->n_cbids[1], sizeof *e->op_of);
+	e->refs[0] = calloc(e->n_cbids[0], sizeof *e->refs[0]);
+	e->refs[1] = calloc(e->n_cbids[1], sizeof *e->refs[1]);
+	e->on[0] = calloc(e->n_cbids[0], sizeof *e->on[0]);
+	e->on[1] = calloc(e->n_cbids[1], sizeof *e->on[1]);
+	if (!e->op_of || !e->refs[0] || !e->refs[1] || !e->on[0] || !e->on[1] ||
+	    cupti_cb_thread_registry_init(&e->reg, &lay))
 		return -1;
 	for (size_t i = 0; i < cupti_cb_n_driver_ops; i++)
-		if (cupti_cb_driver_ops[i].cbid < e->cat.n_cbids[1])
+		if (cupti_cb_driver_ops[i].cbid < e->n_cbids[1])
 			e->op_of[cupti_cb_driver_ops[i].cbid] = &cupti_cb_driver_ops[i];
 	e->resolver = (struct cupti_cb_resolver){ real_locate, real_context_device, e };
 	cupti_cb_clock_init(&e->clock, e->monotonic ? 0 : -1);
@@ -371,16 +357,15 @@ int cupti_cb_engine_setup_driver(struct cupti_cb_engine *e, int n_devices)
 	return 0;
 }
 
-int cupti_cb_engine_setup(struct cupti_cb_engine *e, int n_devices)
+void cupti_cb_services_listen(struct cupti_cb_services *e, CUpti_CallbackDomain domain, cupti_cb_listener_fn fn,
+			      void *arg)
 {
-	read_environment(e);
-	if (cupti_cb_catalog_build(&e->cat, e->api.cuptiGetCallbackName, -1))
-		return -1;
-	e->state = CUPTI_CB_CATALOG;
-	return cupti_cb_engine_setup_driver(e, n_devices);
+	int d = domain == CUPTI_CB_DOMAIN_DRIVER_API;
+	e->listener[d].arg = arg;
+	e->listener[d].fn = fn;
 }
 
-static int set_callback(struct cupti_cb_engine *e, int d, uint32_t c, int on)
+static int set_callback(struct cupti_cb_services *e, int d, uint32_t c, int on)
 {
 	CUpti_CallbackDomain dom = d ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
 	CUptiResult r = e->api.cuptiEnableCallback((uint32_t)on, e->sub, dom, c);
@@ -392,10 +377,10 @@ static int set_callback(struct cupti_cb_engine *e, int d, uint32_t c, int on)
 	return 0;
 }
 
-static void disable_all(struct cupti_cb_engine *e)
+static void disable_all(struct cupti_cb_services *e)
 {
 	for (int d = 0; d < 2; d++) {
-		for (uint32_t c = 0; c < e->cat.n_cbids[d]; c++) {
+		for (uint32_t c = 0; c < e->n_cbids[d]; c++) {
 			if (e->on[d][c] && e->subscribed)
 				set_callback(e, d, c, 0);
 			e->on[d][c] = 0;
@@ -406,7 +391,7 @@ static void disable_all(struct cupti_cb_engine *e)
 
 /* Disable before unsubscribing: facts.md measured that unsubscribing with
  * callbacks enabled leaves every later call of those APIs 6x slower. */
-static void unsubscribe(struct cupti_cb_engine *e)
+static void unsubscribe(struct cupti_cb_services *e)
 {
 	if (!e->subscribed)
 		return;
@@ -417,9 +402,9 @@ static void unsubscribe(struct cupti_cb_engine *e)
 }
 
 /* Every hold taken before is void after this (the epoch changes). */
-static int set_resource(struct cupti_cb_engine *e, int on);
+static int set_resource(struct cupti_cb_services *e, int on);
 
-static void let_go(struct cupti_cb_engine *e)
+static void let_go(struct cupti_cb_services *e)
 {
 	if (e->watching && e->subscribed)
 		set_resource(e, 0);
@@ -432,7 +417,7 @@ static void let_go(struct cupti_cb_engine *e)
 	atomic_store(&e->timing, 0);
 }
 
-void cupti_cb_engine_close(struct cupti_cb_engine *e)
+void cupti_cb_services_close(struct cupti_cb_services *e)
 {
 	if (e->state != CUPTI_CB_READY)
 		return;
@@ -442,14 +427,13 @@ void cupti_cb_engine_close(struct cupti_cb_engine *e)
 	pthread_mutex_unlock(&e->lock);
 }
 
-void cupti_cb_engine_after_fork_child(struct cupti_cb_engine *e)
+void cupti_cb_services_after_fork_child(struct cupti_cb_services *e)
 {
 	/* Only the forking thread exists: the lock may be held by a thread
 	 * that is gone. Never call CUPTI here: its state is the parent's. */
 	pthread_mutex_init(&e->lock, NULL);
 	if (e->state != CUPTI_CB_READY)
 		return;
-	pthread_mutex_init(&e->win.lock, NULL);	/* the same holds for the windows' lock */
 	e->subscribed = 0;
 	e->holders = 0;
 	e->watching = 0;
@@ -463,17 +447,14 @@ void cupti_cb_engine_after_fork_child(struct cupti_cb_engine *e)
 		 "cannot be used here, so cupti_cb is disabled in this process");
 }
 
-void cupti_cb_engine_destroy(struct cupti_cb_engine *e)
+void cupti_cb_services_destroy(struct cupti_cb_services *e)
 {
 	int ready = e->state == CUPTI_CB_READY;
-	cupti_cb_engine_close(e);
+	cupti_cb_services_close(e);
 	if (ready) {
 		cupti_cb_thread_registry_fini(&e->reg);
-		cupti_cb_windows_fini(&e->win);
 		pthread_mutex_destroy(&e->lock);
 	}
-	cupti_cb_allocs_fini(&e->allocs);
-	cupti_cb_catalog_free(&e->cat);
 	free(e->op_of);
 	free(e->refs[0]);
 	free(e->refs[1]);
@@ -486,48 +467,10 @@ void cupti_cb_engine_destroy(struct cupti_cb_engine *e)
 	e->state = CUPTI_CB_UNINIT;
 }
 
-/* ---- which CBIDs an event needs ----------------------------------------- */
-
-static int code_timed(uint32_t code)
-{
-	uint32_t idx = CUPTI_CB_CODE_IDX(code);
-	if (idx < cupti_cb_n_derived)
-		return cupti_cb_derived_events[idx].timed;
-	return cupti_cb_kind_timed(cupti_cb_kind_of(NULL, idx));
-}
-
-static int needs_cbid(const struct cupti_cb_engine *e, uint32_t idx, int d, uint32_t cbid)
-{
-	unsigned slot = e->cat.slot_of[d][cbid];
-	if (idx >= cupti_cb_n_derived)
-		return slot && slot - 1 == cupti_cb_slot_of_index(idx);
-	uint32_t needs = cupti_cb_derived_events[idx].needs;
-	if (needs & CUPTI_CB_ALL_CBIDS)
-		return slot != 0;
-	return d == 1 && e->op_of[cbid] && (needs & CUPTI_CB_CLS_BIT(e->op_of[cbid]->cls));
-}
-
-static int set_needs(const struct cupti_cb_engine *e, const uint32_t *codes, unsigned n, int d,
-		     uint32_t cbid)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (needs_cbid(e, CUPTI_CB_CODE_IDX(codes[i]), d, cbid))
-			return 1;
-	return 0;
-}
-
-static unsigned timed_codes(const uint32_t *codes, unsigned n)
-{
-	unsigned t = 0;
-	for (unsigned i = 0; i < n; i++)
-		t |= (unsigned)code_timed(codes[i]);
-	return t;
-}
-
 #define HAS(bits, c) ((bits)[(c) / 8] >> ((c) % 8) & 1)
 #define SET(bits, c) ((bits)[(c) / 8] |= (uint8_t)(1u << ((c) % 8)))
 
-static void drop_ref(struct cupti_cb_engine *e, int d, uint32_t c)
+static void drop_ref(struct cupti_cb_services *e, int d, uint32_t c)
 {
 	if (e->refs[d][c] > 0 && --e->refs[d][c] == 0 && e->on[d][c])
 		set_callback(e, d, c, 0);
@@ -535,27 +478,25 @@ static void drop_ref(struct cupti_cb_engine *e, int d, uint32_t c)
 
 /* What CUPTI delivered oddly and what the allocation table could not
  * follow, so far (CUPTI_CB_TRACE=1). */
-static void trace_anomalies(struct cupti_cb_engine *e)
+static void trace_anomalies(struct cupti_cb_services *e)
 {
 	unsigned long repeats = 0, unmatched = 0;
 	for (struct cupti_cb_thread_counters *b = atomic_load(&e->reg.head); b; b = b->next) {
 		repeats += atomic_load_explicit(&b->repeats, memory_order_relaxed);
 		unmatched += atomic_load_explicit(&b->unmatched, memory_order_relaxed);
 	}
-	TRACE(e, "so far: %lu repeated callbacks dropped, %lu EXITs without their ENTER (counted, not timed), "
-		 "%lu allocations the table had no room for, %lu frees of allocations it did not know",
-	      repeats, unmatched, (unsigned long)atomic_load(&e->allocs.dropped),
-	      (unsigned long)atomic_load(&e->allocs.unknown));
+	TRACE(e, "so far: %lu repeated callbacks dropped, %lu EXITs without their ENTER (counted, not timed)",
+	      repeats, unmatched);
 }
 
-static void unhold_locked(struct cupti_cb_engine *e, struct cupti_cb_hold *h)
+static void unhold_locked(struct cupti_cb_services *e, struct cupti_cb_hold *h)
 {
 	if (!h->active || h->epoch != e->epoch) {
 		h->active = 0;
 		return;
 	}
 	for (int d = 0; d < 2; d++)
-		for (uint32_t c = 1; c < e->cat.n_cbids[d]; c++)
+		for (uint32_t c = 1; c < e->n_cbids[d]; c++)
 			if (HAS(h->cbids[d], c))
 				drop_ref(e, d, c);
 	if (h->timed && e->timing_refs > 0 && --e->timing_refs == 0)
@@ -571,11 +512,11 @@ static void unhold_locked(struct cupti_cb_engine *e, struct cupti_cb_hold *h)
 /* Raise the refs of the CBIDs in want that h does not hold yet, in order;
  * on a failed enable, undo exactly those. Then drop what h held and want
  * does not need. CBIDs both need never toggle. */
-static int take_refs(struct cupti_cb_engine *e, struct cupti_cb_hold *h, const struct cupti_cb_hold *want)
+static int take_refs(struct cupti_cb_services *e, struct cupti_cb_hold *h, const struct cupti_cb_hold *want)
 {
 	unsigned changed = 0;
 	for (int d = 0; d < 2; d++) {
-		for (uint32_t c = 1; c < e->cat.n_cbids[d]; c++) {
+		for (uint32_t c = 1; c < e->n_cbids[d]; c++) {
 			if (!HAS(want->cbids[d], c) || HAS(h->cbids[d], c))
 				continue;
 			if (e->refs[d][c]++ == 0 && !e->on[d][c]) {
@@ -585,7 +526,7 @@ static int take_refs(struct cupti_cb_engine *e, struct cupti_cb_hold *h, const s
 				/* Undo this call's work, and only it. */
 				e->refs[d][c]--;
 				for (int d2 = 0; d2 <= d; d2++)
-					for (uint32_t c2 = 1; c2 < (d2 < d ? e->cat.n_cbids[d2] : c); c2++)
+					for (uint32_t c2 = 1; c2 < (d2 < d ? e->n_cbids[d2] : c); c2++)
 						if (HAS(want->cbids[d2], c2) && !HAS(h->cbids[d2], c2))
 							drop_ref(e, d2, c2);
 				return CUPTI_CB_ECUPTI;
@@ -593,43 +534,33 @@ static int take_refs(struct cupti_cb_engine *e, struct cupti_cb_hold *h, const s
 		}
 	}
 	for (int d = 0; d < 2; d++)
-		for (uint32_t c = 1; c < e->cat.n_cbids[d]; c++)
+		for (uint32_t c = 1; c < e->n_cbids[d]; c++)
 			if (HAS(h->cbids[d], c) && !HAS(want->cbids[d], c))
 				drop_ref(e, d, c);
 	TRACE(e, "enabled %u CBIDs for a set", changed);
 	return 0;
 }
 
-void cupti_cb_engine_cbids_of(const struct cupti_cb_engine *e, const uint32_t *codes, unsigned n,
-			      struct cupti_cb_hold *want)
-{
-	memset(want, 0, sizeof *want);
-	for (int d = 0; d < 2; d++)
-		for (uint32_t c = 1; c < e->cat.n_cbids[d]; c++)
-			if (set_needs(e, codes, n, d, c))
-				SET(want->cbids[d], c);
-	want->timed = (uint8_t)timed_codes(codes, n);
-}
-
-void cupti_cb_engine_work_cbids(const struct cupti_cb_engine *e, struct cupti_cb_hold *want)
+void cupti_cb_services_work_cbids(const struct cupti_cb_services *e, struct cupti_cb_hold *want)
 {
 	const uint32_t work = CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_LAUNCH) | CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_GRAPH) |
 			      CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_MEMCPY) | CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_MEMSET);
 	memset(want, 0, sizeof *want);
-	for (uint32_t c = 1; c < e->cat.n_cbids[1]; c++)
+	for (uint32_t c = 1; c < e->n_cbids[1]; c++)
 		if (e->op_of[c] && (work & CUPTI_CB_CLS_BIT(e->op_of[c]->cls)))
 			SET(want->cbids[1], c);
 }
 
-void cupti_cb_engine_driver_cbids(const struct cupti_cb_engine *e, struct cupti_cb_hold *want)
+void cupti_cb_services_driver_cbids(const struct cupti_cb_services *e, struct cupti_cb_hold *want)
 {
 	memset(want, 0, sizeof *want);
-	for (uint32_t c = 1; c < e->cat.n_cbids[1]; c++)
-		if (e->cat.slot_of[1][c])
+	const char *name;
+	for (uint32_t c = 1; c < e->n_cbids[1]; c++)
+		if (e->api.cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, c, &name) == CUPTI_SUCCESS && name)
 			SET(want->cbids[1], c);
 }
 
-int cupti_cb_engine_hold_cbids(struct cupti_cb_engine *e, struct cupti_cb_hold *h, const struct cupti_cb_hold *wanted,
+int cupti_cb_services_hold_cbids(struct cupti_cb_services *e, struct cupti_cb_hold *h, const struct cupti_cb_hold *wanted,
 			       char *why, size_t why_len)
 {
 	struct cupti_cb_hold want = *wanted;
@@ -640,7 +571,7 @@ int cupti_cb_engine_hold_cbids(struct cupti_cb_engine *e, struct cupti_cb_hold *
 	if (!h->active)
 		memset(h, 0, sizeof *h);
 	if (!e->subscribed) {
-		rc = subscribe(e, cupti_cb_engine_callback, &e->sub);
+		rc = subscribe(e, cupti_cb_services_callback, &e->sub);
 		e->subscribed = rc == 0;
 	}
 	if (rc == 0) {
@@ -670,15 +601,7 @@ int cupti_cb_engine_hold_cbids(struct cupti_cb_engine *e, struct cupti_cb_hold *
 	return rc;
 }
 
-int cupti_cb_engine_hold(struct cupti_cb_engine *e, struct cupti_cb_hold *h, const uint32_t *codes,
-			 unsigned n, char *why, size_t why_len)
-{
-	struct cupti_cb_hold want;
-	cupti_cb_engine_cbids_of(e, codes, n, &want);
-	return cupti_cb_engine_hold_cbids(e, h, &want, why, why_len);
-}
-
-void cupti_cb_engine_unhold(struct cupti_cb_engine *e, struct cupti_cb_hold *h)
+void cupti_cb_services_unhold(struct cupti_cb_services *e, struct cupti_cb_hold *h)
 {
 	if (e->state != CUPTI_CB_READY)
 		return;
@@ -689,7 +612,7 @@ void cupti_cb_engine_unhold(struct cupti_cb_engine *e, struct cupti_cb_hold *h)
 
 /* ---- context watch ------------------------------------------------------- */
 
-static int set_resource(struct cupti_cb_engine *e, int on)
+static int set_resource(struct cupti_cb_services *e, int on)
 {
 	static const CUpti_CallbackId ids[] = { CUPTI_CBID_RESOURCE_CONTEXT_CREATED,
 						CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING };
@@ -706,7 +629,7 @@ static int set_resource(struct cupti_cb_engine *e, int on)
 	return 0;
 }
 
-int cupti_cb_engine_watch_contexts(struct cupti_cb_engine *e, cupti_cb_context_fn fn, void *arg, char *why,
+int cupti_cb_services_watch_contexts(struct cupti_cb_services *e, cupti_cb_context_fn fn, void *arg, char *why,
 				   size_t why_len)
 {
 	int rc = 0;
@@ -718,7 +641,7 @@ int cupti_cb_engine_watch_contexts(struct cupti_cb_engine *e, cupti_cb_context_f
 		return 0;
 	}
 	if (!e->subscribed) {
-		rc = subscribe(e, cupti_cb_engine_callback, &e->sub);
+		rc = subscribe(e, cupti_cb_services_callback, &e->sub);
 		e->subscribed = rc == 0;
 	}
 	if (rc == 0) {
@@ -741,7 +664,7 @@ int cupti_cb_engine_watch_contexts(struct cupti_cb_engine *e, cupti_cb_context_f
 	return rc;
 }
 
-void cupti_cb_engine_unwatch_contexts(struct cupti_cb_engine *e)
+void cupti_cb_services_unwatch_contexts(struct cupti_cb_services *e)
 {
 	if (e->state != CUPTI_CB_READY)
 		return;
@@ -757,7 +680,7 @@ void cupti_cb_engine_unwatch_contexts(struct cupti_cb_engine *e)
 	pthread_mutex_unlock(&e->lock);
 }
 
-void cupti_cb_engine_resource(struct cupti_cb_engine *e, CUpti_CallbackId cbid, const void *cbdata)
+void cupti_cb_services_resource(struct cupti_cb_services *e, CUpti_CallbackId cbid, const void *cbdata)
 {
 	const CUpti_ResourceData *rd = cbdata;
 	cupti_cb_context_fn fn = e->on_context;
@@ -769,51 +692,27 @@ void cupti_cb_engine_resource(struct cupti_cb_engine *e, CUpti_CallbackId cbid, 
 		fn(e->on_context_arg, rd->context, 0);
 }
 
-uint64_t cupti_cb_engine_driver_calls(const struct cupti_cb_engine *e)
+uint64_t cupti_cb_services_driver_calls(const struct cupti_cb_services *e)
 {
-	struct cupti_cb_probe p = { (uint32_t)(e->reg.lay.thr + CUPTI_CB_C_DRIVER_CALLS), 1, 1, 1, 0 };
-	return cupti_cb_probe_process(&p, &e->reg);
+	uint64_t n = 0;
+	for (const struct cupti_cb_thread_counters *b = atomic_load(&e->reg.head); b; b = b->next)
+		n += atomic_load_explicit(&b->driver_calls, memory_order_relaxed);
+	return n;
 }
 
-/* ---- reading ------------------------------------------------------------- */
+/* ---- the callback -------------------------------------------------------- */
 
-struct cupti_cb_probe cupti_cb_engine_probe(const struct cupti_cb_engine *e, uint32_t code)
+void CUPTIAPI cupti_cb_services_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+					 const void *cbdata)
 {
-	const struct cupti_cb_layout *lay = &e->reg.lay;
-	uint32_t idx = CUPTI_CB_CODE_IDX(code);
-	int dev = CUPTI_CB_CODE_DEV(code);
-	struct cupti_cb_probe p = { 0, 1, 1, 0, (uint16_t)code_timed(code) };
-
-	if (idx >= cupti_cb_n_derived) {
-		unsigned slot = cupti_cb_slot_of_index(idx);
-		switch (cupti_cb_kind_of(&e->cat, idx)) {
-		case CUPTI_CB_API_CALLS:
-			p.off = (uint32_t)(lay->api_calls + slot);
-			break;
-		case CUPTI_CB_API_TIME:
-			p.off = (uint32_t)(lay->api_time + slot);
-			break;
-		case CUPTI_CB_API_ERRORS:
-			p.off = (uint32_t)(lay->api_errors + slot);
-			break;
-		default:
-			p.n = 0;	/* min and max: read from a window, not a counter */
-			break;
-		}
-		return p;
+	struct cupti_cb_services *e = userdata;
+	int d = domain == CUPTI_CB_DOMAIN_DRIVER_API;
+	if (!d && domain != CUPTI_CB_DOMAIN_RUNTIME_API) {
+		if (domain == CUPTI_CB_DOMAIN_RESOURCE)
+			cupti_cb_services_resource(e, cbid, cbdata);
+		return;
 	}
-	const struct cupti_cb_derived *d = &cupti_cb_derived_events[idx];
-	p.n = d->count;
-	if (!d->per_device) {
-		p.off = (uint32_t)(lay->thr + d->first);
-		return p;
-	}
-	p.stride = CUPTI_CB_N_DEV_CTRS;
-	if (dev >= 0) {
-		p.off = (uint32_t)(lay->dev + (size_t)dev * CUPTI_CB_N_DEV_CTRS + d->first);
-	} else {
-		p.off = (uint32_t)(lay->dev + d->first);
-		p.rows = (uint16_t)lay->n_devrows;
-	}
-	return p;
+	cupti_cb_listener_fn fn = e->listener[d].fn;
+	if (fn)
+		fn(e->listener[d].arg, domain, cbid, cbdata);
 }
