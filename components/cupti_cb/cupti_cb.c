@@ -135,18 +135,11 @@ static atomic_int stage;
 static void describe(void)
 {
 	PAPI_component_info_t *ci = &_cupti_cb_vector.cmp_info;
-	char v[32];
-	if (!services.api.cupti_lib) {
+	char d[CUPTI_CB_WHY_LEN + 256];
+	if (cupti_cb_services_describe(&services, d, sizeof d)) {
 		snprintf(ci->description, sizeof ci->description, "%s", DESCRIPTION);
 		return;
 	}
-	char d[sizeof services.api.cupti_path + 128];
-	cupti_cb_cupti_version_str(services.api.cupti_version, v, sizeof v);
-	snprintf(d, sizeof d, "CUDA calls, GPU work, metrics; CUPTI %s, %s: %s", v,
-		 cupti_cb_services_can_share(&services) ? "shared"
-		 : services.api.cupti_version	    ? "exclusive"
-						    : "mode set at first use",
-		 services.api.cupti_path);
 	size_t n = strnlen(d, sizeof ci->description - 1);	/* cut on purpose */
 	memcpy(ci->description, d, n);
 	ci->description[n] = '\0';
@@ -270,19 +263,12 @@ static void at_fork_child(void)
 {
 	int busy = pthread_mutex_trylock(&init_lock) != 0;
 	pthread_mutex_init(&init_lock, NULL);
-	/* cuInit ran (for the driver stage, or for the metric catalogue's chip). */
-	int cuda_up = services.state == CUPTI_CB_READY || atomic_load(&services.counted) > 0;
-	if (services.state == CUPTI_CB_READY) {
-		cupti_cb_ovf_forget_all(&services.reg);
+	if (services.state == CUPTI_CB_READY)
 		FOR_SOURCES(s)
 			if (s->ops && s->ops->after_fork_child)
 				s->ops->after_fork_child(s->self);
-	}
-	if (cuda_up || (busy && services.state != CUPTI_CB_UNINIT)) {
-		services.state = CUPTI_CB_READY;
-		cupti_cb_services_after_fork_child(&services);
+	if (cupti_cb_services_fork_child(&services, busy))
 		set_stage_from_engine();
-	}
 }
 
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
@@ -318,7 +304,7 @@ static int cupti_cb_init_component(int cidx)
 	snprintf(ci->disabled_reason, sizeof ci->disabled_reason, "%s",
 		 ci->disabled ? "Initialization delayed until first use" : "");
 	if (services.state == CUPTI_CB_READY) {
-		cupti_cb_thread_registry_attach(&services.reg);
+		cupti_cb_services_reattach(&services);
 		set_stage_from_engine();
 	} else if (services.state == CUPTI_CB_DISABLED || services.state == CUPTI_CB_CATALOG) {
 		/* A fork() child, or an earlier failure: say why at once. */
@@ -849,7 +835,7 @@ static int cupti_cb_cleanup_eventset(hwd_control_state_t *ctl)
  * call (or started a cupti_cb set). Before the driver stage none has. */
 static int tid_known(long tid)
 {
-	return tid > 0 && atomic_load(&stage) == 2 && cupti_cb_thread_registry_find(&services.reg, tid, NULL, 0) > 0;
+	return tid > 0 && atomic_load(&stage) == 2 && cupti_cb_services_thread_known(&services, tid);
 }
 
 /* PAPI_attach: the set reads thread tid's counters from now on; its
@@ -1059,12 +1045,6 @@ static int cupti_cb_ntv_code_to_info(unsigned int code, PAPI_event_info_t *info)
 _Static_assert(CUPTI_CB_THREAD_NAME_LEN == CUPTI_CB_THREAD_NAME, "thread names: one length");
 _Static_assert(CUPTI_CB_THREADS_OWN == CUPTI_CB_THREAD_COUNTERS_OWN, "the adoption bound: one value");
 
-static int by_block_id(const void *a, const void *b)
-{
-	uint32_t x = ((const struct cupti_cb_thread_owner *)a)->id, y = ((const struct cupti_cb_thread_owner *)b)->id;
-	return x < y ? -1 : x > y;
-}
-
 int cupti_cb_service_thread(void)
 {
 	cupti_cb_signal_context_service_thread();
@@ -1078,15 +1058,11 @@ int cupti_cb_threads(struct cupti_cb_thread_info *out, int max)
 		return PAPI_EINVAL;
 	if (atomic_load(&stage) != 2)
 		return 0;
-	unsigned room = cupti_cb_thread_registry_list(&services.reg, NULL, 0) + 64;	/* and threads arriving */
-	struct cupti_cb_thread_owner *o = malloc(room * sizeof *o);
-	if (!o)
+	struct cupti_cb_thread_owner *o;
+	int n = cupti_cb_services_threads(&services, &o);
+	if (n < 0)
 		return PAPI_ENOMEM;
-	unsigned n = cupti_cb_thread_registry_list(&services.reg, o, room);
-	if (n > room)
-		n = room;
-	qsort(o, n, sizeof *o, by_block_id);
-	for (unsigned i = 0; i < n && i < (unsigned)max; i++) {
+	for (int i = 0; i < n && i < max; i++) {
 		out[i].tid = o[i].tid;
 		memcpy(out[i].name, o[i].name, sizeof out[i].name);
 		out[i].exited = o[i].exited;

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #endif
 #include "cupti_cb_services.h"
+#include "cupti_cb_overflow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -427,13 +428,11 @@ void cupti_cb_services_close(struct cupti_cb_services *e)
 	pthread_mutex_unlock(&e->lock);
 }
 
-void cupti_cb_services_after_fork_child(struct cupti_cb_services *e)
+static void after_fork_child(struct cupti_cb_services *e)
 {
 	/* Only the forking thread exists: the lock may be held by a thread
 	 * that is gone. Never call CUPTI here: its state is the parent's. */
 	pthread_mutex_init(&e->lock, NULL);
-	if (e->state != CUPTI_CB_READY)
-		return;
 	e->subscribed = 0;
 	e->holders = 0;
 	e->watching = 0;
@@ -445,6 +444,62 @@ void cupti_cb_services_after_fork_child(struct cupti_cb_services *e)
 	snprintf(e->why, sizeof e->why,
 		 "This process is a fork() child of a process that had initialized CUDA: CUDA and CUPTI "
 		 "cannot be used here, so cupti_cb is disabled in this process");
+}
+
+int cupti_cb_services_fork_child(struct cupti_cb_services *e, int busy)
+{
+	/* cuInit ran (for the driver stage, or for the metric catalogue's chip). */
+	int cuda_up = e->state == CUPTI_CB_READY || atomic_load(&e->counted) > 0;
+	if (e->state == CUPTI_CB_READY)
+		cupti_cb_ovf_forget_all(&e->reg);
+	if (!cuda_up && !(busy && e->state != CUPTI_CB_UNINIT))
+		return 0;
+	after_fork_child(e);
+	return 1;
+}
+
+void cupti_cb_services_reattach(struct cupti_cb_services *e)
+{
+	cupti_cb_thread_registry_attach(&e->reg);
+}
+
+int cupti_cb_services_describe(const struct cupti_cb_services *e, char *buf, size_t len)
+{
+	char v[32];
+	if (!e->api.cupti_lib)
+		return -1;
+	cupti_cb_cupti_version_str(e->api.cupti_version, v, sizeof v);
+	snprintf(buf, len, "CUDA calls, GPU work, metrics; CUPTI %s, %s: %s", v,
+		 cupti_cb_services_can_share(e) ? "shared"
+		 : e->api.cupti_version	      ? "exclusive"
+					      : "mode set at first use",
+		 e->api.cupti_path);
+	return 0;
+}
+
+int cupti_cb_services_thread_known(struct cupti_cb_services *e, long tid)
+{
+	return cupti_cb_thread_registry_find(&e->reg, tid, NULL, 0) > 0;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	uint32_t x = ((const struct cupti_cb_thread_owner *)a)->id, y = ((const struct cupti_cb_thread_owner *)b)->id;
+	return x < y ? -1 : x > y;
+}
+
+int cupti_cb_services_threads(struct cupti_cb_services *e, struct cupti_cb_thread_owner **out)
+{
+	unsigned room = cupti_cb_thread_registry_list(&e->reg, NULL, 0) + 64;	/* and threads arriving */
+	struct cupti_cb_thread_owner *o = malloc(room * sizeof *o);
+	if (!o)
+		return -1;
+	unsigned n = cupti_cb_thread_registry_list(&e->reg, o, room);
+	if (n > room)
+		n = room;
+	qsort(o, n, sizeof *o, by_id);
+	*out = o;
+	return (int)n;
 }
 
 void cupti_cb_services_destroy(struct cupti_cb_services *e)

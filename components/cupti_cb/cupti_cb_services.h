@@ -137,8 +137,21 @@ int cupti_cb_services_count_devices(struct cupti_cb_services *e, int *n, char *w
 /* The driver stage's set-up, once the device count is known. */
 int cupti_cb_services_setup_driver(struct cupti_cb_services *e, int n_devices);
 /* fork(): the child of a process whose CUDA was initialized cannot use
- * CUDA or CUPTI; the services then disable themselves there with a sentence. */
-void cupti_cb_services_after_fork_child(struct cupti_cb_services *e);
+ * CUDA or CUPTI; the services then disable themselves there with a
+ * sentence, as they do where another thread was opening them (busy).
+ * Returns 1 when the state changed so. */
+int cupti_cb_services_fork_child(struct cupti_cb_services *e, int busy);
+/* PAPI_library_init again after PAPI_shutdown: the thread counters serve
+ * again (cupti_cb_thread_registry_attach). */
+void cupti_cb_services_reattach(struct cupti_cb_services *e);
+/* The component's description once libcupti is loaded: which one, its
+ * version, whether CUPTI is shared. -1 before. */
+int cupti_cb_services_describe(const struct cupti_cb_services *e, char *buf, size_t len);
+/* Whether kernel thread tid has counters (it made a counted CUDA call). */
+int cupti_cb_services_thread_known(struct cupti_cb_services *e, long tid);
+/* The threads with counters, in the order they got them (*out is
+ * malloc'ed; the caller frees it); -1 when memory is exhausted. */
+int cupti_cb_services_threads(struct cupti_cb_services *e, struct cupti_cb_thread_owner **out);
 
 /* Whether cupti_cb asks CUPTI to share the process with other subscribers
  * (the loaded libcupti is 13.2 or newer); and one line saying which
