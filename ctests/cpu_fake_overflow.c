@@ -36,7 +36,7 @@
  *
  * With the argument "bench" it measures what the hot path costs per call with no overflow
  * armed, with overflow armed but no crossing, and per crossing (signal and handler); the
- * numbers go to bench/RESULTS.md. Not part of `make check`'s cases.
+ * numbers go to results/bench/RESULTS.md. Not part of `make check`'s cases.
  */
 #include "ctest_util.h"
 #include "fake_play.h"

@@ -2,7 +2,7 @@
  * gpu_start_stop_churn: many threads start and stop their own event sets at
  * unrelated times while other threads are in the middle of CUDA calls: the
  * pattern under which CUPTI 13.0 was measured to lose enables when callbacks
- * were toggled at every start/stop (bench/RESULTS.md). Every window must
+ * were toggled at every start/stop (results/bench/RESULTS.md). Every window must
  * count exactly the calls its own thread made in it, in the default
  * configuration (a set keeps its callbacks from its first start to its
  * cleanup). Sets are destroyed between the two passes, so the component

@@ -5,7 +5,7 @@
  * and CUPTI does not look at the calling thread's context: on an H100
  * (CUDA 13.0, driver 580) the whole sequence, enable to disable, ran from a
  * thread with no current context with the values unchanged
- * (ctests/results-msession-h100-2026-11-23.txt). So PAPI may read from any
+ * (results/gpu-tests/results-msession-h100-2026-11-23.txt). So PAPI may read from any
  * thread, and a context on its way out is never made current. */
 #include "cupti_cb_metric_range.h"
 

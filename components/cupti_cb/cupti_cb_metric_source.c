@@ -138,7 +138,7 @@ static int load_profiler_api(struct msrc *m)
  * profiler costs every kernel launch of the process, whether or not
  * anything is profiled: on an H100 (CUDA 13.0, driver 580) four threads
  * launching at once paid 3.5 times a bare launch while it was up, and
- * nothing once cuptiProfilerDeInitialize had run (bench/RESULTS.md). So
+ * nothing once cuptiProfilerDeInitialize had run (results/bench/RESULTS.md). So
  * cupti_cb calls cuptiProfilerInitialize when the first hold is taken and
  * cuptiProfilerDeInitialize when the last one goes, never twice in a row. */
 static int profiler_hold(struct msrc *m)

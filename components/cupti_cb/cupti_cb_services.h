@@ -43,7 +43,7 @@ enum cupti_cb_state {
  * clock. A set holds them from its first start until its events change
  * or it is cleaned up, not only while it runs: CUPTI 13.0 was measured to
  * lose enables that follow disables while other threads make CUDA calls
- * (bench/RESULTS.md), so toggling at every start/stop is not exact. */
+ * (results/bench/RESULTS.md), so toggling at every start/stop is not exact. */
 #define CUPTI_CB_CBID_BYTES(n) (((n) + 7) / 8)
 struct cupti_cb_hold {
 	uint8_t cbids[2][CUPTI_CB_CBID_BYTES((int)CUPTI_DRIVER_TRACE_CBID_SIZE > (int)CUPTI_RUNTIME_TRACE_CBID_SIZE ?
