@@ -1,5 +1,5 @@
 /*
- * cupti_cb_inject_json.c: the process file, schema "cupti_cb_run/1" (src/cupti_cb_run-contract.md),
+ * cupti_cb_inject_json.c: the process file, schema "cupti_cb_run/1" (src/runner/cupti_cb_run-contract.md),
  * written to a temporary name in CUPTI_CB_RUN_DIR and renamed to proc-<pid>.json, so that a
  * reader never sees half a file.
  *

@@ -1,7 +1,7 @@
 /*
  * cupti_cb_inject.h: the pieces of libcupti_cb_inject.so, the library that the CUDA driver
  * loads into a program measured by cupti_cb_run (CUDA_INJECTION64_PATH).  The contract with
- * the runner (environment, process file) is src/cupti_cb_run-contract.md.
+ * the runner (environment, process file) is src/runner/cupti_cb_run-contract.md.
  *
  *   cupti_cb_inject.c       InitializeInjection, set-up, exit
  *   cupti_cb_inject_owner.c the threads that own the event sets
