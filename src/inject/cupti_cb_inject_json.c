@@ -18,8 +18,11 @@
 
 #include <jansson.h>
 
-#include "cupti_cb_inject.h"
+#include "cupti_cb_inject_clock.h"
+#include "cupti_cb_inject_events.h"
+#include "cupti_cb_inject_json.h"
 #include "cupti_cb_inject_metrics.h"
+#include "cupti_cb_inject_threads.h"
 
 /* argv from /proc/self/cmdline: NUL-separated. */
 static json_t *argv_array(void)
