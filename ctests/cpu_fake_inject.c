@@ -794,7 +794,7 @@ int main(int argc, char **argv)
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     self[n > 0 ? n : 0] = '\0';
     if (access(INJ_LIB, R_OK) != 0)
-        ct_fatal("%s: %s (build src/ first)", INJ_LIB, strerror(errno));
+        ct_fatal("%s: %s (build src/inject/ first)", INJ_LIB, strerror(errno));
     fake_setup();
     ct_library_init();
     const char *only = getenv("INJ_CASE");

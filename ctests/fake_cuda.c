@@ -78,7 +78,7 @@ static void inject(void)
         fprintf(stderr, "fake libcuda: InitializeInjection of %s did not return 1\n", path);
 }
 
-/* NVML, as far as the injected library asks it the device count (cupti_cb_inject_devices.c):
+/* NVML, as far as the injected library asks it the device count (src/inject/cupti_cb_inject_devices.c):
  * a test that names this file libnvidia-ml.so.1 in LD_LIBRARY_PATH has the library find the
  * fake's devices, as it finds a GPU machine's, and give cupti_cb the count inside cuInit. */
 int nvmlInit_v2(void)

@@ -1,7 +1,7 @@
 /*
  * gpu_run_inject: the injected library (libcupti_cb_inject.so) on a GPU, without the runner:
  * a program is run with CUDA_INJECTION64_PATH and CUPTI_CB_RUN_DIR, and its process file must
- * hold the exact counts of src/cupti_cb_demo.h.  Built four times (INJ_MODE):
+ * hold the exact counts of src/demo/cupti_cb_demo.h.  Built four times (INJ_MODE):
  *
  *   gpu_run_demo     cupti_cb_demo, static CUDA runtime (nvcc's default)
  *   gpu_run_shared   the same program linked with the shared CUDA runtime (inj_demo_shared)
@@ -18,7 +18,7 @@
  *                    and every exact count of gpu_run_demo is unchanged
  *
  * The library and the programs are looked for next to this program: in the build tree
- * (../src/.libs, ../src) or in the installed prefix (<prefix>/lib/cupti_cb,
+ * (../src/inject/.libs, ../src/demo) or in the installed prefix (<prefix>/lib/cupti_cb,
  * <prefix>/libexec/cupti_cb).  Exits 77 (SKIP) only where there is no GPU.
  *
  * Every CUDA function has its row (the library spreads the per-function events over several
@@ -269,7 +269,7 @@ int main(void)
                 "nvidia-smi lists none, no NVIDIA PCI display controller)");
     ct_note("GPU: %s", why);
     inj_self_dir(here, sizeof here);
-    snprintf(lib_b, sizeof lib_b, "%s/../src/.libs/libcupti_cb_inject.so", here);
+    snprintf(lib_b, sizeof lib_b, "%s/../src/inject/.libs/libcupti_cb_inject.so", here);
     snprintf(lib_i, sizeof lib_i, "%s/../../../lib/cupti_cb/libcupti_cb_inject.so", here);
     const char *const libs[] = {lib_b, lib_i, NULL};
     const char *lib = inj_first_existing(libs);
@@ -277,7 +277,7 @@ int main(void)
         ct_fatal("libcupti_cb_inject.so is neither at %s nor at %s", lib_b, lib_i);
     char *arg1 = NULL;
 #if INJ_MODE == MODE_DEMO || INJ_MODE == MODE_THREADS || INJ_MODE == MODE_METRICS
-    snprintf(prog_b, sizeof prog_b, "%s/../src/cupti_cb_demo", here);
+    snprintf(prog_b, sizeof prog_b, "%s/../src/demo/cupti_cb_demo", here);
     snprintf(prog_i, sizeof prog_i, "%s/../cupti_cb_demo", here);
 #if INJ_MODE == MODE_THREADS
     arg1 = (char *)"threads";

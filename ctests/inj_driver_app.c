@@ -1,7 +1,7 @@
 /*
  * inj_driver_app: a program that uses the CUDA driver API only (no runtime): it loads a PTX
  * kernel with cuModuleLoadData and launches it with cuLaunchKernel; the counts are in
- * src/cupti_cb_demo.h.  libcuda is dlopen()ed, so that the program starts where there is no
+ * src/demo/cupti_cb_demo.h.  libcuda is dlopen()ed, so that the program starts where there is no
  * driver: then it prints one sentence and exits 0.  Run by gpu_run_driver under
  * libcupti_cb_inject.so.
  */

@@ -1,7 +1,7 @@
 /*
  * inject_check.h: runs a program the way cupti_cb_run does (CUDA_INJECTION64_PATH at
  * libcupti_cb_inject.so, CUPTI_CB_RUN_DIR at a fresh directory) and reads the process file it
- * leaves (schema cupti_cb_run/1, src/cupti_cb_run-contract.md).  For the CPU test through the
+ * leaves (schema cupti_cb_run/1, src/runner/cupti_cb_run-contract.md).  For the CPU test through the
  * fakes (cpu_fake_inject) and the GPU tests (gpu_run_*).  Include after ctest_util.h.
  */
 #ifndef INJECT_CHECK_H

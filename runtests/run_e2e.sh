@@ -20,7 +20,7 @@
 . "$LIB_SH"
 
 if ! test -r "$INJ_LIB"; then
-	fail "$INJ_LIB is missing (build src/ first)"
+	fail "$INJ_LIB is missing (build src/inject/ first)"
 	finish
 fi
 CUPTI_CB_RUN_INJECT=$INJ_LIB

@@ -60,7 +60,7 @@ grep -q '"threads"' n.json && fail "n.json has a \"threads\" key"
 
 # --- end to end, through the fake CUDA libraries
 if ! test -r "$INJ_LIB"; then
-	fail "$INJ_LIB is missing (build src/ first)"
+	fail "$INJ_LIB is missing (build src/inject/ first)"
 	finish
 fi
 CUPTI_CB_RUN_INJECT=$INJ_LIB

@@ -1,5 +1,5 @@
 /* fuzz_report.c: a libFuzzer target on the loader of cupti_cb_run's report
- * and baseline files (src/cupti_cb_run_check.c, _merge.c) and on every
+ * and baseline files (src/runner/cupti_cb_run_check.c, _merge.c) and on every
  * reader of what it accepts: the tables, the CSV, the per-rank summary of
  * --report and the comparison of --compare with rules of every kind.
  *

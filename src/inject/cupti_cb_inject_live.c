@@ -21,7 +21,10 @@
 
 #include "papi.h"
 
-#include "cupti_cb_inject.h"
+#include "cupti_cb_inject_clock.h"
+#include "cupti_cb_inject_json.h"
+#include "cupti_cb_inject_live.h"
+#include "cupti_cb_inject_notes.h"
 #include "cupti_cb_inject_owner.h"
 
 static const char *const live_events[] = { "api.calls", "kernel.launches", "memcpy.bytes", "gpu.busy_ns" };

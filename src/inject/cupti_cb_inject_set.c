@@ -8,7 +8,7 @@
  *      (CUPTI_CB_RUN_ACTIVITY, default on);
  *   3. per CUDA function: <f>.calls, .time_ns, .time_ns_min, .time_ns_max, .errors, for every
  *      function of the catalogue, the most common functions first, in event sets of their own
- *      (parts: see cupti_cb_inject.h), each owned by a thread of the library.
+ *      (parts: see cupti_cb_inject_state.h), each owned by a thread of the library.
  * An event that this libpapi does not offer (an older component) is left out with a note.  The
  * first add that PAPI refuses ends the adding (the set is full: cupti_cb allows
  * CUPTI_CB_SET_MAX events per set), with a note; a function is added with all its events or not
@@ -26,28 +26,10 @@
 
 #include "papi.h"
 
-#include "cupti_cb_inject.h"
-
-const char *const cupti_cb_inj_totals[] = { "api.calls", "api.time_ns", "api.errors" };
-const int cupti_cb_inj_n_totals = 3;
-
-const char *const cupti_cb_inj_dev_events[] = {
-	"kernel.launches", "graph.launches", "memcpy.calls", "memcpy.bytes_htod", "memcpy.bytes_dtoh",
-	"memcpy.bytes_dtod", "memcpy.bytes_htoh", "memcpy.bytes_peer", "memset.calls", "memset.bytes",
-	"alloc.calls", "alloc.bytes", "free.calls", "free.bytes", "alloc.peak_bytes", "sync.calls",
-	"sync.time_ns", "kernel.threads", "kernel.dyn_smem_bytes", "kernel.launches_legacy_stream",
-	"kernel.launches_other_stream",
-	/* the activity source's */
-	"gpu.kernels", "gpu.kernel_time_ns", "gpu.memcpy.count", "gpu.memcpy.bytes_htod",
-	"gpu.memcpy.bytes_dtoh", "gpu.memcpy.bytes_dtod", "gpu.memcpy.bytes_htoh", "gpu.memcpy.bytes_peer",
-	"gpu.memcpy.time_ns", "gpu.memset.count", "gpu.memset.bytes", "gpu.memset.time_ns", "gpu.busy_ns",
-};
-const int cupti_cb_inj_n_dev_events = sizeof cupti_cb_inj_dev_events / sizeof cupti_cb_inj_dev_events[0];
-const int cupti_cb_inj_first_gpu_event = 21;
-
-const char *const cupti_cb_inj_func_fields[] = { "calls", "time_ns", "time_ns_min", "time_ns_max", "errors" };
-const char *const cupti_cb_inj_func_keys[] = { "calls", "time_ns", "min_ns", "max_ns", "errors" };
-const int cupti_cb_inj_n_func_fields = 5;
+#include "cupti_cb_inject_events.h"
+#include "cupti_cb_inject_notes.h"
+#include "cupti_cb_inject_owner.h"
+#include "cupti_cb_inject_set.h"
 
 /* The functions most programs call, in this order first in line when not every function fits
  * in the set (the rest follow in catalogue order). */
@@ -245,7 +227,7 @@ static void list_functions(struct cupti_cb_inj *s)
 	s->n_funcs = n;
 }
 
-/* ---- parts (see cupti_cb_inject.h) ---- */
+/* ---- parts (see cupti_cb_inject_state.h) ---- */
 
 /* Stops part p (on its own thread: the owner's finish) and puts its values in s->values. */
 static void stop_part(struct cupti_cb_inj *s, int p)

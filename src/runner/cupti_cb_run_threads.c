@@ -1,5 +1,5 @@
 /* cupti_cb_run_threads.c: the per-thread counts of the report. Each process
- * file may have a "threads" array (src/cupti_cb_run-contract.md); the report
+ * file may have a "threads" array (cupti_cb_run-contract.md); the report
  * keeps one row per thread of each process (pid + tid: a tid means nothing
  * across processes or hosts), and prints them as the "Per thread" table and
  * the CSV's "thread" rows. A report without threads (an older injected

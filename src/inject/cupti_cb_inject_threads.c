@@ -26,7 +26,9 @@
 #include "papi.h"
 
 #include "cupti_cb.h"
-#include "cupti_cb_inject.h"
+#include "cupti_cb_inject_events.h"
+#include "cupti_cb_inject_notes.h"
+#include "cupti_cb_inject_threads.h"
 
 /* The per-thread events, in the order of the file. */
 static const char *const events[] = { "api.calls", "api.time_ns", "kernel.launches", "memcpy.bytes",

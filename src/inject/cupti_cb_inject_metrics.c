@@ -43,8 +43,9 @@
 
 #include "papi.h"
 
-#include "cupti_cb_inject.h"
+#include "cupti_cb_inject_clock.h"
 #include "cupti_cb_inject_metrics.h"
+#include "cupti_cb_inject_notes.h"
 #include "cupti_cb_inject_owner.h"
 
 #define POLL_MS 2

@@ -5,7 +5,7 @@
 #ifndef CUPTI_CB_INJECT_METRICS_H
 #define CUPTI_CB_INJECT_METRICS_H
 
-#include "cupti_cb_inject.h"
+#include "cupti_cb_inject_state.h"
 
 /* One metric event of one device, and its value after the stop. */
 struct cupti_cb_inj_metric {

@@ -33,7 +33,7 @@
  * parked for the life of the process (an exited thread's pthread_t could be reused by a program
  * thread, which PAPI would then take for the owner).  The events are added and the sets started
  * by the thread inside cuInit (so that counting starts before cuInit returns); each owner stops
- * its set at exit.  There are several sets (cupti_cb_inject.h says why): the main one, and the
+ * its set at exit.  There are several sets (cupti_cb_inject_state.h says why): the main one, and the
  * per-function ones.  The live view has a thread and a set of its own.
  *
  * Exit.  An atexit() handler registered in InitializeInjection runs in whichever thread calls
@@ -54,7 +54,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,9 +63,16 @@
 
 #include "papi.h"
 
-#include "cupti_cb_inject.h"
+#include "cupti_cb_inject_clock.h"
+#include "cupti_cb_inject_devices.h"
+#include "cupti_cb_inject_json.h"
+#include "cupti_cb_inject_live.h"
 #include "cupti_cb_inject_metrics.h"
+#include "cupti_cb_inject_notes.h"
 #include "cupti_cb_inject_owner.h"
+#include "cupti_cb_inject_set.h"
+#include "cupti_cb_inject_state.h"
+#include "cupti_cb_inject_threads.h"
 
 static struct cupti_cb_inj state = { .cidx = -1 };
 static pid_t init_pid;
@@ -76,40 +82,6 @@ static atomic_int initialized, exited;
 static pthread_mutex_t setup_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t setup_cv = PTHREAD_COND_INITIALIZER;
 static int setup_done;
-
-long long cupti_cb_inj_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-void cupti_cb_inj_note(struct cupti_cb_inj *s, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	cupti_cb_inj_trace(s, "note: %s", buf);
-	if (s->n_notes < CUPTI_CB_INJ_MAX_NOTES) {
-		char *n = strdup(buf);
-		if (n)
-			s->notes[s->n_notes++] = n;
-	}
-}
-
-void cupti_cb_inj_trace(const struct cupti_cb_inj *s, const char *fmt, ...)
-{
-	if (!s->trace)
-		return;
-	char buf[1200];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, CUPTI_CB_INJ_PREFIX "[%d] %s\n", (int)getpid(), buf);
-}
 
 static long env_long(const char *name, long dflt)
 {

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cupti_cb_inject.h"
+#include "cupti_cb_inject_devices.h"
 
 static int nvml_count(void)
 {

@@ -1,5 +1,5 @@
 /*
- * cupti_cb_inject_json.c: the process file, schema "cupti_cb_run/1" (src/cupti_cb_run-contract.md),
+ * cupti_cb_inject_json.c: the process file, schema "cupti_cb_run/1" (src/runner/cupti_cb_run-contract.md),
  * written to a temporary name in CUPTI_CB_RUN_DIR and renamed to proc-<pid>.json, so that a
  * reader never sees half a file.
  *
@@ -18,8 +18,11 @@
 
 #include <jansson.h>
 
-#include "cupti_cb_inject.h"
+#include "cupti_cb_inject_clock.h"
+#include "cupti_cb_inject_events.h"
+#include "cupti_cb_inject_json.h"
 #include "cupti_cb_inject_metrics.h"
+#include "cupti_cb_inject_threads.h"
 
 /* argv from /proc/self/cmdline: NUL-separated. */
 static json_t *argv_array(void)
