@@ -116,7 +116,7 @@ static inline double quantile(double *v, size_t n, double q)
 }
 
 /* ---------------------------------------------------------------- is there a GPU?
- * The same test as ctests/ctest_util.h: a GPU that is there but that CUDA cannot use is a
+ * The same test as tests/common/ctest_util.h: a GPU that is there but that CUDA cannot use is a
  * failure (exit 1); only a machine without an NVIDIA GPU gives exit 77 (nothing to measure). */
 #include "gpu_present.h"
 #define bench_gpu_present gpu_present

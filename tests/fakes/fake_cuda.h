@@ -1,6 +1,6 @@
 /*
- * fake_cuda.h: the control API of the test-only fake libcupti and libcuda (ctests/fake_cupti.c,
- * ctests/fake_cuda.c, built by `make check` into ctests/fake/).
+ * fake_cuda.h: the control API of the test-only fake libcupti and libcuda (tests/fakes/fake_cupti.c,
+ * tests/fakes/fake_cuda.c, built by `make check` into tests/fakes/).
  *
  * A test program links both fake libraries (by absolute path) and, before PAPI_library_init,
  * calls fake_point_component_here(), which sets CUPTI_CB_CUPTI_LIB and CUPTI_CB_CUDA_LIB to the

@@ -12,7 +12,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 prefix=$(cd "$here/../../.." && pwd)
 runner=${CUPTI_CB_RUN:-$prefix/bin/cupti_cb_run}
-[ -x "$runner" ] || runner=$here/../src/runner/cupti_cb_run
+[ -x "$runner" ] || runner=$here/../../src/runner/cupti_cb_run
 python=${PYTHON:-python3}
 probe=$here/torch_probe.py
 [ -r "$probe" ] || probe=$(dirname "$0")/torch_probe.py

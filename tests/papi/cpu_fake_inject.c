@@ -44,7 +44,7 @@
  *             that no metric is offered, the callback counts are exact
  *   metricwait the program issues no GPU work within CUPTI_CB_RUN_METRICS_WAIT_MS after cuInit:
  *             the note says the metrics were not collected, the rest counts
- *   crash, exit (for runtests/run_e2e.sh) the calls of basic, then SIGSEGV or _exit(3)
+ *   crash, exit (for tests/runner/run_e2e.sh) the calls of basic, then SIGSEGV or _exit(3)
  *   threads   three named threads and the main thread make known calls (two threads exit
  *             before the program, one is still alive, one issues GPU work): the file's "threads"
  *             has one row each, found by name (the main one by its tid, the pid), with exact
@@ -215,7 +215,7 @@ static int app_live(void)
 
 /* The program makes its calls, lives 200 ms (ten ticks of a 20 ms --interval), and ends
  * without running its exit handlers: killed by SIGSEGV (app-crash, no core file), or _exit(3)
- * (app-exit).  For cupti_cb_run's tests (runtests/run_e2e.sh). */
+ * (app-exit).  For cupti_cb_run's tests (tests/runner/run_e2e.sh). */
 static int app_unfinished(int crash)
 {
     if (cuInit(0) != CUDA_SUCCESS)

@@ -8,8 +8,8 @@
  * by the environment: CUPTI_CB_CUPTI_LIB and CUPTI_CB_CUDA_LIB set to the files this program
  * links (it checks, and says so, when they are not).
  *
- *   CUPTI_CB_CUPTI_LIB=ctests/fake/libcupti.so CUPTI_CB_CUDA_LIB=ctests/fake/libcuda.so \
- *     scripts/consumers/run-gpu --app ctests/fake_consumer_app --papi PREFIX --tools DIR OUT
+ *   CUPTI_CB_CUPTI_LIB=tests/fakes/libcupti.so CUPTI_CB_CUDA_LIB=tests/fakes/libcuda.so \
+ *     scripts/consumers/run-gpu --app tests/consumers/fake_consumer_app --papi PREFIX --tools DIR OUT
  */
 #include "ctest_util.h"
 #include "fake_play.h"

@@ -1,5 +1,5 @@
 /*
- * fake_cupti.c: a test-only libcupti (ctests/fake/libcupti.so) that the PAPI-level tests drive
+ * fake_cupti.c: a test-only libcupti (tests/fakes/libcupti.so) that the PAPI-level tests drive
  * through the control API of fake_cuda.h.  The names CUPTI gives (callback names, result strings,
  * version) come from the real libcupti, opened with dlopen from FAKE_REAL_CUPTI; the subscription,
  * the enabled callback IDs and the delivery of callbacks are faked, with fault injection.

@@ -1,5 +1,5 @@
 /*
- * fake_cuda.c: a test-only libcuda (ctests/fake/libcuda.so) for the PAPI-level tests; see
+ * fake_cuda.c: a test-only libcuda (tests/fakes/libcuda.so) for the PAPI-level tests; see
  * fake_cuda.h.  It has the entry points cupti_cb's loader resolves, with settable results, and
  * it reports its own cuPointerGetAttributes calls to the fake CUPTI as a driver call, as the real
  * driver does.
