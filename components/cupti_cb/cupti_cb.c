@@ -325,8 +325,8 @@ static int cupti_cb_shutdown_thread(hwd_context_t *ctx)
 	return PAPI_OK;
 }
 
-/* Lets go of CUPTI. The catalogue and the counter blocks stay: threads of
- * the application still point at their blocks, and a later
+/* Lets go of CUPTI. The catalogue and the counter sets stay: threads of
+ * the application still point at their counter sets, and a later
  * PAPI_library_init reuses them. */
 static int cupti_cb_shutdown_component(void)
 {
@@ -831,7 +831,7 @@ static int cupti_cb_cleanup_eventset(hwd_control_state_t *ctl)
 	return PAPI_OK;
 }
 
-/* Whether kernel thread tid has a counter block: it made a counted CUDA
+/* Whether kernel thread tid has a counter set: it made a counted CUDA
  * call (or started a cupti_cb set). Before the driver stage none has. */
 static int tid_known(long tid)
 {
@@ -1051,7 +1051,7 @@ int cupti_cb_service_thread(void)
 	return PAPI_OK;
 }
 
-/* Cold: a listing, in the order the threads got their blocks. */
+/* Cold: a listing, in the order the threads got their counter sets. */
 int cupti_cb_threads(struct cupti_cb_thread_info *out, int max)
 {
 	if (max < 0 || (max > 0 && !out))
@@ -1091,7 +1091,7 @@ papi_vector_t _cupti_cb_vector = {
 		.hardware_intr_sig = PAPI_INT_SIGNAL,	/* replaced at init_component */
 		.fast_real_timer = 0,
 		.fast_virtual_timer = 0,
-		.attach = 1,		/* another thread's counter blocks (cupti_cb_threads) */
+		.attach = 1,		/* another thread's counter sets (cupti_cb_threads) */
 		.attach_must_ptrace = 0,
 	},
 	.size = {

@@ -3,7 +3,7 @@
  * papi.h for the error codes. See cupti_cb(7), "Threads".
  *
  * Each thread that makes a counted CUDA call (or starts a cupti_cb event
- * set) has a counter block. cupti_cb_threads lists the kernel thread ids
+ * set) has a counter set. cupti_cb_threads lists the kernel thread ids
  * that have one, so that another thread can read their counts with
  * PAPI_attach(EventSet, tid). */
 #ifndef CUPTI_CB_H
@@ -14,20 +14,20 @@ extern "C" {
 #endif
 
 #define CUPTI_CB_THREAD_NAME_LEN 16	/* the kernel's thread names: 15 characters and a NUL */
-/* Threads that get a counter block of their own: beyond this many blocks, a
- * new thread adopts the block of an exited one (which becomes shared). */
+/* Threads that get a counter set of their own: beyond this many counter sets, a
+ * new thread adopts the counter set of an exited one (which becomes shared). */
 #define CUPTI_CB_THREADS_OWN 256
 
 struct cupti_cb_thread_info {
-	long tid;			/* kernel thread id (gettid) of the block's latest owner */
-	char name[CUPTI_CB_THREAD_NAME_LEN];	/* its name when it got the block, or when it exited */
+	long tid;			/* kernel thread id (gettid) of the counter set's latest owner */
+	char name[CUPTI_CB_THREAD_NAME_LEN];	/* its name when it got the counter set, or when it exited */
 	int exited;			/* the owner has exited; its counts stay */
-	int shared;			/* the counts of several threads: an exited thread's block was
+	int shared;			/* the counts of several threads: an exited thread's counter set was
 					   adopted by a new one (beyond CUPTI_CB_THREADS_OWN blocks) */
-	unsigned threads;		/* how many threads' counts the block holds (1 unless shared) */
+	unsigned threads;		/* how many threads' counts the counter set holds (1 unless shared) */
 };
 
-/* Fills out[0 .. max-1] with the threads that have counter blocks, in the
+/* Fills out[0 .. max-1] with the threads that have counter sets, in the
  * order they got them, and returns how many there are (which may exceed
  * max; call with max 0 to size an array). 0 before cupti_cb counted
  * anything; PAPI_EINVAL when max < 0 or out is NULL with max > 0. A tid

@@ -257,14 +257,14 @@ static void add_work(_Atomic uint64_t *row, const struct work *w)
 	atomic_store_explicit(&row[CUPTI_CB_A_BUSY_END], e, memory_order_relaxed);
 }
 
-/* Blocks are never freed and keep their id: a miss walks the registry
- * once and remembers every block it sees (a new thread's first record). */
-static struct cupti_cb_thread_counters *block_of(struct cupti_cb_activity *a, uint32_t id)
+/* Counter sets are never freed and keep their id: a miss walks the registry
+ * once and remembers every counter set it sees (a new thread's first record). */
+static struct cupti_cb_thread_counters *counters_of(struct cupti_cb_activity *a, uint32_t id)
 {
 	if (id < a->n_by_id && a->by_id[id])
 		return a->by_id[id];
 	const struct cupti_cb_thread_registry *r = &a->e->reg;
-	size_t n = atomic_load(&r->n_blocks) + 1u + 16u;
+	size_t n = atomic_load(&r->n_counters) + 1u + 16u;
 	if (n > a->n_by_id) {
 		struct cupti_cb_thread_counters **p = realloc(a->by_id, n * sizeof *p);
 		if (!p)
@@ -285,7 +285,7 @@ static void account(struct cupti_cb_activity *a, const struct work *w)
 	size_t off = (size_t)row * CUPTI_CB_N_ACT_SLOTS;
 	add_work(a->all + off, w);
 	uint32_t id = a->map ? cupti_cb_correlation_get(a->map, w->corr) : 0;
-	struct cupti_cb_thread_counters *b = id ? block_of(a, id) : NULL;
+	struct cupti_cb_thread_counters *b = id ? counters_of(a, id) : NULL;
 	if (b)
 		add_work(b->c + a->off + off, w);
 	else

@@ -2,7 +2,7 @@
  * the activity buffers (a pool, refilled in batches), the registration
  * with CUPTI, the activity kinds while sets need them, and the totals the
  * records add up to: per device for the process, and per device in the
- * block of the thread that issued the work (found through cupti_cb_correlation.h).
+ * counter set of the thread that issued the work (found through cupti_cb_correlation.h).
  *
  * Records are processed in CUPTI's buffer-completed callback, on CUPTI's
  * thread or on the thread that flushes. One mutex serialises that
@@ -22,7 +22,7 @@
 #include "cupti_cb_activity_flusher.h"
 #include "cupti_cb_multiple_subscribers.h"
 
-/* GPU activity counters kept per device in every thread's block, for the
+/* GPU activity counters kept per device in every thread's counter set, for the
  * work the thread issued (written only by the thread that processes
  * CUPTI's activity buffers). The last two slots are the state of the
  * thread's busy-interval union, not counters. */
@@ -80,7 +80,7 @@ struct cupti_cb_activity {
 	char why[512];			/* why activity cannot be used here ("" if it can) */
 
 	pthread_mutex_t proc;		/* serialises record processing (see above) */
-	struct cupti_cb_thread_counters **by_id;	/* block id -> block, filled on a miss */
+	struct cupti_cb_thread_counters **by_id;	/* counter set id -> counter set, filled on a miss */
 	size_t n_by_id;
 	struct cupti_cb_busy_window *windows;	/* the sets' gpu.busy_ns, under proc */
 	struct cupti_cb_flusher flusher;	/* flushes while sets use activity */

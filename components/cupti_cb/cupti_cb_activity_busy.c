@@ -29,14 +29,14 @@ uint64_t cupti_cb_busy_merge(uint64_t *start, uint64_t *end, uint64_t s, uint64_
 }
 
 struct cupti_cb_busy_window *cupti_cb_busy_window_new(enum cupti_cb_busy_scope scope,
-						      const struct cupti_cb_thread_counters *block, long tid, int device,
+						      const struct cupti_cb_thread_counters *counters, long tid, int device,
 						      unsigned n_rows)
 {
 	struct cupti_cb_busy_window *w = calloc(1, sizeof *w + (size_t)n_rows * 2 * sizeof w->iv[0]);
 	if (!w)
 		return NULL;
 	w->scope = scope;
-	w->block = block;
+	w->counters = counters;
 	w->tid = tid;
 	w->device = device;
 	w->n_rows = n_rows;
@@ -51,8 +51,8 @@ int cupti_cb_busy_window_takes(const struct cupti_cb_busy_window *w, const struc
 	switch (w->scope) {
 	case CUPTI_CB_BUSY_PROCESS:
 		return 1;
-	case CUPTI_CB_BUSY_BLOCK:
-		return b && b == w->block;
+	case CUPTI_CB_BUSY_THREAD:
+		return b && b == w->counters;
 	case CUPTI_CB_BUSY_TID:
 		return b && atomic_load_explicit(&b->tid, memory_order_relaxed) == w->tid;
 	}

@@ -26,8 +26,8 @@ uint64_t cupti_cb_busy_merge(uint64_t *start, uint64_t *end, uint64_t s, uint64_
 
 enum cupti_cb_busy_scope {
 	CUPTI_CB_BUSY_PROCESS,		/* every record */
-	CUPTI_CB_BUSY_BLOCK,		/* records issued by one thread's block */
-	CUPTI_CB_BUSY_TID,		/* records issued by any block of one kernel thread (PAPI_attach) */
+	CUPTI_CB_BUSY_THREAD,		/* records issued by one thread's counter set */
+	CUPTI_CB_BUSY_TID,		/* records issued by any counter set of one kernel thread (PAPI_attach) */
 };
 
 /* One set's gpu.busy_ns. The activity's record processing (one writer at a
@@ -35,7 +35,7 @@ enum cupti_cb_busy_scope {
 struct cupti_cb_busy_window {
 	struct cupti_cb_busy_window *next;	/* the activity's list of windows */
 	enum cupti_cb_busy_scope scope;
-	const struct cupti_cb_thread_counters *block;	/* CUPTI_CB_BUSY_BLOCK */
+	const struct cupti_cb_thread_counters *counters;	/* CUPTI_CB_BUSY_THREAD */
 	long tid;				/* CUPTI_CB_BUSY_TID */
 	int device;				/* -1: every device, each merged apart and summed */
 	unsigned n_rows;			/* device rows of iv */
@@ -47,9 +47,9 @@ struct cupti_cb_busy_window {
 
 /* A window of n_rows device rows; NULL when memory is exhausted. */
 struct cupti_cb_busy_window *cupti_cb_busy_window_new(enum cupti_cb_busy_scope scope,
-						      const struct cupti_cb_thread_counters *block, long tid, int device,
+						      const struct cupti_cb_thread_counters *counters, long tid, int device,
 						      unsigned n_rows);
-/* Whether a record issued by block b (NULL: unattributed) on device row
+/* Whether a record issued by counter set b (NULL: unattributed) on device row
  * row belongs to w. */
 int cupti_cb_busy_window_takes(const struct cupti_cb_busy_window *w, const struct cupti_cb_thread_counters *b,
 			       unsigned row);

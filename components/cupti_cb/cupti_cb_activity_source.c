@@ -69,7 +69,7 @@ struct actset {
 	int using;			/* counted in the activity's users */
 	unsigned epoch;
 	struct cupti_cb_hold hold;
-	struct cupti_cb_thread_counters *block;
+	struct cupti_cb_thread_counters *counters;
 	long tid;			/* PAPI_attach: this kernel thread's GPU work (0: none) */
 	unsigned long lost_seen;	/* dropped records at the last read */
 	/* What the last read saw (each event's total) and the GPU work the
@@ -262,8 +262,8 @@ static int windows_open(struct actsrc *a, struct actset *s)
 			continue;
 		enum cupti_cb_busy_scope scope = s->process[i] ? CUPTI_CB_BUSY_PROCESS
 						 : s->tid	? CUPTI_CB_BUSY_TID
-								: CUPTI_CB_BUSY_BLOCK;
-		s->win[i] = cupti_cb_busy_window_new(scope, s->block, s->tid, CUPTI_CB_CODE_DEV(s->codes[i]),
+								: CUPTI_CB_BUSY_THREAD;
+		s->win[i] = cupti_cb_busy_window_new(scope, s->counters, s->tid, CUPTI_CB_CODE_DEV(s->codes[i]),
 						     a->act.n_devrows);
 		if (!s->win[i])
 			return CUPTI_CB_ENOMEM;
@@ -322,7 +322,7 @@ static void a_set_granularity(void *self, void *set, int process)
 	windows_close(self, s);	/* their scope changed */
 }
 
-/* rows * count slots of one event, from a row array (a block's activity
+/* rows * count slots of one event, from a row array (a counter set's activity
  * region, or the process rows). */
 static uint64_t sum_rows(const struct actsrc *a, const _Atomic uint64_t *rows, uint32_t code)
 {
@@ -343,7 +343,7 @@ static void a_set_attach(void *self, void *set, long tid)
 	((struct actset *)set)->tid = tid;
 }
 
-/* An attached set's thread: the GPU work issued by every block that kernel
+/* An attached set's thread: the GPU work issued by every counter set that kernel
  * thread id owns (found again at each read, as the callback source does). */
 #define TID_BLOCKS 16
 static uint64_t sum_tid(const struct actsrc *a, long tid, uint32_t code)
@@ -366,7 +366,7 @@ static uint64_t sample(struct actsrc *a, const struct actset *s, unsigned i)
 		return sum_rows(a, cupti_cb_activity_all(&a->act), s->codes[i]);
 	if (s->tid)
 		return sum_tid(a, s->tid, s->codes[i]);
-	return s->block ? sum_rows(a, s->block->c + a->act_off, s->codes[i]) : 0;
+	return s->counters ? sum_rows(a, s->counters->c + a->act_off, s->codes[i]) : 0;
 }
 
 /* The GPU work the set's thread has issued so far (calls noted under
@@ -374,7 +374,7 @@ static uint64_t sample(struct actsrc *a, const struct actset *s, unsigned i)
  * thread (attached). */
 static uint64_t issued(const struct actset *s)
 {
-	return s->block ? atomic_load_explicit(&s->block->issued, memory_order_relaxed) : ~(uint64_t)0;
+	return s->counters ? atomic_load_explicit(&s->counters->issued, memory_order_relaxed) : ~(uint64_t)0;
 }
 
 static unsigned long lost(const struct actsrc *a)
@@ -395,7 +395,7 @@ static int a_set_reset(void *self, void *set)
 	struct actsrc *a = self;
 	struct actset *s = set;
 	int may_wait = !cupti_cb_in_signal_context();
-	int after_read = s->seen_valid && s->block && issued(s) == s->seen_issued;
+	int after_read = s->seen_valid && s->counters && issued(s) == s->seen_issued;
 	if (may_wait && !after_read)
 		cupti_cb_activity_flush(&a->act);
 	for (unsigned i = 0; i < s->n; i++)
@@ -441,11 +441,11 @@ static int a_set_start(void *self, void *set, char *why, size_t len)
 	}
 	if (s->tid) {
 		/* Attached: the GPU work the thread issued since its first
-		 * counted call (cupti_cb_source.h); the reader takes no block.
+		 * counted call (cupti_cb_source.h); the reader takes no counter set.
 		 * Its busy time before the start comes from the thread's own
 		 * union (one window since its first call), then the set's
 		 * window adds what follows. */
-		s->block = NULL;
+		s->counters = NULL;
 		int rc = windows_open(a, s);
 		if (rc)
 			return rc;
@@ -456,8 +456,8 @@ static int a_set_start(void *self, void *set, char *why, size_t len)
 		memset(s->base, 0, s->n * sizeof s->base[0]);
 		return CUPTI_CB_OK;
 	}
-	s->block = cupti_cb_services_thread_block(a->e);
-	if (!s->block)
+	s->counters = cupti_cb_services_thread_counters(a->e);
+	if (!s->counters)
 		return CUPTI_CB_ENOMEM;
 	int rc = windows_open(a, s);
 	return rc ? rc : a_set_reset(self, set);
@@ -475,7 +475,7 @@ static int a_set_read(void *self, void *set, long long *values)
 	s->seen_issued = issued(s);	/* before the totals: work issued after is not in them */
 	for (unsigned i = 0; i < s->n; i++) {
 		uint64_t now = sample(a, s, i);
-		if (s->tid && now < s->base[i])	/* its block was adopted away */
+		if (s->tid && now < s->base[i])	/* its counter set was adopted away */
 			s->base[i] = now;
 		values[i] = (long long)(now - s->base[i]);
 		s->seen[i] = now;

@@ -184,7 +184,7 @@ int cupti_cb_catalog_build(struct cupti_cb_catalog *cat, cupti_cb_name_fn name_o
 		cupti_cb_catalog_free(cat);
 		return CUPTI_CB_EINVAL;
 	}
-	/* Full names "<func>.calls", "<func>.time_ns", ... in one block. */
+	/* Full names "<func>.calls", "<func>.time_ns", ... in one counter set. */
 	size_t suffix_len = 0;
 	for (int t = 0; t < CUPTI_CB_PER_FUNC; t++)
 		suffix_len += strlen(suffixes[t]) + 1;

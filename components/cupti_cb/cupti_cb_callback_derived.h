@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include "cupti_cb_driver_ops.h"
 
-/* Counters kept per device in every thread's block. */
+/* Counters kept per device in every thread's counter set. */
 enum cupti_cb_dev_ctr {
 	/* kernel.launches is the sum of the two: legacy + other. */
 	CUPTI_CB_C_LAUNCHES_LEGACY,

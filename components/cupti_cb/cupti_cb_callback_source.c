@@ -1,7 +1,7 @@
 /* cupti_cb_callback_source.c: the callback counters as a source. The
  * catalogue is libcupti's CBID name table (cupti_cb_callback_catalog.c); counting
  * happens in the CUPTI callback (cupti_cb_callback_count.c) into per-thread
- * blocks; a read is a handful of loads, takes no lock and is
+ * counter sets; a read is a handful of loads, takes no lock and is
  * async-signal-safe (HPCToolkit may read from a signal handler). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,8 +24,8 @@ struct cbset {
 	int granul_process;		/* PAPI_GRN_PROC: every event counts the process */
 	int hold_stale;			/* the events changed since the hold was taken */
 	struct cupti_cb_hold hold;	/* the CBIDs this set keeps enabled */
-	struct cupti_cb_thread_counters *block;	/* the starting thread's, for thread-scope events */
-	long tid;			/* PAPI_attach: read this kernel thread's blocks (0: none) */
+	struct cupti_cb_thread_counters *counters;	/* the starting thread's, for thread-scope events */
+	long tid;			/* PAPI_attach: read this kernel thread's counter sets (0: none) */
 	uint32_t codes[MAX_EVENTS];
 	uint8_t process[MAX_EVENTS];
 	struct cupti_cb_probe probes[MAX_EVENTS];
@@ -42,12 +42,12 @@ struct cbset {
 	unsigned n_slots;
 	uint16_t slots[CUPTI_CB_WIN_SLOTS];
 	/* PAPI_overflow: each event's threshold (0: none), and the overflow
-	 * armed on the starting thread's block while the set runs. */
+	 * armed on the starting thread's counter set while the set runs. */
 	unsigned n_ovf;
 	int ovf_sig;
 	uint64_t ovf_thr[MAX_EVENTS];
 	struct cupti_cb_ovf ovf;
-	struct cupti_cb_thread_counters *ovf_block;	/* where ovf is armed; NULL: nowhere */
+	struct cupti_cb_thread_counters *ovf_counters;	/* where ovf is armed; NULL: nowhere */
 };
 
 /* ---- catalogue ------------------------------------------------------------ */
@@ -187,7 +187,7 @@ static void cb_set_free(void *self, void *set)
 	if (!s)
 		return;
 	give_window(self, s);
-	cupti_cb_ovf_disarm(&s->ovf, s->ovf_block);
+	cupti_cb_ovf_disarm(&s->ovf, s->ovf_counters);
 	cupti_cb_services_unhold(((struct cupti_cb_callback *)self)->svc, &s->hold);
 	free(s);
 }
@@ -318,21 +318,21 @@ static void cb_set_attach(void *self, void *set, long tid)
 	((struct cbset *)set)->tid = tid;
 }
 
-/* The blocks of an attached set's thread, found again at each read: the
- * thread may get its block after the attach, and the kernel may reuse an
- * exited thread's id (then both blocks count: the id's work). */
+/* The counter sets of an attached set's thread, found again at each read: the
+ * thread may get its counter set after the attach, and the kernel may reuse an
+ * exited thread's id (then both counter sets count: the id's work). */
 #define TID_BLOCKS 16
 static uint64_t sum_tid(const struct cupti_cb_probe *p, const struct cupti_cb_thread_counters *const *bl, unsigned n)
 {
 	uint64_t v = 0;
 	for (unsigned k = 0; k < n; k++)
-		v += cupti_cb_probe_block(p, bl[k]);
+		v += cupti_cb_probe_thread(p, bl[k]);
 	return v;
 }
 
 /* Current counter values: thread-scope events from the starting thread's
- * block (or the attached thread's), process-scope ones in one pass over
- * all blocks. */
+ * counter set (or the attached thread's), process-scope ones in one pass over
+ * all counter sets. */
 static void sample(struct cupti_cb_callback *e, struct cbset *s)
 {
 	uint8_t process[MAX_EVENTS];
@@ -352,7 +352,7 @@ static void sample(struct cupti_cb_callback *e, struct cbset *s)
 		else if (s->tid)
 			s->now[i] = sum_tid(&s->probes[i], bl, nb);
 		else
-			s->now[i] = s->block ? cupti_cb_probe_block(&s->probes[i], s->block) : 0;
+			s->now[i] = s->counters ? cupti_cb_probe_thread(&s->probes[i], s->counters) : 0;
 	}
 	if (any_process)
 		cupti_cb_probe_process_many(s->probes, process, s->n, &e->svc->reg, s->now);
@@ -370,8 +370,8 @@ static uint64_t window_value(struct cupti_cb_callback *e, struct cbset *s, unsig
 		return cupti_cb_windows_peak(&e->win, s->window, s->at[i]);
 	if (s->process[i])
 		cupti_cb_windows_entry_process(&e->win, s->window, &e->svc->reg, e->lay.win, s->at[i], &min, &max);
-	else if (s->block &&
-		 !cupti_cb_windows_entry(&e->win, s->window, s->block->c + e->lay.win, s->at[i], &min, &max))
+	else if (s->counters &&
+		 !cupti_cb_windows_entry(&e->win, s->window, s->counters->c + e->lay.win, s->at[i], &min, &max))
 		min = CUPTI_CB_WIN_EMPTY, max = 0;
 	if (s->rd[i] == RD_MAX)
 		return max;
@@ -488,8 +488,8 @@ static void arm_overflow(struct cbset *s)
 		o->threshold[o->n] = s->ovf_thr[i];
 		o->n++;
 	}
-	s->ovf_block = s->block;
-	cupti_cb_ovf_arm(o, s->block, s->ovf_sig);
+	s->ovf_counters = s->counters;
+	cupti_cb_ovf_arm(o, s->counters, s->ovf_sig);
 }
 
 static int cb_set_overflow_take(void *self, void *set, unsigned ix)
@@ -517,14 +517,14 @@ static int cb_set_start(void *self, void *set, char *why, size_t len)
 		return rc;
 	if (s->tid) {
 		/* Attached: the thread's counts since its first counted call
-		 * (cupti_cb_source.h); the reading thread takes no block. */
-		s->block = NULL;
+		 * (cupti_cb_source.h); the reading thread takes no counter set. */
+		s->counters = NULL;
 		rebase_counts(e, s);
 		memset(s->base, 0, s->n * sizeof s->base[0]);
 		return CUPTI_CB_OK;
 	}
-	s->block = cupti_cb_services_thread_block(e->svc);
-	if (!s->block)
+	s->counters = cupti_cb_services_thread_counters(e->svc);
+	if (!s->counters)
 		return CUPTI_CB_ENOMEM;
 	if (s->wants_window && s->window < 0) {
 		s->window = cupti_cb_windows_take(&e->win, s->slots, s->n_slots, s->peaks);
@@ -556,7 +556,7 @@ static int cb_set_read(void *self, void *set, long long *values)
 	uint64_t ratio = 0;
 	sample(e, s);
 	for (unsigned i = 0; s->tid && i < s->n; i++)
-		if (s->now[i] < s->base[i])	/* its block was adopted away (cupti_cb_thread_counters.h) */
+		if (s->now[i] < s->base[i])	/* its counter set was adopted away (cupti_cb_thread_counters.h) */
 			s->base[i] = s->now[i];
 	if (s->timed) {
 		cupti_cb_clock_calibrate(&e->svc->clock);
@@ -582,8 +582,8 @@ static int cb_set_read(void *self, void *set, long long *values)
 static int cb_set_stop(void *self, void *set)
 {
 	struct cbset *s = set;
-	cupti_cb_ovf_disarm(&s->ovf, s->ovf_block);
-	s->ovf_block = NULL;
+	cupti_cb_ovf_disarm(&s->ovf, s->ovf_counters);
+	s->ovf_counters = NULL;
 	give_window(self, set);
 	return CUPTI_CB_OK;
 }

@@ -74,9 +74,9 @@ static inline uint64_t cupti_cb_callback_value(struct cupti_cb_callback *cb, con
 }
 
 static inline uint64_t cupti_cb_callback_raw(struct cupti_cb_callback *cb, const struct cupti_cb_probe *p,
-					     const struct cupti_cb_thread_counters *thread_block)
+					     const struct cupti_cb_thread_counters *thread_counters)
 {
-	return thread_block ? cupti_cb_probe_block(p, thread_block) : cupti_cb_probe_process(p, &cb->svc->reg);
+	return thread_counters ? cupti_cb_probe_thread(p, thread_counters) : cupti_cb_probe_process(p, &cb->svc->reg);
 }
 
 /* The listener of the runtime and driver domains: the hot path. */

@@ -71,7 +71,7 @@ static void raise_to(_Atomic uint64_t *peak, uint64_t v)
 
 static void start_locked(struct cupti_cb_windows *t, struct cupti_cb_window *win)
 {
-	/* A new epoch, never used before by any window: every block is stale. */
+	/* A new epoch, never used before by any window: every counter set is stale. */
 	atomic_store(&win->epoch, atomic_fetch_add(&t->next_epoch, 1));
 	if (!win->peaks)
 		return;
@@ -138,7 +138,7 @@ void cupti_cb_windows_give(struct cupti_cb_windows *t, int w)
 
 /* ---- the hot path ---------------------------------------------------------- */
 
-/* The block's entries of a window, for epoch ep: marked unreadable, reset,
+/* The counter set's entries of a window, for epoch ep: marked unreadable, reset,
  * then stamped (a sequence lock's write side). */
 static void afresh(_Atomic uint64_t *e, uint64_t ep)
 {
@@ -163,7 +163,7 @@ void cupti_cb_windows_note(struct cupti_cb_windows *t, _Atomic uint64_t *bw, uns
 		_Atomic uint64_t *e = bw + (size_t)w * CUPTI_CB_WIN_STRIDE;
 		if (atomic_load_explicit(&e[0], memory_order_relaxed) != ep)
 			afresh(e, ep);
-		/* Only this thread writes its block: plain loads and stores. The
+		/* Only this thread writes its counter set: plain loads and stores. The
 		 * max goes first and the min is published after it, so that a
 		 * reader that sees a min sees a max at least as large. */
 		if (ticks > atomic_load_explicit(&e[2 + 2 * k], memory_order_relaxed))
@@ -202,7 +202,7 @@ int cupti_cb_windows_entry(const struct cupti_cb_windows *t, int w, const _Atomi
 		return 0;
 	*min = atomic_load_explicit(&e[1 + 2 * k], memory_order_acquire);
 	*max = atomic_load_explicit(&e[2 + 2 * k], memory_order_relaxed);
-	/* The read side of the sequence lock: a block restarted meanwhile is skipped. */
+	/* The read side of the sequence lock: a counter set restarted meanwhile is skipped. */
 	atomic_thread_fence(memory_order_acquire);
 	return atomic_load_explicit(&e[0], memory_order_relaxed) == ep;
 }

@@ -7,15 +7,15 @@
  *
  * A running event set with such events takes one of a few windows at
  * start and gives it back at stop. A window names up to
- * CUPTI_CB_WIN_SLOTS function slots; each thread's block keeps a (min,
+ * CUPTI_CB_WIN_SLOTS function slots; each thread's counter set keeps a (min,
  * max) pair per slot of each window, written only by its thread, like
  * every other counter. The hot path loads one byte per function slot
  * (the windows that track it) and does nothing more when it is 0.
  *
- * Epochs: a window's epoch changes each time it is taken. A block
+ * Epochs: a window's epoch changes each time it is taken. A counter set
  * stamped with an older epoch is stale: its thread starts the window
  * afresh at its next call, and readers skip it (re-reading the stamp
- * after the values, as a sequence lock does, so that a block being
+ * after the values, as a sequence lock does, so that a counter set being
  * restarted while it is read is skipped too).
  *
  * PAPI_reset does not touch a window: TAU, Caliper and Score-P read and
@@ -35,7 +35,7 @@
 #define CUPTI_CB_N_WINDOWS  8	/* running sets with min/max/peak events at once */
 #define CUPTI_CB_WIN_SLOTS  255	/* functions one window times: 4 windows time every CUDA
 				   function (cupti_cb_run does); entries are bytes, NONE excluded */
-/* In a block: the epoch stamp, then (min, max) per slot, in clock ticks. */
+/* In a counter set: the epoch stamp, then (min, max) per slot, in clock ticks. */
 #define CUPTI_CB_WIN_STRIDE (1 + 2 * CUPTI_CB_WIN_SLOTS)
 #define CUPTI_CB_WIN_NONE   0xff	/* no entry of this window for this function */
 #define CUPTI_CB_WIN_EMPTY  UINT64_MAX	/* a min that saw no call */
@@ -81,7 +81,7 @@ static inline unsigned cupti_cb_windows_mask(const struct cupti_cb_windows *t, u
 	return atomic_load_explicit(&t->mask[slot], memory_order_acquire);
 }
 
-/* A call of slot that took ticks, seen by the thread whose block's window
+/* A call of slot that took ticks, seen by the thread whose counter set's window
  * entries start at bw (c + lay.win); mask from cupti_cb_windows_mask. */
 void cupti_cb_windows_note(struct cupti_cb_windows *t, _Atomic uint64_t *bw, unsigned slot, unsigned mask,
 			   uint64_t ticks);
@@ -92,11 +92,11 @@ void cupti_cb_windows_free(struct cupti_cb_windows *t, unsigned row, uint64_t by
 
 /* ---- reading ---------------------------------------------------------------- */
 
-/* Entry k of window w in one block (bw: its window entries): 1 and the
- * pair when the block holds values of the window's current epoch. */
+/* Entry k of window w in one counter set (bw: its window entries): 1 and the
+ * pair when the counter set holds values of the window's current epoch. */
 int cupti_cb_windows_entry(const struct cupti_cb_windows *t, int w, const _Atomic uint64_t *bw, unsigned k,
 			   uint64_t *min, uint64_t *max);
-/* Over every block of the registry, live or exited (win: lay.win); min is
+/* Over every counter set of the registry, live or exited (win: lay.win); min is
  * CUPTI_CB_WIN_EMPTY when no call completed. */
 void cupti_cb_windows_entry_process(const struct cupti_cb_windows *t, int w, const struct cupti_cb_thread_registry *r,
 				    size_t win, unsigned k, uint64_t *min, uint64_t *max);

@@ -1,10 +1,10 @@
 /* cupti_cb_correlation.h: which thread issued a piece of GPU work, by CUPTI
  * correlation id. The callback hot path writes, at the driver-domain ENTER
  * of each launch, graph launch, copy and memset, the id of the calling
- * thread's block under the call's correlation id; the thread that
+ * thread's counter set under the call's correlation id; the thread that
  * processes activity buffers looks it up from the record's correlation id.
  *
- * A fixed table of one 64-bit word per slot (correlation id << 32 | block
+ * A fixed table of one 64-bit word per slot (correlation id << 32 | counter set
  * id), indexed by the correlation id's low bits: one atomic store to
  * write, one atomic load to read, no lock, no allocation. CUPTI hands out
  * correlation ids in increasing order across the process, so the entry a
@@ -31,7 +31,7 @@ struct cupti_cb_correlation_map {
 	_Atomic uint64_t slot[CUPTI_CB_CORRELATION_SLOTS];
 };
 
-/* Hot path: block_id is never 0 (block ids start at 1). The release pairs
+/* Hot path: block_id is never 0 (counter set ids start at 1). The release pairs
  * with the lookup's acquire: CUPTI delivers the record after the call. */
 static inline void cupti_cb_correlation_put(struct cupti_cb_correlation_map *m, uint32_t corr, uint32_t block_id)
 {
@@ -39,7 +39,7 @@ static inline void cupti_cb_correlation_put(struct cupti_cb_correlation_map *m, 
 			      memory_order_release);
 }
 
-/* The block id recorded for corr, or 0: never recorded, or overwritten. */
+/* The counter set id recorded for corr, or 0: never recorded, or overwritten. */
 static inline uint32_t cupti_cb_correlation_get(const struct cupti_cb_correlation_map *m, uint32_t corr)
 {
 	uint64_t v = atomic_load_explicit(&m->slot[corr & (CUPTI_CB_CORRELATION_SLOTS - 1)], memory_order_acquire);

@@ -11,7 +11,7 @@
 void cupti_cb_ovf_arm(struct cupti_cb_ovf *o, struct cupti_cb_thread_counters *b, int sig)
 {
 	for (unsigned k = 0; k < o->n; k++) {
-		o->next[k] = cupti_cb_probe_block(&o->probe[k], b) + o->threshold[k];
+		o->next[k] = cupti_cb_probe_thread(&o->probe[k], b) + o->threshold[k];
 		atomic_store_explicit(&o->pending[k], 0, memory_order_relaxed);
 	}
 	o->sig = sig;
@@ -49,7 +49,7 @@ __attribute__((noinline)) void cupti_cb_ovf_cross(struct cupti_cb_ovf *o, const 
 {
 	int crossed = 0;
 	for (unsigned k = 0; k < o->n; k++) {
-		uint64_t v = cupti_cb_probe_block(&o->probe[k], b);
+		uint64_t v = cupti_cb_probe_thread(&o->probe[k], b);
 		if (v < o->next[k])
 			continue;
 		uint64_t times = (v - o->next[k]) / o->threshold[k] + 1;

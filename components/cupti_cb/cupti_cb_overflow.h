@@ -7,7 +7,7 @@
  * its context unwinds to the call site.
  *
  * A thread's running event set with overflow armed hangs its struct
- * cupti_cb_ovf on the thread's counter block (PAPI runs one set per thread
+ * cupti_cb_ovf on the thread's counter set (PAPI runs one set per thread
  * and component, so one at most). The hot path pays one load of that
  * pointer when nothing is armed; when something is, a compare of each
  * armed event's counters against its next threshold; a system call
@@ -46,14 +46,14 @@ struct cupti_cb_ovf {
 	pid_t pid, tid;				/* the owning thread, where the signal goes */
 };
 
-/* Arms o on block b, the calling thread's own: the next crossings are
+/* Arms o on counter set b, the calling thread's own: the next crossings are
  * threshold events from now; nothing is pending. The set's probes and
  * thresholds are in o already. */
 void cupti_cb_ovf_arm(struct cupti_cb_ovf *o, struct cupti_cb_thread_counters *b, int sig);
 /* Takes o off b if it is there (any thread may call it). */
 void cupti_cb_ovf_disarm(struct cupti_cb_ovf *o, struct cupti_cb_thread_counters *b);
 /* fork() child: only the forking thread is left, and the parent's threads
- * are not this process's: no block may signal them. */
+ * are not this process's: no counter set may signal them. */
 void cupti_cb_ovf_forget_all(struct cupti_cb_thread_registry *r);
 /* One pending crossing of armed event k taken: 1, or 0 if none is left.
  * Async-signal-safe. */

@@ -32,7 +32,7 @@ static void real_locate(void *arg, CUdeviceptr ptr, struct cupti_cb_where *w)
 	unsigned int type = 0;
 	int ordinal = -1;
 	void *out[2] = { &type, &ordinal };
-	struct cupti_cb_thread_counters *b = cupti_cb_tls_block;
+	struct cupti_cb_thread_counters *b = cupti_cb_tls_counters;
 
 	/* Our own driver call must not be counted as the application's. */
 	if (b)

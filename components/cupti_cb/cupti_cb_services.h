@@ -208,7 +208,7 @@ int cupti_cb_services_reserve(struct cupti_cb_services *e, size_t fixed, size_t 
  * enables the driver domain: all GPU work is issued through them. */
 uint64_t cupti_cb_services_driver_calls(const struct cupti_cb_services *e);
 
-static inline struct cupti_cb_thread_counters *cupti_cb_services_thread_block(struct cupti_cb_services *e)
+static inline struct cupti_cb_thread_counters *cupti_cb_services_thread_counters(struct cupti_cb_services *e)
 {
 	return cupti_cb_thread_counters_self(&e->reg);
 }

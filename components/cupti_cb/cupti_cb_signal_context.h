@@ -21,7 +21,7 @@
 int cupti_cb_in_signal_context(void);
 
 /* The calling thread blocks signals for its own reasons and never calls
- * PAPI from a signal handler (cupti_cb_run's owner threads, which block
+ * PAPI from a signal handler (cupti_cb_run's owner threads, which counter set
  * every signal so that none of the program's lands on them): its reads
  * take the ordinary path. cupti_cb.h exports it. */
 void cupti_cb_signal_context_service_thread(void);

@@ -7,7 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-CUPTI_CB_TLS struct cupti_cb_thread_counters *cupti_cb_tls_block;
+CUPTI_CB_TLS struct cupti_cb_thread_counters *cupti_cb_tls_counters;
 CUPTI_CB_TLS int cupti_cb_tls_own;
 CUPTI_CB_TLS unsigned cupti_cb_tls_generation;
 CUPTI_CB_TLS unsigned cupti_cb_tls_registry;
@@ -66,10 +66,10 @@ static void thread_exit(void *arg)
 	struct cupti_cb_thread_counters *b = arg;
 	set_name(b);	/* a thread named after its first CUDA call */
 	/* A CUDA call from a later destructor of this thread takes a new
-	 * block rather than writing into one another thread may adopt. */
-	cupti_cb_tls_block = NULL;
+	 * counter set rather than writing into one another thread may adopt. */
+	cupti_cb_tls_counters = NULL;
 	/* A set left running with overflow armed must not signal the thread
-	 * that adopts the block (nor a thread that reuses the id). */
+	 * that adopts the counter set (nor a thread that reuses the id). */
 	atomic_store_explicit(&b->ovf, NULL, memory_order_relaxed);
 	atomic_store_explicit(&b->free, 1, memory_order_release);
 }
@@ -78,7 +78,7 @@ int cupti_cb_thread_registry_init(struct cupti_cb_thread_registry *r, const stru
 {
 	r->lay = *lay;
 	atomic_init(&r->head, NULL);
-	atomic_init(&r->n_blocks, 0);
+	atomic_init(&r->n_counters, 0);
 	r->key_live = 0;
 	r->id = atomic_fetch_add(&generations, 1);
 	r->own_max = CUPTI_CB_THREAD_COUNTERS_OWN;
@@ -102,8 +102,8 @@ void cupti_cb_thread_registry_detach(struct cupti_cb_thread_registry *r)
 		return;
 	pthread_key_delete(r->exit_key);
 	r->key_live = 0;
-	/* Threads alive now keep their blocks marked in use; their counts stay
-	 * readable in process scope, and each takes a block again (through the
+	/* Threads alive now keep their counter sets marked in use; their counts stay
+	 * readable in process scope, and each takes a counter set again (through the
 	 * new key) at its next counted call after attach. */
 	r->generation = atomic_fetch_add(&generations, 1);
 }
@@ -119,7 +119,7 @@ void cupti_cb_thread_registry_fini(struct cupti_cb_thread_registry *r)
 	}
 	atomic_store(&r->head, NULL);
 	if (cupti_cb_tls_generation == r->generation)
-		cupti_cb_tls_block = NULL;
+		cupti_cb_tls_counters = NULL;
 }
 
 static struct cupti_cb_thread_counters *adopt(struct cupti_cb_thread_registry *r)
@@ -153,7 +153,7 @@ static struct cupti_cb_thread_counters *create(struct cupti_cb_thread_registry *
 		atomic_init(&b->name[i], 0);
 	atomic_init(&b->owners, 1);
 	set_owner(b);
-	b->id = atomic_fetch_add(&r->n_blocks, 1) + 1;
+	b->id = atomic_fetch_add(&r->n_counters, 1) + 1;
 	b->next = atomic_load(&r->head);
 	while (!atomic_compare_exchange_weak(&r->head, &b->next, b))
 		;
@@ -164,23 +164,23 @@ static struct cupti_cb_thread_counters *create(struct cupti_cb_thread_registry *
 struct cupti_cb_thread_counters *cupti_cb_thread_counters_slow(struct cupti_cb_thread_registry *r)
 {
 	/* After a detach/attach (PAPI_shutdown, PAPI_library_init) a thread
-	 * keeps the block it had: only the thread-exit key is new. */
-	if (cupti_cb_tls_block && cupti_cb_tls_registry == r->id) {
-		struct cupti_cb_thread_counters *own = cupti_cb_tls_block;
+	 * keeps the counter set it had: only the thread-exit key is new. */
+	if (cupti_cb_tls_counters && cupti_cb_tls_registry == r->id) {
+		struct cupti_cb_thread_counters *own = cupti_cb_tls_counters;
 		if (r->key_live)
 			pthread_setspecific(r->exit_key, own);
 		cupti_cb_tls_generation = r->generation;
 		return own;
 	}
-	/* A thread that never made a counted call gets no block for cupti_cb's own driver
+	/* A thread that never made a counted call gets no counter set for cupti_cb's own driver
 	 * calls (cupti_cb_own_begin): its callbacks are not counted. */
 	if (cupti_cb_tls_own)
 		return NULL;
-	/* Below the bound every thread has a block of its own: its counts stay
+	/* Below the bound every thread has a counter set of its own: its counts stay
 	 * its own after it exits (attached reads, listings). The count is read
 	 * without a lock: threads racing past the bound make a few more. */
 	struct cupti_cb_thread_counters *b = NULL;
-	if (atomic_load_explicit(&r->n_blocks, memory_order_relaxed) >= r->own_max)
+	if (atomic_load_explicit(&r->n_counters, memory_order_relaxed) >= r->own_max)
 		b = adopt(r);
 	if (!b)
 		b = create(r);
@@ -196,7 +196,7 @@ struct cupti_cb_thread_counters *cupti_cb_thread_counters_slow(struct cupti_cb_t
 	atomic_store_explicit(&b->ovf, NULL, memory_order_relaxed);
 	if (r->key_live)
 		pthread_setspecific(r->exit_key, b);
-	cupti_cb_tls_block = b;
+	cupti_cb_tls_counters = b;
 	cupti_cb_tls_generation = r->generation;
 	cupti_cb_tls_registry = r->id;
 	return b;
@@ -207,7 +207,7 @@ uint64_t cupti_cb_probe_process(const struct cupti_cb_probe *p, const struct cup
 	uint64_t v = 0;
 	for (const struct cupti_cb_thread_counters *b = atomic_load_explicit(&r->head, memory_order_acquire); b;
 	     b = b->next)
-		v += cupti_cb_probe_block(p, b);
+		v += cupti_cb_probe_thread(p, b);
 	return v;
 }
 
@@ -217,13 +217,13 @@ void cupti_cb_probe_process_many(const struct cupti_cb_probe *p, const uint8_t *
 	for (unsigned i = 0; i < n; i++)
 		if (which[i])
 			out[i] = 0;
-	/* Blocks outside, events inside: one walk of the list, and each
-	 * block's lines are read together. */
+	/* Counter sets outside, events inside: one walk of the list, and each
+	 * counter set's lines are read together. */
 	for (const struct cupti_cb_thread_counters *b = atomic_load_explicit(&r->head, memory_order_acquire); b;
 	     b = b->next)
 		for (unsigned i = 0; i < n; i++)
 			if (which[i])
-				out[i] += cupti_cb_probe_block(&p[i], b);
+				out[i] += cupti_cb_probe_thread(&p[i], b);
 }
 
 unsigned cupti_cb_thread_registry_list(const struct cupti_cb_thread_registry *r, struct cupti_cb_thread_owner *out, unsigned max)

@@ -154,7 +154,7 @@ static uint64_t value(const char *name)
 {
 	uint32_t code = code_of(name);
 	struct cupti_cb_probe p = cupti_cb_callback_probe(&cb, code);
-	return cupti_cb_callback_raw(&cb, &p, CUPTI_CB_CODE_PROC(code) ? NULL : cupti_cb_services_thread_block(&eng));
+	return cupti_cb_callback_raw(&cb, &p, CUPTI_CB_CODE_PROC(code) ? NULL : cupti_cb_services_thread_counters(&eng));
 }
 
 /* An event set: its codes, acquired on start, and base values. */
@@ -228,7 +228,7 @@ static void launches_enable_only_launch_cbids(void)
 	site(&twice, CUPTI_API_EXIT);
 	site(&twice, CUPTI_API_EXIT);
 	CHECK_EQ(delta(&s, 0), 5, "a site delivered twice counts once");
-	CHECK_EQ(atomic_load(&cupti_cb_services_thread_block(&eng)->repeats), 2, "and the repeats are counted");
+	CHECK_EQ(atomic_load(&cupti_cb_services_thread_counters(&eng)->repeats), 2, "and the repeats are counted");
 	CHECK_EQ(value("cuLaunchKernel.calls"), 5, "cuLaunchKernel.calls counts every call, failed too");
 	stop(&s);
 	CHECK_EQ(enabled_count(0) + enabled_count(1), 0, "all callbacks disabled after stop");
@@ -789,7 +789,7 @@ static void threads(void)
 		pthread_create(&t[i], NULL, worker, &mine[i]);
 	for (int i = 0; i < THREADS; i++)
 		pthread_join(t[i], NULL);
-	unsigned blocks = atomic_load(&eng.reg.n_blocks);
+	unsigned blocks = atomic_load(&eng.reg.n_counters);
 	for (int i = 0; i < THREADS; i++)
 		CHECK_EQ(mine[i], PER_THREAD, "thread scope counts its own thread only");
 	CHECK_EQ(delta(&s, 0), THREADS * PER_THREAD, "process scope keeps exited threads' counts");
@@ -802,7 +802,7 @@ static void threads(void)
 		pthread_create(&t[i], NULL, worker, &mine[i]);
 	for (int i = 0; i < THREADS; i++)
 		pthread_join(t[i], NULL);
-	CHECK_EQ(atomic_load(&eng.reg.n_blocks), blocks + THREADS, "below the bound: a new block per new thread");
+	CHECK_EQ(atomic_load(&eng.reg.n_counters), blocks + THREADS, "below the bound: a new block per new thread");
 	blocks += THREADS;
 	unsigned own_max = eng.reg.own_max;
 	eng.reg.own_max = blocks;
@@ -813,7 +813,7 @@ static void threads(void)
 	eng.reg.own_max = own_max;
 	for (int i = 0; i < THREADS; i++)
 		CHECK_EQ(mine[i], PER_THREAD, "an adopter's thread scope counts its own calls only");
-	CHECK_EQ(atomic_load(&eng.reg.n_blocks), blocks, "past the bound: no new block for replacement threads");
+	CHECK_EQ(atomic_load(&eng.reg.n_counters), blocks, "past the bound: no new block for replacement threads");
 	CHECK_EQ(delta(&s, 0), 3 * THREADS * PER_THREAD, "process scope after a third generation");
 	pthread_barrier_destroy(&barrier);
 	stop(&s);

@@ -146,7 +146,7 @@ static void *b_counter(void *arg)
 		fprintf(stderr, "no block: out of memory\n");
 		exit(1);
 	}
-	uint64_t calls0 = cupti_cb_probe_block(&p_calls, b), dev0 = cupti_cb_probe_block(&p_launch_dev1, b);
+	uint64_t calls0 = cupti_cb_probe_thread(&p_calls, b), dev0 = cupti_cb_probe_thread(&p_launch_dev1, b);
 	size_t launch1 = clay.dev + 1 * CUPTI_CB_N_DEV_CTRS + CUPTI_CB_C_LAUNCHES;
 	for (unsigned i = 0; i < B_PER_THREAD; i++) {
 		b = cupti_cb_thread_counters_self(&reg);	/* as every callback does */
@@ -155,8 +155,8 @@ static void *b_counter(void *arg)
 			cupti_cb_bump(&b->c[launch1], 2);
 	}
 	/* Thread scope: this thread's counts only, adopted counts excluded. */
-	int bad = cupti_cb_probe_block(&p_calls, b) - calls0 != B_PER_THREAD ||
-		  cupti_cb_probe_block(&p_launch_dev1, b) - dev0 != B_PER_THREAD;
+	int bad = cupti_cb_probe_thread(&p_calls, b) - calls0 != B_PER_THREAD ||
+		  cupti_cb_probe_thread(&p_launch_dev1, b) - dev0 != B_PER_THREAD;
 	/* The first wave lives until every reader has read and listed while
 	 * it counted: on a loaded machine the readers may not have run yet. */
 	while (wave == 0 && atomic_load(&b_readers_seen) < B_READERS)
@@ -234,7 +234,7 @@ static void blocks(unsigned own_max)
 			bad += (uintptr_t)res != 0;
 		}
 		if (wave == 0)
-			blocks_after_first = atomic_load(&reg.n_blocks);
+			blocks_after_first = atomic_load(&reg.n_counters);
 	}
 	atomic_store(&b_done, 1);
 	uint64_t reads = 0, decreases = 0;
@@ -264,17 +264,17 @@ static void blocks(unsigned own_max)
 	CHECK_EQ(named, n, "every block carries its latest owner's tid and name");
 	CHECK_EQ(owners, B_WAVES * B_COUNTERS, "every thread is counted in exactly one block");
 	if (own_max == B_COUNTERS) {
-		CHECK_EQ(atomic_load(&reg.n_blocks), B_COUNTERS, "past the bound, later waves adopt exited threads' blocks");
+		CHECK_EQ(atomic_load(&reg.n_counters), B_COUNTERS, "past the bound, later waves adopt exited threads' blocks");
 		CHECK_EQ(last_wave, B_COUNTERS, "the adopters own the blocks now");
 		for (unsigned k = 0; k < n && k < B_COUNTERS; k++)
 			CHECK_EQ(o[k].owners, B_WAVES, "each block holds one thread of each wave (shared)");
 	} else {
-		CHECK_EQ(atomic_load(&reg.n_blocks), B_WAVES * B_COUNTERS, "below the bound, every thread a block of its own");
+		CHECK_EQ(atomic_load(&reg.n_counters), B_WAVES * B_COUNTERS, "below the bound, every thread a block of its own");
 		for (unsigned k = 0; k < n && k < B_WAVES * B_COUNTERS; k++) {
 			const struct cupti_cb_thread_counters *found[2];
 			CHECK_EQ(o[k].owners, 1, "not shared");
 			CHECK_EQ(cupti_cb_thread_registry_find(&reg, o[k].tid, found, 2), 1, "one block for each tid");
-			CHECK_EQ(cupti_cb_probe_block(&p_calls, found[0]), B_PER_THREAD, "a thread's own counts, after it exited");
+			CHECK_EQ(cupti_cb_probe_thread(&p_calls, found[0]), B_PER_THREAD, "a thread's own counts, after it exited");
 		}
 	}
 	CHECK_EQ(cupti_cb_probe_process(&p_calls, &reg), (uint64_t)B_WAVES * B_COUNTERS * B_PER_THREAD,
@@ -401,12 +401,12 @@ static void *e_churner(void *arg)
 		for (int i = 0; i < 3; i++) {
 			p[i] = cupti_cb_callback_probe(&cb, codes[i]);
 			base[i] = cupti_cb_callback_raw(&cb, &p[i], CUPTI_CB_CODE_PROC(codes[i]) ? NULL :
-							    cupti_cb_services_thread_block(&eng));
+							    cupti_cb_services_thread_counters(&eng));
 		}
 		cupti_cb_clock_calibrate(&eng.clock);
 		for (int i = 0; i < 3; i++) {
 			v[i] = cupti_cb_callback_raw(&cb, &p[i], CUPTI_CB_CODE_PROC(codes[i]) ? NULL :
-							 cupti_cb_services_thread_block(&eng));
+							 cupti_cb_services_thread_counters(&eng));
 			/* Counters never go down, and no window exceeds every call. */
 			if (v[i] < base[i] ||
 			    (!p[i].ticks && v[i] - base[i] > (uint64_t)E_CALLERS * E_CALLS * 2))
