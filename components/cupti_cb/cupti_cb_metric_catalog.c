@@ -53,8 +53,9 @@ static int chip_refused(const struct cupti_cb_metric_catalog *m, CUptiResult r, 
 		.structSize = CUpti_Profiler_Host_GetSupportedChips_Params_STRUCT_SIZE
 	};
 	int known = m->p->cuptiProfilerHostGetSupportedChips(&sp) == CUPTI_SUCCESS && sp.numChips;
-	int n = snprintf(why, len, "chip '%s' refused by cuptiProfilerHostInitialize for the Range Profiler (%s)",
-			 m->chip, cupti_cb_profiler_api_error(m->p, r));
+	int n = snprintf(why, len, "chip '%s' refused by cuptiProfilerHostInitialize for %s (%s)", m->chip,
+			 m->profiler == CUPTI_PROFILER_TYPE_PM_SAMPLING ? "PM sampling" : "the Range Profiler",
+			 cupti_cb_profiler_api_error(m->p, r));
 	if (!known || listed(&sp, m->chip))
 		return CUPTI_CB_METRIC_CATALOG_ECUPTI;
 	for (size_t i = 0; i < sp.numChips && n >= 0 && (size_t)n < len; i++)
@@ -66,7 +67,7 @@ static int chip_refused(const struct cupti_cb_metric_catalog *m, CUptiResult r, 
 static int host_open(struct cupti_cb_metric_catalog *m, char *why, size_t len)
 {
 	CUpti_Profiler_Host_Initialize_Params ip = { .structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE };
-	ip.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+	ip.profilerType = m->profiler;
 	ip.pChipName = m->chip;
 	CUptiResult r = m->p->cuptiProfilerHostInitialize(&ip);
 	if (r != CUPTI_SUCCESS)
@@ -320,8 +321,15 @@ static int copy_lists(struct cupti_cb_metric_catalog *m, char *why, size_t len)
 int cupti_cb_metric_catalog_build(struct cupti_cb_metric_catalog *m, const struct cupti_cb_profiler_api *p, const char *chip,
 			char *why, size_t len)
 {
+	return cupti_cb_metric_catalog_build_for(m, p, chip, CUPTI_PROFILER_TYPE_RANGE_PROFILER, why, len);
+}
+
+int cupti_cb_metric_catalog_build_for(struct cupti_cb_metric_catalog *m, const struct cupti_cb_profiler_api *p,
+				      const char *chip, CUpti_ProfilerType profiler, char *why, size_t len)
+{
 	memset(m, 0, sizeof *m);
 	m->p = p;
+	m->profiler = profiler;
 	if (!chip || !chip[0] || strlen(chip) >= sizeof m->chip) {
 		snprintf(why, len, "no chip name, or one too long, for the metric catalogue");
 		return CUPTI_CB_METRIC_CATALOG_EINVAL;

@@ -28,7 +28,7 @@
 #include "cupti_cb_profiler_api.h"
 
 #define CUPTI_CB_METRIC_CATALOG_TYPES 3		/* counter, ratio, throughput (CUpti_MetricType) */
-#define CUPTI_CB_METRIC_CATALOG_MAX_SUFFIXES 127	/* variant fits 7 bits */
+#define CUPTI_CB_METRIC_CATALOG_MAX_SUFFIXES 63	/* variant (1 + suffix index) fits the code's 6 bits (CUPTI_CB_VAR_MAX) */
 #define CUPTI_CB_METRIC_CATALOG_NAME_MAX 256	/* a full name, its NUL included (GH100: 129 at most) */
 
 enum cupti_cb_metric_catalog_err {
@@ -52,6 +52,7 @@ struct cupti_cb_metric_catalog_chunk;
 
 struct cupti_cb_metric_catalog {
 	char chip[64];
+	CUpti_ProfilerType profiler;	/* whose metrics: the Range Profiler's, or PM sampling's */
 	const struct cupti_cb_profiler_api *p;
 	CUpti_Profiler_Host_Object *host;	/* for properties, fetched lazily */
 	unsigned n_metrics;
@@ -68,6 +69,11 @@ struct cupti_cb_metric_catalog {
  * sentence in why (an unknown chip names the supported ones). */
 int cupti_cb_metric_catalog_build(struct cupti_cb_metric_catalog *m, const struct cupti_cb_profiler_api *p, const char *chip,
 			char *why, size_t len);
+/* The same for the metrics another CUPTI profiler collects: PM sampling
+ * (CUPTI_PROFILER_TYPE_PM_SAMPLING) takes a subset of the Range Profiler's
+ * (no sass metrics), counted device-wide. */
+int cupti_cb_metric_catalog_build_for(struct cupti_cb_metric_catalog *m, const struct cupti_cb_profiler_api *p,
+				      const char *chip, CUpti_ProfilerType profiler, char *why, size_t len);
 void cupti_cb_metric_catalog_free(struct cupti_cb_metric_catalog *m);
 
 /* "dram__bytes_read" / "dram__bytes_read.sum" / "...avg.pct_of_peak_sustained_elapsed"

@@ -50,6 +50,10 @@
 /* Contexts created while the source's lock was held (see on_context). */
 #define MAX_PENDING_CTX 16
 
+/* A metric's variant (1 + its suffix's index) travels in the code's variant
+ * bits: the catalogue refuses a chip whose types take more suffixes. */
+_Static_assert(CUPTI_CB_METRIC_CATALOG_MAX_SUFFIXES <= CUPTI_CB_VAR_MAX, "a variant must fit the code's bits");
+
 struct msrc {
 	struct cupti_cb_services *e;	/* shared services */
 	unsigned id;			/* the source bits of its codes */

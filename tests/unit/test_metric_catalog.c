@@ -550,6 +550,44 @@ static void full_names_configure(void)
 	}
 }
 
+/* The metrics PM sampling collects on the chip (CUPTI lists 1,279 base
+ * metrics on GH100, 611 of them counters), none of the sass ones. They are
+ * not a subset of the Range Profiler's: 658 are in both (of the same
+ * type), 621 only here (the clock domains' cycles such as
+ * dramc__cycles_elapsed, throughputs such as dram__read_throughput). */
+static void pm_sampling(void)
+{
+	char why[512] = "";
+	struct cupti_cb_metric_catalog pm;
+	int r = cupti_cb_metric_catalog_build_for(&pm, &prof, CHIP, CUPTI_PROFILER_TYPE_PM_SAMPLING, why, sizeof why);
+	CHECK(r == CUPTI_CB_METRIC_CATALOG_OK, "the PM sampling catalogue of " CHIP " builds %s", why);
+	if (r)
+		return;
+	CHECK_EQ(pm.n_metrics, 1279, "PM sampling: base metrics");
+	CHECK_EQ(pm.n_of_type[0], 611, "PM sampling: counters");
+	unsigned sass = 0, missing = 0, other_type = 0;
+	for (unsigned i = 0; i < pm.n_metrics; i++) {
+		uint32_t id, variant;
+		sass += strstr(pm.metrics[i].name, "sass") != NULL;
+		if (cupti_cb_metric_catalog_parse(&cat, pm.metrics[i].name, &id, &variant) != CUPTI_CB_METRIC_CATALOG_OK)
+			missing++;
+		else if (cat.metrics[id].type != pm.metrics[i].type)
+			other_type++;
+	}
+	CHECK_EQ(sass, 0, "PM sampling: no sass metric");
+	CHECK_EQ(pm.n_metrics - missing, 658, "PM sampling: metrics the Range Profiler has too");
+	CHECK_EQ(other_type, 0, "PM sampling: of the same type there");
+	uint32_t id, variant;
+	CHECK_EQ(cupti_cb_metric_catalog_parse(&pm, "dram__read_throughput.avg.pct_of_peak_sustained_elapsed", &id,
+					       &variant), CUPTI_CB_METRIC_CATALOG_OK,
+		 "PM sampling: dram__read_throughput, which the Range Profiler lacks");
+	CHECK_EQ(cupti_cb_metric_catalog_parse(&cat, "dram__read_throughput", &id, &variant),
+		 CUPTI_CB_METRIC_CATALOG_ENOMETRIC, "Range Profiler: no dram__read_throughput");
+	CHECK_EQ(cupti_cb_metric_catalog_parse(&pm, "dram__bytes_read.sum", &id, &variant), CUPTI_CB_METRIC_CATALOG_OK,
+		 "PM sampling: dram__bytes_read.sum");
+	cupti_cb_metric_catalog_free(&pm);
+}
+
 int main(void)
 {
 	if (load() || build())
@@ -567,6 +605,7 @@ int main(void)
 	many_passes();
 	errors();
 	every_chip();
+	pm_sampling();
 	cupti_cb_metric_catalog_free(&cat);
 	return checks_done();
 }
