@@ -1,6 +1,7 @@
 /* cupti_cb_events.c: names with qualifiers, for any source. A source
  * knows its base names and which qualifiers each event takes; parsing,
  * printing and listing the qualifiers happen here, once. */
+#include <stdio.h>
 #include <string.h>
 
 #include "cupti_cb_source.h"
@@ -24,7 +25,41 @@ int cupti_cb_event_name(const struct cupti_cb_source *s, uint32_t code, char *bu
 	if (!s->ops->valid(s->self, code))
 		return CUPTI_CB_ENOEVNT;
 	int rc = s->ops->base_name(s->self, CUPTI_CB_CODE_UNQUALIFIED(code), buf, len);
+	if (!rc && s->ops->tag) {
+		size_t n = strlen(buf);
+		int w = snprintf(buf + n, len - n, ":%s", s->ops->tag);
+		rc = (w < 0 || (size_t)w >= len - n) ? CUPTI_CB_EINVAL : CUPTI_CB_OK;
+	}
 	return rc ? rc : cupti_cb_qualifiers_print(code, buf, len);
+}
+
+/* Takes the source's tag out of the qualifiers (modified in place): 0 when
+ * it was there exactly once, or when the source has none. */
+static int take_tag(const struct cupti_cb_source *s, char *quals)
+{
+	const char *tag = s->ops->tag;
+	if (!tag)
+		return CUPTI_CB_OK;
+	size_t n = strlen(tag);
+	int found = 0;
+	char *out = quals;
+	for (char *f = quals; f && *f;) {
+		char *end = strchr(f, ':');
+		size_t flen = end ? (size_t)(end - f) : strlen(f);
+		if (flen == n && !strncmp(f, tag, n)) {
+			if (found++)
+				return CUPTI_CB_EINVAL;	/* given twice */
+		} else {
+			if (out != quals)
+				*out++ = ':';
+			memmove(out, f, flen);
+			out += flen;
+		}
+		f = end ? end + 1 : NULL;
+	}
+	if (quals)
+		*out = '\0';
+	return found ? CUPTI_CB_OK : CUPTI_CB_ENOEVNT;
 }
 
 /* PAPI holds a name in PAPI_MAX_STR_LEN bytes, "cupti_cb:::" included. */
@@ -46,7 +81,9 @@ int cupti_cb_event_parse(const struct cupti_cb_source *s, const char *name, uint
 		return rc;
 	if ((rc = s->ops->lookup(s->self, buf, &base)))
 		return rc;
-	if ((rc = cupti_cb_qualifiers_parse(quals, &q)))
+	if ((rc = take_tag(s, quals)))
+		return rc;
+	if ((rc = cupti_cb_qualifiers_parse(quals && *quals ? quals : NULL, &q)))
 		return rc;
 	/* Device ordinals are checked by valid, once the driver counted them. */
 	if (!cupti_cb_qualifiers_allowed(&q, s->ops->qualifiers(s->self, base), -1))

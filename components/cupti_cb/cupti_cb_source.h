@@ -44,6 +44,11 @@ struct cupti_cb_source_ops {
 	const char *label;		/* "callback", "metric": for traces and messages */
 	/* Why none of its events can drive PAPI_overflow (set_overflow NULL). */
 	const char *no_overflow_why;
+	/* Optional: a word every name of the source carries as a qualifier
+	 * (":sampled"), required when parsing and printed when naming, so
+	 * that two sources may count the same base names in different ways.
+	 * A source without one refuses names that carry another's. */
+	const char *tag;
 	/* Its state over the shared services; id is its place in the list,
 	 * the source bits of its codes. NULL: out of memory. */
 	void *(*open)(struct cupti_cb_services *services, unsigned id);
