@@ -65,6 +65,45 @@ int cupti_cb_profiler_api_load(struct cupti_cb_profiler_api *p, void *cupti_lib,
 	return 0;
 }
 
+#define PMSYM(f) { #f, offsetof(struct cupti_cb_pm_sampling_api, f) }
+
+static const struct {
+	const char *name;
+	size_t offset;
+} pm_syms[] = {
+	PMSYM(cuptiPmSamplingSetConfig),
+	PMSYM(cuptiPmSamplingEnable),
+	PMSYM(cuptiPmSamplingDisable),
+	PMSYM(cuptiPmSamplingStart),
+	PMSYM(cuptiPmSamplingStop),
+	PMSYM(cuptiPmSamplingDecodeData),
+	PMSYM(cuptiPmSamplingGetCounterAvailability),
+	PMSYM(cuptiPmSamplingGetCounterDataSize),
+	PMSYM(cuptiPmSamplingCounterDataImageInitialize),
+	PMSYM(cuptiPmSamplingGetCounterDataInfo),
+	PMSYM(cuptiPmSamplingCounterDataGetSampleInfo),
+};
+
+int cupti_cb_pm_sampling_api_load(struct cupti_cb_pm_sampling_api *p, void *cupti_lib, char *why, size_t len)
+{
+	memset(p, 0, sizeof *p);
+	if (!cupti_lib) {
+		snprintf(why, len, "libcupti is not loaded");
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof pm_syms / sizeof pm_syms[0]; i++) {
+		void *f = dlsym(cupti_lib, pm_syms[i].name);
+		if (!f) {
+			snprintf(why, len, "the loaded libcupti has no %s: PM sampling needs CUPTI 12.6 or newer",
+				 pm_syms[i].name);
+			memset(p, 0, sizeof *p);
+			return -1;
+		}
+		memcpy((char *)p + pm_syms[i].offset, &f, sizeof f);
+	}
+	return 0;
+}
+
 const char *cupti_cb_profiler_api_error(const struct cupti_cb_profiler_api *p, CUptiResult r)
 {
 	const char *s = NULL;

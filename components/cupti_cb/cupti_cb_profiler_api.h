@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <cupti_profiler_host.h>	/* needs cxx_shims/ on the include path from C */
 #include <cupti_profiler_target.h>
+#include <cupti_pmsampling.h>
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
@@ -68,6 +69,29 @@ struct cupti_cb_profiler_api {
 /* Resolves every entry point from an open libcupti handle. Returns 0, or
  * -1 with a sentence naming the first missing one in why. */
 int cupti_cb_profiler_api_load(struct cupti_cb_profiler_api *p, void *cupti_lib, char *why, size_t len);
+
+/* PM sampling (CUDA 12.6 and newer): counters sampled continuously on a
+ * device, decoded on the host. Loaded apart from the Range Profiler's
+ * entry points, so that a libcupti without them still serves the metrics
+ * of the Range Profiler. */
+struct cupti_cb_pm_sampling_api {
+	CUptiResult (*cuptiPmSamplingSetConfig)(CUpti_PmSampling_SetConfig_Params *);
+	CUptiResult (*cuptiPmSamplingEnable)(CUpti_PmSampling_Enable_Params *);
+	CUptiResult (*cuptiPmSamplingDisable)(CUpti_PmSampling_Disable_Params *);
+	CUptiResult (*cuptiPmSamplingStart)(CUpti_PmSampling_Start_Params *);
+	CUptiResult (*cuptiPmSamplingStop)(CUpti_PmSampling_Stop_Params *);
+	CUptiResult (*cuptiPmSamplingDecodeData)(CUpti_PmSampling_DecodeData_Params *);
+	CUptiResult (*cuptiPmSamplingGetCounterAvailability)(CUpti_PmSampling_GetCounterAvailability_Params *);
+	CUptiResult (*cuptiPmSamplingGetCounterDataSize)(CUpti_PmSampling_GetCounterDataSize_Params *);
+	CUptiResult (*cuptiPmSamplingCounterDataImageInitialize)(
+		CUpti_PmSampling_CounterDataImage_Initialize_Params *);
+	CUptiResult (*cuptiPmSamplingGetCounterDataInfo)(CUpti_PmSampling_GetCounterDataInfo_Params *);
+	CUptiResult (*cuptiPmSamplingCounterDataGetSampleInfo)(CUpti_PmSampling_CounterData_GetSampleInfo_Params *);
+};
+
+/* Resolves the PM sampling entry points. Returns 0, or -1 with a sentence
+ * naming the first one missing. */
+int cupti_cb_pm_sampling_api_load(struct cupti_cb_pm_sampling_api *p, void *cupti_lib, char *why, size_t len);
 
 /* CUPTI's name of r ("CUPTI_ERROR_INVALID_METRIC_NAME"), never NULL. */
 const char *cupti_cb_profiler_api_error(const struct cupti_cb_profiler_api *p, CUptiResult r);

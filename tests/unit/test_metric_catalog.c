@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include <dlfcn.h>
+
 #include "check.h"
 #include "cupti_cb_loader.h"
 #include "cupti_cb_metric_catalog.h"
@@ -586,6 +588,15 @@ static void pm_sampling(void)
 	CHECK_EQ(cupti_cb_metric_catalog_parse(&pm, "dram__bytes_read.sum", &id, &variant), CUPTI_CB_METRIC_CATALOG_OK,
 		 "PM sampling: dram__bytes_read.sum");
 	cupti_cb_metric_catalog_free(&pm);
+
+	/* Its entry points: every one in this libcupti; none in a library without them. */
+	struct cupti_cb_pm_sampling_api pa;
+	CHECK_EQ(cupti_cb_pm_sampling_api_load(&pa, api.cupti_lib, why, sizeof why), 0, "PM sampling: entry points");
+	CHECK(pa.cuptiPmSamplingDecodeData && pa.cuptiPmSamplingCounterDataGetSampleInfo, "PM sampling: resolved");
+	void *self = dlopen(NULL, RTLD_NOW);
+	CHECK_EQ(cupti_cb_pm_sampling_api_load(&pa, self, why, sizeof why), -1, "PM sampling: none in this program");
+	CHECK(strstr(why, "no cuptiPmSamplingSetConfig") && !pa.cuptiPmSamplingEnable, "and it says which: %s", why);
+	dlclose(self);
 }
 
 int main(void)
