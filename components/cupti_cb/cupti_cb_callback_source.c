@@ -598,9 +598,7 @@ static void *cb_open(struct cupti_cb_services *services, unsigned id)
 	struct cupti_cb_callback *cb = calloc(1, sizeof *cb);
 	if (!cb)
 		return NULL;
-	cb->svc = services;
-	cupti_cb_services_listen(services, CUPTI_CB_DOMAIN_RUNTIME_API, cupti_cb_callback_listen, cb);
-	cupti_cb_services_listen(services, CUPTI_CB_DOMAIN_DRIVER_API, cupti_cb_callback_listen, cb);
+	cupti_cb_callback_attach(cb, services);
 	return cb;
 }
 

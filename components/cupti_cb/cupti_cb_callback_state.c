@@ -63,11 +63,16 @@ int cupti_cb_callback_open_driver(struct cupti_cb_callback *cb)
 	return 0;
 }
 
-int cupti_cb_callback_setup(struct cupti_cb_callback *cb, struct cupti_cb_services *svc, int n_devices)
+void cupti_cb_callback_attach(struct cupti_cb_callback *cb, struct cupti_cb_services *svc)
 {
 	cb->svc = svc;
 	cupti_cb_services_listen(svc, CUPTI_CB_DOMAIN_RUNTIME_API, cupti_cb_callback_listen, cb);
 	cupti_cb_services_listen(svc, CUPTI_CB_DOMAIN_DRIVER_API, cupti_cb_callback_listen, cb);
+}
+
+int cupti_cb_callback_setup(struct cupti_cb_callback *cb, struct cupti_cb_services *svc, int n_devices)
+{
+	cupti_cb_callback_attach(cb, svc);
 	if (cupti_cb_callback_open_names(cb))
 		return -1;
 	svc->state = CUPTI_CB_CATALOG;

@@ -48,6 +48,8 @@ size_t cupti_cb_callback_fixed_words(unsigned n_funcs);
  * reservation; then the windows, the allocation table and the offsets. */
 int cupti_cb_callback_open_names(struct cupti_cb_callback *cb);
 int cupti_cb_callback_open_driver(struct cupti_cb_callback *cb);
+/* The source over the services: it listens to the runtime and driver domains. */
+void cupti_cb_callback_attach(struct cupti_cb_callback *cb, struct cupti_cb_services *svc);
 /* Unit tests: the services (api filled in) and the source, set up at once. */
 int cupti_cb_callback_setup(struct cupti_cb_callback *cb, struct cupti_cb_services *svc, int n_devices);
 void cupti_cb_callback_destroy(struct cupti_cb_callback *cb);
