@@ -19,6 +19,11 @@ CUPTI_CB_SRCS = cupti_cb.c \
 	cupti_cb_signal_context.c \
 	cupti_cb_overflow.c \
 	cupti_cb_profiler_api.c \
+	cupti_cb_profiler_catalog.c \
+	cupti_cb_profiler_config.c \
+	cupti_cb_profiler_permission.c \
+	cupti_cb_profiler_totals.c \
+	cupti_cb_publish.c \
 	cupti_cb_callback_source.c \
 	cupti_cb_callback_state.c \
 	cupti_cb_callback_catalog.c \
@@ -27,13 +32,9 @@ CUPTI_CB_SRCS = cupti_cb.c \
 	cupti_cb_callback_count.c \
 	cupti_cb_callback_windows.c \
 	cupti_cb_metric_source.c \
-	cupti_cb_metric_catalog.c \
-	cupti_cb_metric_config.c \
 	cupti_cb_metric_range.c \
 	cupti_cb_metric_session.c \
 	cupti_cb_metric_group_table.c \
-	cupti_cb_metric_publish.c \
-	cupti_cb_metric_permission.c \
 	cupti_cb_activity_source.c \
 	cupti_cb_activity_buffers.c \
 	cupti_cb_activity_busy.c \

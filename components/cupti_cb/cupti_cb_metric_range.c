@@ -133,7 +133,7 @@ int cupti_cb_metric_range_enable(const struct cupti_cb_api *api, const struct cu
 }
 
 static int image_size(const struct cupti_cb_api *api, const struct cupti_cb_profiler_api *p,
-		      struct cupti_cb_mctx *c, const struct cupti_cb_metric_config *cfg, size_t *size, char *why,
+		      struct cupti_cb_mctx *c, const struct cupti_cb_profiler_config *cfg, size_t *size, char *why,
 		      size_t len)
 {
 	CUpti_RangeProfiler_GetCounterDataSize_Params g = {
@@ -193,7 +193,7 @@ static void release(const struct cupti_cb_api *api, const struct cupti_cb_profil
 }
 
 /* The buffers of a configuration, owned by the context. */
-static int buffers(struct cupti_cb_mctx *c, const struct cupti_cb_metric_config *cfg, size_t size, char *why,
+static int buffers(struct cupti_cb_mctx *c, const struct cupti_cb_profiler_config *cfg, size_t size, char *why,
 		   size_t len)
 {
 	c->data = malloc(size ? size : 1);
@@ -209,7 +209,7 @@ static int buffers(struct cupti_cb_mctx *c, const struct cupti_cb_metric_config 
 }
 
 int cupti_cb_metric_range_configure(const struct cupti_cb_api *api, const struct cupti_cb_profiler_api *p,
-			      struct cupti_cb_mctx *c, const struct cupti_cb_metric_config *cfg, char *why,
+			      struct cupti_cb_mctx *c, const struct cupti_cb_profiler_config *cfg, char *why,
 			      size_t len)
 {
 	size_t size = 0;

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "cupti_cb_loader.h"
-#include "cupti_cb_metric_config.h"
+#include "cupti_cb_profiler_config.h"
 #include "cupti_cb_profiler_api.h"
 
 /* The name of the one user range pushed on the collecting context. */
@@ -48,7 +48,7 @@ int cupti_cb_metric_range_enable(const struct cupti_cb_api *api, const struct cu
  * old images) and enabled again first. The context owns copies of both
  * images, so the caller may free cfg. */
 int cupti_cb_metric_range_configure(const struct cupti_cb_api *api, const struct cupti_cb_profiler_api *p,
-			      struct cupti_cb_mctx *c, const struct cupti_cb_metric_config *cfg, char *why,
+			      struct cupti_cb_mctx *c, const struct cupti_cb_profiler_config *cfg, char *why,
 			      size_t len);
 /* Start + PushRange. */
 int cupti_cb_metric_range_start(const struct cupti_cb_api *api, const struct cupti_cb_profiler_api *p,

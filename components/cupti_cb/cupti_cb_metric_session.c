@@ -185,7 +185,7 @@ static unsigned live_entries(const struct cupti_cb_metric_session *s)
 /* ------------------------------------------------------------ configuration */
 
 struct newcfg {
-	struct cupti_cb_metric_config cfg;
+	struct cupti_cb_profiler_config cfg;
 	int *map;
 	double *values;
 	int weighted;		/* index 0 is the weight */
@@ -193,7 +193,7 @@ struct newcfg {
 
 static void newcfg_free(struct newcfg *c)
 {
-	cupti_cb_metric_config_free(&c->cfg);
+	cupti_cb_profiler_config_free(&c->cfg);
 	free(c->map);
 	free(c->values);
 	memset(c, 0, sizeof *c);
@@ -254,7 +254,7 @@ static int build(const struct cupti_cb_metric_session *s, struct newcfg *out, ch
 	}
 	unsigned n = union_names(s, names, out->map);
 	out->weighted = needs_weight(s);
-	int rc = cupti_cb_metric_config_build(&out->cfg, s->p, s->chip, s->avail, names, n, why, len);
+	int rc = cupti_cb_profiler_config_build(&out->cfg, s->p, s->chip, s->avail, names, n, why, len);
 	free(names);
 	if (rc != 0) {
 		free(out->map);
@@ -276,7 +276,7 @@ static int build(const struct cupti_cb_metric_session *s, struct newcfg *out, ch
 static void drop_config(struct cupti_cb_metric_session *s)
 {
 	if (s->have_cfg)
-		cupti_cb_metric_config_free(&s->cfg);
+		cupti_cb_profiler_config_free(&s->cfg);
 	free(s->cfg_entry);
 	free(s->values);
 	s->cfg_entry = NULL;
@@ -299,12 +299,6 @@ static void install(struct cupti_cb_metric_session *s, struct newcfg *c)
 
 /* ------------------------------------------------------------ collection */
 
-/* A value that a uint64_t holds exactly: a count. */
-static int whole(double v)
-{
-	return v >= 0 && v < 18446744073709551616.0 && v == (double)(uint64_t)v;
-}
-
 /* Collection failed: what the range held, or the work until collection
  * begins again, is lost (see struct cupti_cb_metric_session). */
 static void note_loss(struct cupti_cb_metric_session *s, const char *why)
@@ -322,16 +316,10 @@ static void accumulate(struct cupti_cb_metric_session *s, const double *v)
 	s->gpu_ns += dur;
 	s->segments++;
 	for (unsigned i = 0; i < s->cfg.n; i++) {
-		if (s->cfg_entry[i] < 0 || isnan(v[i]))
+		if (s->cfg_entry[i] < 0)
 			continue;
-		struct cupti_cb_mtotal *t = &s->entries[s->cfg_entry[i]].total;
-		if (s->entries[s->cfg_entry[i]].additive && whole(v[i]))
-			t->count += (uint64_t)v[i];
-		else if (s->entries[s->cfg_entry[i]].additive)
-			t->sum += v[i];
-		else if (dur > 0)
-			t->sum += v[i] * dur;
-		t->weight += dur;
+		struct cupti_cb_mentry *e = &s->entries[s->cfg_entry[i]];
+		cupti_cb_profiler_total_add(&e->total, e->additive, v[i], dur);
 	}
 }
 
@@ -347,7 +335,7 @@ static int collect(struct cupti_cb_metric_session *s, struct cupti_cb_mctx *c, i
 	s->dropped += dropped;
 	/* One range per pass (maxRangesPerPass = 1): its values count whole or not at all. */
 	for (size_t r = 0; r < ranges && !bad; r++) {
-		bad = cupti_cb_metric_config_evaluate(&s->cfg, c->data, c->data_size, r, s->values, why, len);
+		bad = cupti_cb_profiler_config_evaluate(&s->cfg, c->data, c->data_size, r, s->values, why, len);
 		if (!bad)
 			accumulate(s, s->values);
 	}
@@ -670,27 +658,12 @@ int cupti_cb_metric_session_adopt_current(struct cupti_cb_metric_session *s, cha
 /* ------------------------------------------------------------ totals, end */
 
 int cupti_cb_metric_session_total(const struct cupti_cb_metric_session *s, unsigned id,
-			    struct cupti_cb_mtotal *t)
+			    struct cupti_cb_profiler_total *t)
 {
 	if (id >= s->n_entries || !s->entries[id].name)
 		return CUPTI_CB_METRIC_SESSION_EINVAL;
 	*t = s->entries[id].total;
 	return CUPTI_CB_METRIC_SESSION_OK;
-}
-
-double cupti_cb_mtotal_value(const struct cupti_cb_mtotal *from, const struct cupti_cb_mtotal *to,
-			     int additive)
-{
-	if (additive)
-		return (double)(to->count - from->count) + (to->sum - from->sum);
-	double w = to->weight - from->weight;
-	return w > 0 ? (to->sum - from->sum) / w : 0.0;
-}
-
-uint64_t cupti_cb_mtotal_count(const struct cupti_cb_mtotal *from, const struct cupti_cb_mtotal *to)
-{
-	double rest = to->sum - from->sum;
-	return to->count - from->count + (rest > 0 ? (uint64_t)(rest + 0.5) : 0);
 }
 
 void cupti_cb_metric_session_destroy(struct cupti_cb_metric_session *s)

@@ -25,14 +25,14 @@
  *
  * Totals. Every metric has cumulative totals that only grow while it is
  * referenced; a reader keeps two snapshots and takes the difference
- * (cupti_cb_mtotal_value). A segment is the piece of a range between two
+ * (cupti_cb_profiler_total_value). A segment is the piece of a range between two
  * collections (a sample, a reconfiguration, a context drop or the stop of
  * collection end one). A configuration with a non-additive metric also holds
  * the hidden weight gpu__time_duration.sum, the GPU time of the segment in ns
  * (only then: beside some counters the weight takes a pass of its own):
  *   - additive metrics (a counter's .sum/.avg/.min/.max) add up:
  *     total += value, per segment (for .min/.max that is the sum of each
- *     segment's extreme: a bound, see cupti_cb_metric_catalog_is_additive);
+ *     segment's extreme: a bound, see cupti_cb_profiler_catalog_is_additive);
  *   - the others (ratios, throughputs, .per_second, .pct) are averaged,
  *     weighted by duration: wsum += value * duration, w += duration, and the
  *     value over several segments is wsum / w.
@@ -60,9 +60,10 @@
 #include <stdint.h>
 
 #include "cupti_cb_loader.h"
-#include "cupti_cb_metric_config.h"
+#include "cupti_cb_profiler_config.h"
 #include "cupti_cb_metric_range.h"
 #include "cupti_cb_profiler_api.h"
+#include "cupti_cb_profiler_totals.h"
 
 /* The hidden weight, collected where a non-additive metric needs it. */
 #define CUPTI_CB_METRIC_SESSION_WEIGHT "gpu__time_duration.sum"
@@ -75,22 +76,11 @@ enum cupti_cb_metric_session_err {
 	CUPTI_CB_METRIC_SESSION_ENOMEM = -4,
 };
 
-/* Cumulative totals of one metric (see the top of this file). An additive
- * metric's values that are whole numbers (a counter's .sum, every piece of
- * it) add up in count, exactly, for the session's life; a double would
- * lose the units of a window once the total passes 2^53 (a window of 3
- * bytes read 4). The other values add up in sum. */
-struct cupti_cb_mtotal {
-	uint64_t count;	/* additive: the sum of the whole values */
-	double sum;	/* additive: the sum of the other values; else: sum of value * duration */
-	double weight;	/* GPU time in ns over which sum was gathered */
-};
-
 struct cupti_cb_mentry {
 	char *name;		/* full metric name, owned; NULL: a free slot */
 	int additive;
 	unsigned refs;
-	struct cupti_cb_mtotal total;
+	struct cupti_cb_profiler_total total;
 };
 
 struct cupti_cb_metric_session {
@@ -106,7 +96,7 @@ struct cupti_cb_metric_session {
 	struct cupti_cb_mentry *entries;	/* id = index */
 	unsigned n_entries;
 
-	struct cupti_cb_metric_config cfg;	/* valid when have_cfg */
+	struct cupti_cb_profiler_config cfg;	/* valid when have_cfg */
 	int have_cfg;
 	int weighted;			/* the configuration holds the weight, at index 0 */
 	int *cfg_entry;			/* configuration index -> entry id, -1: weight only */
@@ -146,7 +136,7 @@ int cupti_cb_metric_session_supported(struct cupti_cb_api *api, const struct cup
 void cupti_cb_metric_session_destroy(struct cupti_cb_metric_session *s);
 
 /* Adds one reference to each of names[0..n) (full metric names; additive[i]
- * as cupti_cb_metric_catalog_is_additive says) and writes their ids. A name not yet
+ * as cupti_cb_profiler_catalog_is_additive says) and writes their ids. A name not yet
  * collected changes the union: the running range is collected, the
  * configuration rebuilt and collection restarted. Where
  * the union needs more than one pass nothing changes and the result is
@@ -185,15 +175,6 @@ int cupti_cb_metric_session_collecting(const struct cupti_cb_metric_session *s);
 
 /* The totals of a referenced metric. */
 int cupti_cb_metric_session_total(const struct cupti_cb_metric_session *s, unsigned id,
-			    struct cupti_cb_mtotal *t);
-/* The value between two snapshots of one metric: the difference for an
- * additive metric, the duration-weighted mean otherwise (0 when no GPU time
- * passed). */
-double cupti_cb_mtotal_value(const struct cupti_cb_mtotal *from, const struct cupti_cb_mtotal *to,
-			     int additive);
-/* The same for an additive metric of whole values, exact: the difference
- * of the counts (plus that of the other values, rounded; 0 for a counter's
- * .sum). */
-uint64_t cupti_cb_mtotal_count(const struct cupti_cb_mtotal *from, const struct cupti_cb_mtotal *to);
+			    struct cupti_cb_profiler_total *t);
 
 #endif

@@ -1,6 +1,6 @@
 /* cupti_cb_metric_source.c: GPU hardware metrics as a source. The
  * catalogue comes from the Profiler Host API for one chip
- * (cupti_cb_metric_catalog.c): the chip CUPTI_CB_CHIP names, else the chip of device
+ * (cupti_cb_profiler_catalog.c): the chip CUPTI_CB_CHIP names, else the chip of device
  * 0, which needs the driver but no context. Collection is one profiling
  * session per device (cupti_cb_metric_session.c), shared by every event set that
  * measures the device; each set reads its own start..stop deltas.
@@ -9,7 +9,7 @@
  * GPU work in the range (the profiler decodes the range), so a read from a
  * signal handler (cupti_cb_signal_context.h) takes none of that path: it copies
  * the values the set's last ordinary read or start published
- * (cupti_cb_metric_publish.h), without a lock or a call of CUPTI, and a stop or reset
+ * (cupti_cb_publish.h), without a lock or a call of CUPTI, and a stop or reset
  * there is refused (cupti_cb(7), "Reading"). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -22,10 +22,10 @@
 #include <string.h>
 
 #include "cupti_cb_services.h"
-#include "cupti_cb_metric_config.h"
-#include "cupti_cb_metric_catalog.h"
-#include "cupti_cb_metric_permission.h"
-#include "cupti_cb_metric_publish.h"
+#include "cupti_cb_profiler_config.h"
+#include "cupti_cb_profiler_catalog.h"
+#include "cupti_cb_profiler_permission.h"
+#include "cupti_cb_publish.h"
 #include "cupti_cb_metric_session.h"
 #include "cupti_cb_profiler_api.h"
 #include "cupti_cb_signal_context.h"
@@ -33,7 +33,7 @@
 
 #define ENV_CHIP CUPTI_CB_ENV_CHIP
 /* The driver's parameters, where it says whether profiling is for
- * administrators only (cupti_cb_metric_permission.h); tests name another file. */
+ * administrators only (cupti_cb_profiler_permission.h); tests name another file. */
 #define ENV_PARAMS "CUPTI_CB_NVIDIA_PARAMS"
 /* Hardware metrics in one set: a set that fits one pass holds far fewer;
  * the per-set state and the scratch arrays on the stack are sized by it. */
@@ -52,7 +52,7 @@
 
 /* A metric's variant (1 + its suffix's index) travels in the code's variant
  * bits: the catalogue refuses a chip whose types take more suffixes. */
-_Static_assert(CUPTI_CB_METRIC_CATALOG_MAX_SUFFIXES <= CUPTI_CB_VAR_MAX, "a variant must fit the code's bits");
+_Static_assert(CUPTI_CB_PROFILER_CATALOG_MAX_SUFFIXES <= CUPTI_CB_VAR_MAX, "a variant must fit the code's bits");
 
 struct msrc {
 	struct cupti_cb_services *e;	/* shared services */
@@ -70,7 +70,7 @@ struct msrc {
 	int have_profiler_api;
 	unsigned profiler_holds;	/* the chip lookup and each session (profiler_hold) */
 	struct cupti_cb_profiler_api p;
-	struct cupti_cb_metric_catalog cat;
+	struct cupti_cb_profiler_catalog cat;
 	char chip[64];
 	char why[CUPTI_CB_WHY_LEN];
 	char dev_chip[CUPTI_CB_MAX_DEVICES][64];	/* "" until asked */
@@ -90,7 +90,7 @@ struct msrc {
 	/* The last pass count computed, by its list of names. */
 	char *passes_key;
 	size_t passes_val;
-	int restricted;			/* cupti_cb_metric_permission_restricted_here, once; 2: not asked yet */
+	int restricted;			/* cupti_cb_profiler_permission_restricted_here, once; 2: not asked yet */
 };
 
 /* One event set's metrics. */
@@ -110,7 +110,7 @@ struct mset {
 	uint8_t integer[MAX_EVENTS];
 	int dev[MAX_EVENTS];		/* the device, resolved at start */
 	unsigned id[MAX_EVENTS];	/* entry in the device's session */
-	struct cupti_cb_mtotal base[MAX_EVENTS];
+	struct cupti_cb_profiler_total base[MAX_EVENTS];
 	/* The window since start (or reset) is good while no session it
 	 * reads lost data (struct cupti_cb_metric_session's lost) after base was
 	 * taken, and every one of them was collecting then. */
@@ -118,7 +118,7 @@ struct mset {
 	int window_bad;
 	long long out[MAX_EVENTS];	/* the values of the last good read, in PAPI's form */
 	char why[CUPTI_CB_WHY_LEN];	/* why the last read, stop or reset failed */
-	struct cupti_cb_metric_publish pub;	/* out, for reads in a signal handler */
+	struct cupti_cb_publish pub;	/* out, for reads in a signal handler */
 	char names[MAX_EVENTS][CUPTI_CB_NAME_MAX];
 };
 
@@ -145,32 +145,47 @@ static int load_profiler_api(struct msrc *m)
  * nothing once cuptiProfilerDeInitialize had run (results/bench/RESULTS.md). So
  * cupti_cb calls cuptiProfilerInitialize when the first hold is taken and
  * cuptiProfilerDeInitialize when the last one goes, never twice in a row. */
-static int profiler_hold(struct msrc *m)
+#define COUNTERS_WHO "Range Profiler"
+static int profiler_up(void *arg, char *why, size_t len)
 {
-	if (m->profiler_holds++)
-		return 0;
+	struct msrc *m = arg;
 	CUpti_Profiler_Initialize_Params ip = { CUpti_Profiler_Initialize_Params_STRUCT_SIZE, NULL };
 	CUptiResult r = m->p.cuptiProfilerInitialize(&ip);
 	if (r != CUPTI_SUCCESS) {
 		/* A failed initialization may leave part of the profiler up: undo it too. */
 		CUpti_Profiler_DeInitialize_Params dp = { CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE, NULL };
 		m->p.cuptiProfilerDeInitialize(&dp);
-		m->profiler_holds = 0;
-		snprintf(m->why, sizeof m->why, "cuptiProfilerInitialize failed: %s",
-			 cupti_cb_cupti_error(&m->e->api, r));
+		snprintf(why, len, "cuptiProfilerInitialize failed: %s", cupti_cb_cupti_error(&m->e->api, r));
 		return -1;
 	}
 	TRACE(m, "profiler initialized");
 	return 0;
 }
 
-static void profiler_release(struct msrc *m)
+static void profiler_down(void *arg)
 {
-	if (!m->profiler_holds || --m->profiler_holds)
-		return;
+	struct msrc *m = arg;
 	CUpti_Profiler_DeInitialize_Params dp = { CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE, NULL };
 	CUptiResult r = m->p.cuptiProfilerDeInitialize(&dp);
 	TRACE(m, "profiler de-initialized: %s", cupti_cb_cupti_error(&m->e->api, r));
+}
+
+/* The profiler is the process's, shared with PM sampling through the
+ * services; m->profiler_holds counts this source's holds. */
+static int profiler_hold(struct msrc *m)
+{
+	if (cupti_cb_services_profiler_hold(m->e, profiler_up, m, m->why, sizeof m->why))
+		return -1;
+	m->profiler_holds++;
+	return 0;
+}
+
+static void profiler_release(struct msrc *m)
+{
+	if (!m->profiler_holds)
+		return;
+	m->profiler_holds--;
+	cupti_cb_services_profiler_release(m->e, profiler_down, m);
 }
 
 /* cuInit and the device count, once: the chip of a device needs no more
@@ -270,7 +285,7 @@ static int ensure_catalog_locked(struct msrc *m)
 	}
 	snprintf(m->chip, sizeof m->chip, "%s", chip);
 	uint64_t t0 = cupti_cb_mono_ns();
-	if (cupti_cb_metric_catalog_build(&m->cat, &m->p, m->chip, m->why, sizeof m->why))
+	if (cupti_cb_profiler_catalog_build(&m->cat, &m->p, m->chip, m->why, sizeof m->why))
 		return -1;
 	m->have_catalog = 1;
 	m->why[0] = '\0';
@@ -319,7 +334,7 @@ static int decode(struct msrc *m, uint32_t code, uint32_t *metric, uint32_t *var
 	if (*metric >= m->cat.n_metrics)
 		return CUPTI_CB_ENOEVNT;
 	unsigned type = m->cat.metrics[*metric].type;
-	if (type >= CUPTI_CB_METRIC_CATALOG_TYPES || *variant > m->cat.n_suffixes[type])
+	if (type >= CUPTI_CB_PROFILER_CATALOG_TYPES || *variant > m->cat.n_suffixes[type])
 		return CUPTI_CB_ENOEVNT;
 	int dev = CUPTI_CB_CODE_DEV(code);
 	if (dev >= 0 && dev >= count_devices(m))
@@ -357,12 +372,12 @@ static int m_next(void *self, uint32_t *code)
 static int catalog_error(int rc)
 {
 	switch (rc) {
-	case CUPTI_CB_METRIC_CATALOG_OK:
+	case CUPTI_CB_PROFILER_CATALOG_OK:
 		return CUPTI_CB_OK;
-	case CUPTI_CB_METRIC_CATALOG_ENOMETRIC:
-	case CUPTI_CB_METRIC_CATALOG_ESUFFIX:
+	case CUPTI_CB_PROFILER_CATALOG_ENOMETRIC:
+	case CUPTI_CB_PROFILER_CATALOG_ESUFFIX:
 		return CUPTI_CB_ENOEVNT;
-	case CUPTI_CB_METRIC_CATALOG_ENOMEM:
+	case CUPTI_CB_PROFILER_CATALOG_ENOMEM:
 		return CUPTI_CB_ENOMEM;
 	default:
 		return CUPTI_CB_EINVAL;
@@ -375,7 +390,7 @@ static int m_lookup(void *self, const char *base, uint32_t *code)
 	uint32_t metric, variant;
 	if (ensure_catalog(m))
 		return CUPTI_CB_ENOEVNT;
-	int rc = catalog_error(cupti_cb_metric_catalog_parse(&m->cat, base, &metric, &variant));
+	int rc = catalog_error(cupti_cb_profiler_catalog_parse(&m->cat, base, &metric, &variant));
 	if (rc)
 		return rc;
 	*code = CUPTI_CB_SCODE(m->id, metric, variant, -1, 0);
@@ -402,7 +417,7 @@ static int m_base_name(void *self, uint32_t code, char *buf, size_t len)
 	int rc = decode(m, code, &metric, &variant);
 	if (rc)
 		return rc;
-	return cupti_cb_metric_catalog_name(&m->cat, metric, variant, buf, len) ? CUPTI_CB_EINVAL : CUPTI_CB_OK;
+	return cupti_cb_profiler_catalog_name(&m->cat, metric, variant, buf, len) ? CUPTI_CB_EINVAL : CUPTI_CB_OK;
 }
 
 /* "<CUPTI's description> [counter; default .sum; takes .sum .avg ...]" */
@@ -416,7 +431,7 @@ static int m_descr(void *self, uint32_t code, char *buf, size_t len)
 	static const char *const type_word[] = { "counter", "ratio", "throughput" };
 	unsigned type = m->cat.metrics[metric].type;
 	pthread_mutex_lock(&m->lock);
-	cupti_cb_metric_catalog_descr(&m->cat, metric, buf, len);
+	cupti_cb_profiler_catalog_descr(&m->cat, metric, buf, len);
 	unlock_source(m);
 	size_t n = strlen(buf);
 	n += (size_t)snprintf(buf + n, n < len ? len - n : 0, " [%s; default %s; takes", type_word[type],
@@ -445,10 +460,10 @@ static int m_facts(void *self, uint32_t code, struct cupti_cb_event_facts *f)
 	if (rc)
 		return rc;
 	pthread_mutex_lock(&m->lock);
-	cupti_cb_metric_catalog_units(&m->cat, metric, variant, f->units, sizeof f->units);
+	cupti_cb_profiler_catalog_units(&m->cat, metric, variant, f->units, sizeof f->units);
 	unlock_source(m);
-	f->is_double = !cupti_cb_metric_catalog_is_integer(&m->cat, metric, variant);
-	f->running_sum = cupti_cb_metric_catalog_is_additive(&m->cat, metric, variant);
+	f->is_double = !cupti_cb_profiler_catalog_is_integer(&m->cat, metric, variant);
+	f->running_sum = cupti_cb_profiler_catalog_is_additive(&m->cat, metric, variant);
 	return CUPTI_CB_OK;
 }
 
@@ -558,15 +573,19 @@ static struct cupti_cb_metric_session *session(struct msrc *m, int dev, char *wh
 	}
 	if (other_chip(m, dev, chip, why, len))
 		return NULL;
+	if (cupti_cb_services_claim_counters(m->e, dev, COUNTERS_WHO, why, len))
+		return NULL;
 	struct cupti_cb_metric_session *s = calloc(1, sizeof *s);
 	if (!s || profiler_hold(m)) {
 		snprintf(why, len, "%s", s ? m->why : "out of memory");
 		free(s);
+		cupti_cb_services_release_counters(m->e, dev, COUNTERS_WHO);
 		return NULL;
 	}
 	if (cupti_cb_metric_session_init(s, &m->e->api, &m->p, dev, chip, why, len)) {
 		profiler_release(m);
 		free(s);
+		cupti_cb_services_release_counters(m->e, dev, COUNTERS_WHO);
 		return NULL;
 	}
 	m->sess[dev] = s;
@@ -583,6 +602,7 @@ static void end_session_locked(struct msrc *m, int dev)
 	free(m->sess[dev]);
 	m->sess[dev] = NULL;
 	m->fresh[dev] = 0;
+	cupti_cb_services_release_counters(m->e, dev, COUNTERS_WHO);
 	profiler_release(m);
 	for (int d = 0; d < CUPTI_CB_MAX_DEVICES; d++)
 		if (m->sess[d])
@@ -624,7 +644,7 @@ static void *m_set_new(void *self)
 	(void)self;
 	struct mset *s = calloc(1, sizeof(struct mset));
 	if (s)
-		cupti_cb_metric_publish_init(&s->pub);
+		cupti_cb_publish_init(&s->pub);
 	return s;
 }
 
@@ -644,7 +664,7 @@ static int refusal_at_add(struct msrc *m, struct mset *s, char *why, size_t len)
 {
 	uint8_t seen[CUPTI_CB_MAX_DEVICES] = { 0 };
 	if (m->restricted == 2)
-		m->restricted = cupti_cb_metric_permission_restricted_here(getenv(ENV_PARAMS));
+		m->restricted = cupti_cb_profiler_permission_restricted_here(getenv(ENV_PARAMS));
 	if (m->restricted == 1) {
 		snprintf(why, len, "access to the GPU performance counters is restricted to admin users "
 				   "(RmProfilingAdminOnly: 1 in the driver's parameters) and this process is none: load "
@@ -669,6 +689,9 @@ static int refusal_at_add(struct msrc *m, struct mset *s, char *why, size_t len)
 		unlock_source(m);
 		if (other)
 			return CUPTI_CB_EUNAVAIL;
+		int busy = cupti_cb_services_check_counters(m->e, d, COUNTERS_WHO, why, len);
+		if (busy)
+			return busy;	/* PM sampling holds the device */
 	}
 	return CUPTI_CB_OK;
 }
@@ -694,10 +717,10 @@ static int m_set_update(void *self, void *set, const uint32_t *codes, unsigned n
 		if (rc)
 			return rc;
 		s->codes[i] = codes[i];
-		cupti_cb_metric_catalog_full_name(&m->cat, metric, variant, s->names[i], sizeof s->names[i]);
+		cupti_cb_profiler_catalog_full_name(&m->cat, metric, variant, s->names[i], sizeof s->names[i]);
 		s->full[i] = s->names[i];
-		s->additive[i] = cupti_cb_metric_catalog_is_additive(&m->cat, metric, variant);
-		s->integer[i] = (uint8_t)cupti_cb_metric_catalog_is_integer(&m->cat, metric, variant);
+		s->additive[i] = cupti_cb_profiler_catalog_is_additive(&m->cat, metric, variant);
+		s->integer[i] = (uint8_t)cupti_cb_profiler_catalog_is_integer(&m->cat, metric, variant);
 	}
 	s->n = n;
 	if (n == 0)
@@ -752,14 +775,14 @@ static size_t passes_of(struct msrc *m, struct mset *s, char *why, size_t len)
 		free(key);
 		return m->passes_val;
 	}
-	struct cupti_cb_metric_config cfg;
+	struct cupti_cb_profiler_config cfg;
 	uint64_t t0 = cupti_cb_mono_ns();
-	if (cupti_cb_metric_config_build(&cfg, &m->p, m->chip, NULL, names, n, why, len)) {
+	if (cupti_cb_profiler_config_build(&cfg, &m->p, m->chip, NULL, names, n, why, len)) {
 		free(key);
 		return 0;
 	}
 	size_t passes = cfg.passes;
-	cupti_cb_metric_config_free(&cfg);
+	cupti_cb_profiler_config_free(&cfg);
 	TRACE(m, "%u metrics need %zu pass%s on %s (%.1f ms)", s->n, passes, passes == 1 ? "" : "es", m->chip,
 	      (cupti_cb_mono_ns() - t0) / 1e6);
 	free(m->passes_key);
@@ -814,6 +837,8 @@ static int session_error_why(int rc, const char *why)
 		return CUPTI_CB_EPERM;
 	if (rc == CUPTI_CB_METRIC_SESSION_EFAIL && why && strstr(why, "not supported"))
 		return CUPTI_CB_EUNAVAIL;
+	if (rc == CUPTI_CB_METRIC_SESSION_EFAIL && why && strstr(why, "CUPTI_ERROR_HARDWARE_BUSY"))
+		return CUPTI_CB_ECONFLICT;	/* another profiler holds the device's counters */
 	return session_error(rc);
 }
 
@@ -904,12 +929,12 @@ static int window_values(struct msrc *m, struct mset *s, long long *v, char *why
 				 s->dev[i], ss->lost_why[0] ? ss->lost_why : "no range could be started");
 			return CUPTI_CB_ECUPTI;
 		}
-		struct cupti_cb_mtotal now = s->base[i];
+		struct cupti_cb_profiler_total now = s->base[i];
 		cupti_cb_metric_session_total(ss, s->id[i], &now);
 		if (s->integer[i]) {
-			v[i] = (long long)cupti_cb_mtotal_count(&s->base[i], &now);
+			v[i] = (long long)cupti_cb_profiler_total_count(&s->base[i], &now);
 		} else {
-			double d = cupti_cb_mtotal_value(&s->base[i], &now, s->additive[i]);
+			double d = cupti_cb_profiler_total_value(&s->base[i], &now, s->additive[i]);
 			memcpy(&v[i], &d, sizeof d);
 		}
 	}
@@ -920,7 +945,7 @@ static int window_values(struct msrc *m, struct mset *s, long long *v, char *why
  * the error of a window that lost data. */
 static void publish(struct mset *s, int err)
 {
-	cupti_cb_metric_publish_write(&s->pub, s->out, s->n, err);
+	cupti_cb_publish_write(&s->pub, s->out, s->n, err);
 }
 
 /* Counts driver calls from now on (see struct msrc). Without it (the
@@ -1086,11 +1111,11 @@ static int m_set_read_own(void *self, void *set, long long *values)
 }
 
 /* In a signal handler: the values the last ordinary read or start
- * published (cupti_cb_metric_publish.h); no lock, no CUPTI, nothing printed. */
+ * published (cupti_cb_publish.h); no lock, no CUPTI, nothing printed. */
 static int m_set_read_signal(struct mset *s, long long *values)
 {
-	int rc = cupti_cb_metric_publish_read(&s->pub, values, s->n);
-	return rc == CUPTI_CB_METRIC_PUBLISH_BUSY ? CUPTI_CB_EUNAVAIL : rc;
+	int rc = cupti_cb_publish_read(&s->pub, values, s->n);
+	return rc == CUPTI_CB_PUBLISH_BUSY ? CUPTI_CB_EUNAVAIL : rc;
 }
 
 /* Stop and reset would take the lock and sample: refused in a signal

@@ -244,6 +244,7 @@ int cupti_cb_services_open_catalog(struct cupti_cb_services *e)
 	if (e->state != CUPTI_CB_UNINIT)
 		return e->state == CUPTI_CB_DISABLED ? -1 : 0;
 	read_environment(e);
+	pthread_mutex_init(&e->counters_lock, NULL);
 	e->state = CUPTI_CB_DISABLED;
 	uint64_t t0 = cupti_cb_mono_ns();
 	if (cupti_cb_load_cupti(&e->api, e->why, sizeof e->why))
@@ -433,6 +434,9 @@ static void after_fork_child(struct cupti_cb_services *e)
 	/* Only the forking thread exists: the lock may be held by a thread
 	 * that is gone. Never call CUPTI here: its state is the parent's. */
 	pthread_mutex_init(&e->lock, NULL);
+	pthread_mutex_init(&e->counters_lock, NULL);
+	e->profiler_holds = 0;
+	memset(e->counters_holder, 0, sizeof e->counters_holder);
 	e->subscribed = 0;
 	e->holders = 0;
 	e->watching = 0;
@@ -770,4 +774,81 @@ void CUPTIAPI cupti_cb_services_callback(void *userdata, CUpti_CallbackDomain do
 	cupti_cb_listener_fn fn = e->listener[d].fn;
 	if (fn)
 		fn(e->listener[d].arg, domain, cbid, cbdata);
+}
+
+/* ---- the GPU's performance counters ---------------------------------------- */
+
+int cupti_cb_services_profiler_hold(struct cupti_cb_services *e, cupti_cb_profiler_up_fn up, void *arg, char *why,
+				    size_t len)
+{
+	int rc = 0;
+	pthread_mutex_lock(&e->counters_lock);
+	if (e->profiler_holds == 0)
+		rc = up(arg, why, len);
+	if (rc == 0)
+		e->profiler_holds++;
+	pthread_mutex_unlock(&e->counters_lock);
+	return rc ? -1 : 0;
+}
+
+void cupti_cb_services_profiler_release(struct cupti_cb_services *e, cupti_cb_profiler_down_fn down, void *arg)
+{
+	pthread_mutex_lock(&e->counters_lock);
+	if (e->profiler_holds && --e->profiler_holds == 0)
+		down(arg);
+	pthread_mutex_unlock(&e->counters_lock);
+}
+
+static int counters_busy(int dev, const char *holder, char *why, size_t len)
+{
+	snprintf(why, len,
+		 "the performance counters of device %d are in use by cupti_cb's %s events (an event set that holds "
+		 "them, started or not): a device's counters serve the Range Profiler or PM sampling, not both at "
+		 "once; clean up that event set (PAPI_cleanup_eventset) or count another device",
+		 dev, holder);
+	return CUPTI_CB_ECONFLICT;
+}
+
+static int claim(struct cupti_cb_services *e, int dev, const char *who, int take, char *why, size_t len)
+{
+	if (dev < 0 || dev >= CUPTI_CB_MAX_DEVICES)
+		return CUPTI_CB_EINVAL;
+	pthread_mutex_lock(&e->counters_lock);
+	const char *holder = e->counters_holder[dev];
+	if (!holder && take)
+		e->counters_holder[dev] = who;
+	pthread_mutex_unlock(&e->counters_lock);
+	if (!holder || !strcmp(holder, who))
+		return CUPTI_CB_OK;
+	return counters_busy(dev, holder, why, len);
+}
+
+int cupti_cb_services_claim_counters(struct cupti_cb_services *e, int dev, const char *who, char *why, size_t len)
+{
+	return claim(e, dev, who, 1, why, len);
+}
+
+int cupti_cb_services_check_counters(struct cupti_cb_services *e, int dev, const char *who, char *why, size_t len)
+{
+	return claim(e, dev, who, 0, why, len);
+}
+
+const char *cupti_cb_services_counters_holder(struct cupti_cb_services *e, int dev)
+{
+	if (dev < 0 || dev >= CUPTI_CB_MAX_DEVICES)
+		return NULL;
+	pthread_mutex_lock(&e->counters_lock);
+	const char *holder = e->counters_holder[dev];
+	pthread_mutex_unlock(&e->counters_lock);
+	return holder;
+}
+
+void cupti_cb_services_release_counters(struct cupti_cb_services *e, int dev, const char *who)
+{
+	if (dev < 0 || dev >= CUPTI_CB_MAX_DEVICES)
+		return;
+	pthread_mutex_lock(&e->counters_lock);
+	if (e->counters_holder[dev] && !strcmp(e->counters_holder[dev], who))
+		e->counters_holder[dev] = NULL;
+	pthread_mutex_unlock(&e->counters_lock);
 }

@@ -115,6 +115,12 @@ struct cupti_cb_services {
 	struct cupti_cb_reservation reserved[CUPTI_CB_MAX_RESERVATIONS];
 	unsigned n_reserved;
 
+	/* The GPU's performance counters, shared by the sources of hardware
+	 * metrics (cupti_cb_services_profiler_hold, _claim_counters). */
+	pthread_mutex_t counters_lock;
+	unsigned profiler_holds;
+	const char *counters_holder[CUPTI_CB_MAX_DEVICES];	/* a source's label, or NULL */
+
 	atomic_int timing;		/* read the clock in callbacks */
 	struct cupti_cb_clock clock;
 	int trace;			/* CUPTI_CB_TRACE=1: log the cold path to stderr */
@@ -207,6 +213,30 @@ int cupti_cb_services_reserve(struct cupti_cb_services *e, size_t fixed, size_t 
 /* Driver calls of every thread so far (nested ones too), while some hold
  * enables the driver domain: all GPU work is issued through them. */
 uint64_t cupti_cb_services_driver_calls(const struct cupti_cb_services *e);
+
+/* CUPTI's profiler (cuptiProfilerInitialize) is one per process, and the
+ * sources of hardware metrics share it: up runs at the first hold, down
+ * after the last release, each with arg. A hold whose up fails is not
+ * taken: 0, or -1 with up's sentence in why. */
+typedef int (*cupti_cb_profiler_up_fn)(void *arg, char *why, size_t len);
+typedef void (*cupti_cb_profiler_down_fn)(void *arg);
+int cupti_cb_services_profiler_hold(struct cupti_cb_services *e, cupti_cb_profiler_up_fn up, void *arg, char *why,
+				    size_t len);
+void cupti_cb_services_profiler_release(struct cupti_cb_services *e, cupti_cb_profiler_down_fn down, void *arg);
+
+/* A device's performance counters serve one collector at a time: the
+ * Range Profiler's or PM sampling's (while one runs, the other's start
+ * fails with CUPTI_ERROR_HARDWARE_BUSY). A source claims the device's
+ * counters with its label for as long as it collects there. 0 (claimed,
+ * or already by who), or CUPTI_CB_ECONFLICT with a sentence naming the
+ * holder in why. */
+int cupti_cb_services_claim_counters(struct cupti_cb_services *e, int dev, const char *who, char *why, size_t len);
+/* The same check without the claim: for an add, which knows the
+ * conflict before a start. */
+int cupti_cb_services_check_counters(struct cupti_cb_services *e, int dev, const char *who, char *why, size_t len);
+/* The label of the source holding device dev's counters, or NULL. */
+const char *cupti_cb_services_counters_holder(struct cupti_cb_services *e, int dev);
+void cupti_cb_services_release_counters(struct cupti_cb_services *e, int dev, const char *who);
 
 static inline struct cupti_cb_thread_counters *cupti_cb_services_thread_counters(struct cupti_cb_services *e)
 {

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "cupti_cb_loader.h"
-#include "cupti_cb_metric_config.h"
+#include "cupti_cb_profiler_config.h"
 #include "cupti_cb_metric_group_table.h"
 #include "cupti_cb_profiler_api.h"
 
@@ -62,18 +62,18 @@ static int check_groups(const char *chip)
 	}
 	for (unsigned i = 0; i < cupti_cb_n_metric_groups; i++) {
 		const struct cupti_cb_metric_group *g = &cupti_cb_metric_group_table[i];
-		struct cupti_cb_metric_config cfg;
+		struct cupti_cb_profiler_config cfg;
 		unsigned n = 0;
 		while (g->metrics[n])
 			n++;
-		if (cupti_cb_metric_config_build(&cfg, &p, chip, NULL, g->metrics, n, why, sizeof why)) {
+		if (cupti_cb_profiler_config_build(&cfg, &p, chip, NULL, g->metrics, n, why, sizeof why)) {
 			printf("%-13s FAIL: %s\n", g->name, why);
 			bad = 1;
 			continue;
 		}
 		printf("%-13s %zu pass%s on %s\n", g->name, cfg.passes, cfg.passes == 1 ? "" : "es", chip);
 		bad |= cfg.passes != 1;
-		cupti_cb_metric_config_free(&cfg);
+		cupti_cb_profiler_config_free(&cfg);
 	}
 	return bad;
 }

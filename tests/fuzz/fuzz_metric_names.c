@@ -3,7 +3,7 @@
  * The GH100 catalogue is built once from the real libcupti's Profiler Host
  * API (no GPU needed). An input is a name. It is split as the metric source
  * splits it (cupti_cb_split_name, cupti_cb_qualifiers_parse) and its base
- * parsed (cupti_cb_metric_catalog_parse):
+ * parsed (cupti_cb_profiler_catalog_parse):
  *
  *  - a refusal is one of the documented errors, nothing else;
  *  - an accepted (metric, variant) is in range, its listed name and its
@@ -25,12 +25,12 @@
 
 #include "cupti_cb_callback_catalog.h"
 #include "cupti_cb_loader.h"
-#include "cupti_cb_metric_catalog.h"
+#include "cupti_cb_profiler_catalog.h"
 #include "cupti_cb_profiler_api.h"
 
 static struct cupti_cb_api api;
 static struct cupti_cb_profiler_api prof;
-static struct cupti_cb_metric_catalog cat;
+static struct cupti_cb_profiler_catalog cat;
 
 #define FAIL(...)                                        \
 	do {                                             \
@@ -44,7 +44,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	char why[1024];
 	(void)argc, (void)argv;
 	if (cupti_cb_load_cupti(&api, why, sizeof why) || cupti_cb_profiler_api_load(&prof, api.cupti_lib, why, sizeof why) ||
-	    cupti_cb_metric_catalog_build(&cat, &prof, "GH100", why, sizeof why)) {
+	    cupti_cb_profiler_catalog_build(&cat, &prof, "GH100", why, sizeof why)) {
 		fprintf(stderr, "fuzz_metric_names: %s\n", why);
 		exit(1);
 	}
@@ -67,29 +67,29 @@ static void print_all_sizes(uint32_t metric, uint32_t variant)
 		char *b = malloc(len);
 		if (!b)
 			abort();
-		(void)cupti_cb_metric_catalog_name(&cat, metric, variant, b, len);
-		(void)cupti_cb_metric_catalog_full_name(&cat, metric, variant, b, len);
-		(void)cupti_cb_metric_catalog_units(&cat, metric, variant, b, len);
+		(void)cupti_cb_profiler_catalog_name(&cat, metric, variant, b, len);
+		(void)cupti_cb_profiler_catalog_full_name(&cat, metric, variant, b, len);
+		(void)cupti_cb_profiler_catalog_units(&cat, metric, variant, b, len);
 		free(b);
 	}
 }
 
 static void check_accepted(const char *base, uint32_t metric, uint32_t variant)
 {
-	char name[CUPTI_CB_METRIC_CATALOG_NAME_MAX], full[CUPTI_CB_METRIC_CATALOG_NAME_MAX];
+	char name[CUPTI_CB_PROFILER_CATALOG_NAME_MAX], full[CUPTI_CB_PROFILER_CATALOG_NAME_MAX];
 	uint32_t m2, v2;
 	if (metric >= cat.n_metrics)
 		FAIL("%s: metric %u out of range", base, metric);
 	unsigned type = cat.metrics[metric].type;
-	if (type >= CUPTI_CB_METRIC_CATALOG_TYPES || variant > cat.n_suffixes[type])
+	if (type >= CUPTI_CB_PROFILER_CATALOG_TYPES || variant > cat.n_suffixes[type])
 		FAIL("%s: variant %u out of range", base, variant);
 	if (!safe(base))
 		FAIL("%s: accepted with a character unsafe in PAPI_EVENTS", base);
-	if (cupti_cb_metric_catalog_name(&cat, metric, variant, name, sizeof name) ||
-	    cupti_cb_metric_catalog_parse(&cat, name, &m2, &v2) || m2 != metric || v2 != variant)
+	if (cupti_cb_profiler_catalog_name(&cat, metric, variant, name, sizeof name) ||
+	    cupti_cb_profiler_catalog_parse(&cat, name, &m2, &v2) || m2 != metric || v2 != variant)
 		FAIL("%s: its name %s does not parse back", base, name);
-	if (cupti_cb_metric_catalog_full_name(&cat, metric, variant, full, sizeof full) ||
-	    cupti_cb_metric_catalog_parse(&cat, full, &m2, &v2) || m2 != metric ||
+	if (cupti_cb_profiler_catalog_full_name(&cat, metric, variant, full, sizeof full) ||
+	    cupti_cb_profiler_catalog_parse(&cat, full, &m2, &v2) || m2 != metric ||
 	    v2 != (variant ? variant : cat.default_variant[type]))
 		FAIL("%s: its full name %s does not parse back", base, full);
 	print_all_sizes(metric, variant);
@@ -108,10 +108,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc && rc != CUPTI_CB_EINVAL)
 		FAIL("split_name: %d", rc);
 	if (rc == 0) {
-		rc = cupti_cb_metric_catalog_parse(&cat, buf, &metric, &variant);
+		rc = cupti_cb_profiler_catalog_parse(&cat, buf, &metric, &variant);
 		if (rc == 0)
 			check_accepted(buf, metric, variant);
-		else if (rc != CUPTI_CB_METRIC_CATALOG_ENOMETRIC && rc != CUPTI_CB_METRIC_CATALOG_ESUFFIX && rc != CUPTI_CB_METRIC_CATALOG_EINVAL)
+		else if (rc != CUPTI_CB_PROFILER_CATALOG_ENOMETRIC && rc != CUPTI_CB_PROFILER_CATALOG_ESUFFIX && rc != CUPTI_CB_PROFILER_CATALOG_EINVAL)
 			FAIL("mcat_parse(%s): %d", buf, rc);
 		rc = cupti_cb_qualifiers_parse(quals, &q);
 		if (rc && rc != CUPTI_CB_EINVAL && rc != CUPTI_CB_ENOEVNT)

@@ -34,7 +34,7 @@
 
 extern "C" {
 #include "cupti_cb_loader.h"
-#include "cupti_cb_metric_config.h"
+#include "cupti_cb_profiler_config.h"
 #include "cupti_cb_metric_session.h"
 #include "cupti_cb_profiler_api.h"
 }
@@ -88,7 +88,7 @@ static void timed_sample()
 }
 
 struct snap {
-    cupti_cb_mtotal t[NMET];
+    cupti_cb_profiler_total t[NMET];
     double gpu_ns;
 };
 
@@ -111,7 +111,7 @@ static snap take()
 
 static double value(const snap &a, const snap &b, int m)
 {
-    return cupti_cb_mtotal_value(&a.t[m], &b.t[m], met_additive[m]);
+    return cupti_cb_profiler_total_value(&a.t[m], &b.t[m], met_additive[m]);
 }
 
 /* The values of one range holding work() and nothing else. */
@@ -371,7 +371,7 @@ static void test_sample_breakdown()
         auto t3 = now();
         bad |= prof.cuptiRangeProfilerGetCounterDataInfo(&gi);
         auto t4 = now();
-        bad |= gi.numTotalRanges < 1 || cupti_cb_metric_config_evaluate(&S.cfg, c->data, c->data_size, 0, vals.data(), why, sizeof why);
+        bad |= gi.numTotalRanges < 1 || cupti_cb_profiler_config_evaluate(&S.cfg, c->data, c->data_size, 0, vals.data(), why, sizeof why);
         auto t5 = now();
         bad |= cupti_cb_metric_range_reinit(&api, &prof, c, why, sizeof why);
         auto t6 = now();

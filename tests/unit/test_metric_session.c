@@ -1,7 +1,7 @@
 /* test_metric_session: the hardware-metric session against a fake driver and a
  * fake CUPTI profiler (struct cupti_cb_api and struct cupti_cb_profiler_api are
  * tables of function pointers, filled here), with the real configuration
- * code (cupti_cb_metric_config) on top of the fake Host API.
+ * code (cupti_cb_profiler_config) on top of the fake Host API.
  *
  * The fake GPU: work given to a context counts only while a range is open
  * on it; a decode turns what the range counted into one range of values.
@@ -450,12 +450,12 @@ static struct cupti_cb_profiler_api prof = {
 static char why[1024];
 
 static double total(const struct cupti_cb_metric_session *s, unsigned id, int additive,
-		    struct cupti_cb_mtotal *since)
+		    struct cupti_cb_profiler_total *since)
 {
-	struct cupti_cb_mtotal t;
+	struct cupti_cb_profiler_total t;
 	if (cupti_cb_metric_session_total(s, id, &t))
 		return NAN;
-	return cupti_cb_mtotal_value(since, &t, additive);
+	return cupti_cb_profiler_total_value(since, &t, additive);
 }
 
 static void *sample_thread(void *arg)
@@ -503,7 +503,7 @@ static void test_collect(struct cupti_cb_metric_session *s, unsigned *ids)
 {
 	const char *names[] = { "a.sum", "a.sum.per_second" };
 	const int add[] = { 1, 0 };
-	struct cupti_cb_mtotal z = { 0, 0, 0 };
+	struct cupti_cb_profiler_total z = { 0, 0, 0 };
 	CHECK_EQ(cupti_cb_metric_session_want(s, names, add, 2, ids, why, sizeof why), 0, "want a.sum, a rate");
 	CHECK(ctx_a.open && !primary.open && primary.enabled,
 	      "a range is open on the first context only; the other waits, enabled");
@@ -515,7 +515,7 @@ static void test_collect(struct cupti_cb_metric_session *s, unsigned *ids)
 	CHECK_EQ(total(s, ids[0], 1, &z), 100, "a.sum of the collecting context");
 	CHECK(fabs(total(s, ids[1], 0, &z) - 1e8) < 1e-3, "rate = 100 / 1000 ns: %.1f", total(s, ids[1], 0, &z));
 	/* Two segments of different rates: the weighted mean is the joined rate. */
-	struct cupti_cb_mtotal t0;
+	struct cupti_cb_profiler_total t0;
 	cupti_cb_metric_session_total(s, ids[1], &t0);
 	work(&ctx_a, 100, 0, 1000);
 	pthread_t th;
@@ -542,7 +542,7 @@ static void test_reconfigure(struct cupti_cb_metric_session *s, unsigned *ids)
 	const char *b[] = { "b.sum" };
 	const char *mp[] = { "multipass.sum" };
 	const int add[] = { 1 };
-	struct cupti_cb_mtotal z = { 0, 0, 0 };
+	struct cupti_cb_profiler_total z = { 0, 0, 0 };
 	unsigned idb, idm;
 	work(&ctx_a, 10, 0, 100);
 	CHECK_EQ(cupti_cb_metric_session_want(s, b, add, 1, &idb, why, sizeof why), 0, "want b.sum: reconfigure");
@@ -571,7 +571,7 @@ static void test_reconfigure(struct cupti_cb_metric_session *s, unsigned *ids)
 /* Contexts come and go: the next one in the table takes over collection. */
 static void test_handover(struct cupti_cb_metric_session *s, unsigned *ids)
 {
-	struct cupti_cb_mtotal z = { 0, 0, 0 };
+	struct cupti_cb_profiler_total z = { 0, 0, 0 };
 	CHECK_EQ(cupti_cb_metric_session_add_context(s, H(&ctx_b), why, sizeof why), 0, "a context added later");
 	CHECK(ctx_b.enabled && !ctx_b.open, "it waits, enabled");
 	work(&ctx_a, 4, 0, 10);
@@ -593,7 +593,7 @@ static void test_handover(struct cupti_cb_metric_session *s, unsigned *ids)
 
 static void test_stop_and_errors(struct cupti_cb_metric_session *s, unsigned *ids)
 {
-	struct cupti_cb_mtotal z = { 0, 0, 0 };
+	struct cupti_cb_profiler_total z = { 0, 0, 0 };
 	CHECK_EQ(cupti_cb_metric_session_unwant(s, ids, 2, why, sizeof why), 0, "unwant the rest");
 	CHECK(!s->running && !ctx_a.started && !primary.started && ctx_a.enabled,
 	      "no reference: stopped on every context, still enabled");

@@ -1,10 +1,10 @@
-/* cupti_cb_metric_config.c: one Range Profiler configuration built with the
- * Profiler Host API: the metrics are added to a host object of their own
+/* cupti_cb_profiler_config.c: one configuration of the Range Profiler or of
+ * PM sampling, built with the Profiler Host API: the metrics are added to a host object of their own
  * (a host object accumulates every metric ever added to it, so sharing one
  * between configurations would mix them), the config image is read out and
  * its pass count asked for. The host object is kept for the evaluation,
  * which must see the same metrics. */
-#include "cupti_cb_metric_config.h"
+#include "cupti_cb_profiler_config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +18,7 @@ static int cupti_failed(const struct cupti_cb_profiler_api *p, CUptiResult r, co
 }
 
 /* names[] and the strings they point to, in one allocation. */
-static int copy_names(struct cupti_cb_metric_config *c, const char *const *names, unsigned n, char *why,
+static int copy_names(struct cupti_cb_profiler_config *c, const char *const *names, unsigned n, char *why,
 		      size_t len)
 {
 	size_t bytes = (size_t)n * sizeof(char *);
@@ -46,11 +46,11 @@ static int copy_names(struct cupti_cb_metric_config *c, const char *const *names
 	return 0;
 }
 
-static int host_init(struct cupti_cb_metric_config *c, const char *chip, const uint8_t *counter_availability,
+static int host_init(struct cupti_cb_profiler_config *c, const char *chip, const uint8_t *counter_availability,
 		     char *why, size_t len)
 {
 	CUpti_Profiler_Host_Initialize_Params ip = { .structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE };
-	ip.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+	ip.profilerType = c->type;
 	ip.pChipName = chip;
 	ip.pCounterAvailabilityImage = counter_availability;
 	CUptiResult r = c->p->cuptiProfilerHostInitialize(&ip);
@@ -74,11 +74,11 @@ static CUptiResult add_names(const struct cupti_cb_profiler_api *p, CUpti_Profil
 
 /* Whether CUPTI accepts names[0..n) added together, on a scratch host
  * object: after a refusal a host object refuses everything that follows. */
-static CUptiResult try_names(const struct cupti_cb_metric_config *c, const char *chip,
+static CUptiResult try_names(const struct cupti_cb_profiler_config *c, const char *chip,
 			     const uint8_t *counter_availability, const char **names, size_t n)
 {
 	CUpti_Profiler_Host_Initialize_Params ip = { .structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE };
-	ip.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+	ip.profilerType = c->type;
 	ip.pChipName = chip;
 	ip.pCounterAvailabilityImage = counter_availability;
 	CUptiResult r = c->p->cuptiProfilerHostInitialize(&ip);
@@ -99,7 +99,7 @@ static CUptiResult try_names(const struct cupti_cb_metric_config *c, const char 
  * shortest refused prefix is found by bisection; its last metric is refused
  * alone, or with one earlier partner, or with the prefix as a whole. Only
  * the failure path pays for the scratch objects (about 2 ms each). */
-static int name_refused(struct cupti_cb_metric_config *c, const char *chip, const uint8_t *counter_availability,
+static int name_refused(struct cupti_cb_profiler_config *c, const char *chip, const uint8_t *counter_availability,
 			CUptiResult batch, char *why, size_t len)
 {
 	size_t lo = 1, hi = c->n;
@@ -139,7 +139,7 @@ static int name_refused(struct cupti_cb_metric_config *c, const char *chip, cons
  * them one by one multiplies the passes (measured on GH100:
  * dram__bytes_read.sum and dram__bytes_write.sum take 1 pass added together,
  * 2 added one after the other). */
-static int add_metrics(struct cupti_cb_metric_config *c, const char *chip, const uint8_t *counter_availability,
+static int add_metrics(struct cupti_cb_profiler_config *c, const char *chip, const uint8_t *counter_availability,
 		       char *why, size_t len)
 {
 	CUptiResult r = add_names(c->p, c->host, c->names, c->n);
@@ -148,7 +148,7 @@ static int add_metrics(struct cupti_cb_metric_config *c, const char *chip, const
 	return 0;
 }
 
-static int read_image(struct cupti_cb_metric_config *c, const char *chip, char *why, size_t len)
+static int read_image(struct cupti_cb_profiler_config *c, const char *chip, char *why, size_t len)
 {
 	CUpti_Profiler_Host_GetConfigImageSize_Params sp = {
 		.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE
@@ -175,7 +175,7 @@ static int read_image(struct cupti_cb_metric_config *c, const char *chip, char *
 	return 0;
 }
 
-static int count_passes(struct cupti_cb_metric_config *c, const char *chip, char *why, size_t len)
+static int count_passes(struct cupti_cb_profiler_config *c, const char *chip, char *why, size_t len)
 {
 	CUpti_Profiler_Host_GetNumOfPasses_Params np = {
 		.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE
@@ -189,12 +189,21 @@ static int count_passes(struct cupti_cb_metric_config *c, const char *chip, char
 	return 0;
 }
 
-int cupti_cb_metric_config_build(struct cupti_cb_metric_config *c, const struct cupti_cb_profiler_api *p, const char *chip,
+int cupti_cb_profiler_config_build(struct cupti_cb_profiler_config *c, const struct cupti_cb_profiler_api *p, const char *chip,
 			   const uint8_t *counter_availability, const char *const *names, unsigned n,
 			   char *why, size_t len)
 {
+	return cupti_cb_profiler_config_build_for(c, p, CUPTI_PROFILER_TYPE_RANGE_PROFILER, chip, counter_availability,
+						  names, n, why, len);
+}
+
+int cupti_cb_profiler_config_build_for(struct cupti_cb_profiler_config *c, const struct cupti_cb_profiler_api *p,
+				       CUpti_ProfilerType type, const char *chip, const uint8_t *counter_availability,
+				       const char *const *names, unsigned n, char *why, size_t len)
+{
 	memset(c, 0, sizeof *c);
 	c->p = p;
+	c->type = type;
 	if (!chip || !chip[0]) {
 		snprintf(why, len, "no chip named for the metric configuration");
 		return -1;
@@ -206,13 +215,13 @@ int cupti_cb_metric_config_build(struct cupti_cb_metric_config *c, const struct 
 	if (copy_names(c, names, n, why, len) || host_init(c, chip, counter_availability, why, len) ||
 	    add_metrics(c, chip, counter_availability, why, len) || read_image(c, chip, why, len) ||
 	    count_passes(c, chip, why, len)) {
-		cupti_cb_metric_config_free(c);
+		cupti_cb_profiler_config_free(c);
 		return -1;
 	}
 	return 0;
 }
 
-void cupti_cb_metric_config_free(struct cupti_cb_metric_config *c)
+void cupti_cb_profiler_config_free(struct cupti_cb_profiler_config *c)
 {
 	if (c->host && c->p) {
 		CUpti_Profiler_Host_Deinitialize_Params dp = {
@@ -224,11 +233,13 @@ void cupti_cb_metric_config_free(struct cupti_cb_metric_config *c)
 	free(c->names);
 	free(c->image);
 	const struct cupti_cb_profiler_api *p = c->p;
+	CUpti_ProfilerType type = c->type;
 	memset(c, 0, sizeof *c);
 	c->p = p;
+	c->type = type;
 }
 
-int cupti_cb_metric_config_evaluate(const struct cupti_cb_metric_config *c, const uint8_t *counter_data, size_t size,
+int cupti_cb_profiler_config_evaluate(const struct cupti_cb_profiler_config *c, const uint8_t *counter_data, size_t size,
 			      size_t range, double *values, char *why, size_t len)
 {
 	if (!c->host) {

@@ -1,24 +1,24 @@
-/* cupti_cb_metric_publish.c: metric values published for readers that may not lock
- * (see cupti_cb_metric_publish.h). */
-#include "cupti_cb_metric_publish.h"
+/* cupti_cb_publish.c: metric values published for readers that may not lock
+ * (see cupti_cb_publish.h). */
+#include "cupti_cb_publish.h"
 
-void cupti_cb_metric_publish_init(struct cupti_cb_metric_publish *p)
+void cupti_cb_publish_init(struct cupti_cb_publish *p)
 {
 	atomic_init(&p->cur, 0);
 	for (unsigned c = 0; c < 2; c++) {
 		atomic_init(&p->copy[c].seq, 0);
 		atomic_init(&p->copy[c].err, 0);
-		for (unsigned i = 0; i < CUPTI_CB_METRIC_PUBLISH_MAX; i++)
+		for (unsigned i = 0; i < CUPTI_CB_PUBLISH_MAX; i++)
 			atomic_init(&p->copy[c].v[i], 0);
 	}
 }
 
-void cupti_cb_metric_publish_write(struct cupti_cb_metric_publish *p, const long long *v, unsigned n, int err)
+void cupti_cb_publish_write(struct cupti_cb_publish *p, const long long *v, unsigned n, int err)
 {
 	unsigned w = 1u - atomic_load_explicit(&p->cur, memory_order_relaxed);
-	struct cupti_cb_metric_publish_copy *c = &p->copy[w];
-	if (n > CUPTI_CB_METRIC_PUBLISH_MAX)
-		n = CUPTI_CB_METRIC_PUBLISH_MAX;
+	struct cupti_cb_publish_copy *c = &p->copy[w];
+	if (n > CUPTI_CB_PUBLISH_MAX)
+		n = CUPTI_CB_PUBLISH_MAX;
 	/* Odd: a reader still on this copy (overtaken twice) tries again. */
 	atomic_fetch_add_explicit(&c->seq, 1, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
@@ -33,14 +33,14 @@ void cupti_cb_metric_publish_write(struct cupti_cb_metric_publish *p, const long
  * thread's reader can be, never a handler on the writer's own thread). */
 #define TRIES 1000
 
-int cupti_cb_metric_publish_read(struct cupti_cb_metric_publish *p, long long *v, unsigned n)
+int cupti_cb_publish_read(struct cupti_cb_publish *p, long long *v, unsigned n)
 {
 	int err;
-	if (n > CUPTI_CB_METRIC_PUBLISH_MAX)
-		n = CUPTI_CB_METRIC_PUBLISH_MAX;
+	if (n > CUPTI_CB_PUBLISH_MAX)
+		n = CUPTI_CB_PUBLISH_MAX;
 	for (unsigned t = 0; t < TRIES; t++) {
 		unsigned idx = atomic_load_explicit(&p->cur, memory_order_acquire);
-		const struct cupti_cb_metric_publish_copy *c = &p->copy[idx];
+		const struct cupti_cb_publish_copy *c = &p->copy[idx];
 		unsigned s1 = atomic_load_explicit(&c->seq, memory_order_acquire);
 		if (s1 & 1u)
 			continue;
@@ -56,5 +56,5 @@ int cupti_cb_metric_publish_read(struct cupti_cb_metric_publish *p, long long *v
 		    atomic_load_explicit(&p->cur, memory_order_relaxed) == idx)
 			return err;
 	}
-	return CUPTI_CB_METRIC_PUBLISH_BUSY;
+	return CUPTI_CB_PUBLISH_BUSY;
 }

@@ -1,5 +1,5 @@
-/* test_metric_publish: metric values published for readers in signal handlers
- * (cupti_cb_metric_publish.c) and the signal-context test (cupti_cb_signal_context.c).
+/* test_publish: metric values published for readers in signal handlers
+ * (cupti_cb_publish.c) and the signal-context test (cupti_cb_signal_context.c).
  *
  * The writer (the main thread) publishes vectors whose every value is the
  * publication's number k, k growing, and every 7th with an error equal to
@@ -8,7 +8,7 @@
  * time. Every copy read must be whole (all values equal), carry the error
  * it was published with, and never go back; a handler read never gives up
  * (the copy it takes is never the one being written). Also built with
- * ThreadSanitizer (test_metric_publish_tsan). */
+ * ThreadSanitizer (test_publish_tsan). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -20,13 +20,13 @@
 #include <time.h>
 
 #include "check.h"
-#include "cupti_cb_metric_publish.h"
+#include "cupti_cb_publish.h"
 #include "cupti_cb_signal_context.h"
 
-#define N CUPTI_CB_METRIC_PUBLISH_MAX
+#define N CUPTI_CB_PUBLISH_MAX
 #define ROUNDS 3000000LL
 
-static struct cupti_cb_metric_publish pub;
+static struct cupti_cb_publish pub;
 static atomic_long handler_reads, handler_torn, handler_back, handler_not_in_signal_context;
 static atomic_long thread_reads, thread_torn, thread_back, thread_busy;
 static atomic_int done;
@@ -52,7 +52,7 @@ static void on_prof(int sig)
 {
 	(void)sig;
 	long long v[N], k;
-	int err = cupti_cb_metric_publish_read(&pub, v, N);	/* CUPTI_CB_METRIC_PUBLISH_BUSY counts as torn here */
+	int err = cupti_cb_publish_read(&pub, v, N);	/* CUPTI_CB_PUBLISH_BUSY counts as torn here */
 	atomic_fetch_add(&handler_reads, 1);
 	if (!cupti_cb_in_signal_context())
 		atomic_fetch_add(&handler_not_in_signal_context, 1);
@@ -73,9 +73,9 @@ static void *reader(void *arg)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);	/* SIGPROF goes to the writer */
 	long long last = 0, v[N], k;
 	while (!atomic_load(&done)) {
-		int err = cupti_cb_metric_publish_read(&pub, v, N);
+		int err = cupti_cb_publish_read(&pub, v, N);
 		atomic_fetch_add(&thread_reads, 1);
-		if (err == CUPTI_CB_METRIC_PUBLISH_BUSY)
+		if (err == CUPTI_CB_PUBLISH_BUSY)
 			atomic_fetch_add(&thread_busy, 1);	/* overtaken every time: nothing handed out */
 		else if (!whole(v, err, &k))
 			atomic_fetch_add(&thread_torn, 1);
@@ -115,7 +115,7 @@ int main(void)
 {
 	signal_context();
 
-	cupti_cb_metric_publish_init(&pub);
+	cupti_cb_publish_init(&pub);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_prof;	/* no SA_NODEFER: SIGPROF is blocked in the handler */
@@ -133,7 +133,7 @@ int main(void)
 	for (long long k = 1; k <= ROUNDS; k++) {
 		for (unsigned i = 0; i < N; i++)
 			v[i] = k;
-		cupti_cb_metric_publish_write(&pub, v, N, err_of(k));
+		cupti_cb_publish_write(&pub, v, N, err_of(k));
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		/* At least 300 handler reads, at most 20 s. */
 		if (atomic_load(&handler_reads) >= 300 && k > 100000)

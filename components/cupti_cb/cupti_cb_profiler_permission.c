@@ -1,6 +1,6 @@
-/* cupti_cb_metric_permission.c: whether this process may read the GPU's performance
- * counters (see cupti_cb_metric_permission.h). */
-#include "cupti_cb_metric_permission.h"
+/* cupti_cb_profiler_permission.c: whether this process may read the GPU's performance
+ * counters (see cupti_cb_profiler_permission.h). */
+#include "cupti_cb_profiler_permission.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 
 #define KEY "RmProfilingAdminOnly:"
 
-int cupti_cb_metric_permission_restricted(const char *params, int admin)
+int cupti_cb_profiler_permission_restricted(const char *params, int admin)
 {
 	const char *k = params ? strstr(params, KEY) : NULL;
 	if (!k)
@@ -63,12 +63,12 @@ static int cap_sys_admin(void)
 	return yes;
 }
 
-int cupti_cb_metric_permission_restricted_here(const char *path)
+int cupti_cb_profiler_permission_restricted_here(const char *path)
 {
-	char *params = slurp(path ? path : CUPTI_CB_METRIC_PERMISSION_PARAMS);
+	char *params = slurp(path ? path : CUPTI_CB_PROFILER_PERMISSION_PARAMS);
 	if (!params)
 		return -1;
-	int r = cupti_cb_metric_permission_restricted(params, geteuid() == 0 || cap_sys_admin());
+	int r = cupti_cb_profiler_permission_restricted(params, geteuid() == 0 || cap_sys_admin());
 	free(params);
 	return r;
 }

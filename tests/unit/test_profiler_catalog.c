@@ -1,4 +1,4 @@
-/* test_metric_catalog.c: the hardware-metric catalogue and configuration of GH100,
+/* test_profiler_catalog.c: the hardware-metric catalogue and configuration of GH100,
  * from the real libcupti's Profiler Host API (no GPU). A libcupti without
  * that API fails the test: CI has CUDA 13. */
 #include <stdlib.h>
@@ -8,8 +8,8 @@
 
 #include "check.h"
 #include "cupti_cb_loader.h"
-#include "cupti_cb_metric_catalog.h"
-#include "cupti_cb_metric_config.h"
+#include "cupti_cb_profiler_catalog.h"
+#include "cupti_cb_profiler_config.h"
 
 #define CHIP "GH100"
 
@@ -65,10 +65,10 @@ static void host_free(CUpti_Profiler_Host_Object *host)
 
 static size_t passes_of(const char *const *names, unsigned n, const char *what)
 {
-	struct cupti_cb_metric_config c;
+	struct cupti_cb_profiler_config c;
 	char why[512] = "";
 	double t0 = now_ms();
-	int r = cupti_cb_metric_config_build(&c, &prof, CHIP, NULL, names, n, why, sizeof why);
+	int r = cupti_cb_profiler_config_build(&c, &prof, CHIP, NULL, names, n, why, sizeof why);
 	double ms = now_ms() - t0;
 	CHECK(r == 0, "%s: configuration of %u metrics builds (%.1f ms) %s", what, n, ms, r ? why : "");
 	if (r)
@@ -78,7 +78,7 @@ static size_t passes_of(const char *const *names, unsigned n, const char *what)
 	      "%s: the names are owned copies", what);
 	size_t passes = c.passes;
 	printf("# %s: %u metrics, %zu passes, %.1f ms\n", what, n, passes, ms);
-	cupti_cb_metric_config_free(&c);
+	cupti_cb_profiler_config_free(&c);
 	CHECK(c.host == NULL && c.image == NULL && c.names == NULL, "%s: free clears the configuration", what);
 	return passes;
 }
@@ -131,9 +131,9 @@ static void many_passes(void)
 
 static void refused(const char *const *names, unsigned n, const char *want, const char *what)
 {
-	struct cupti_cb_metric_config c;
+	struct cupti_cb_profiler_config c;
 	char why[512] = "";
-	int r = cupti_cb_metric_config_build(&c, &prof, CHIP, NULL, names, n, why, sizeof why);
+	int r = cupti_cb_profiler_config_build(&c, &prof, CHIP, NULL, names, n, why, sizeof why);
 	CHECK(r == -1, "%s is refused", what);
 	CHECK(strstr(why, want) != NULL, "%s: the sentence says '%s': %s", what, want, why);
 	CHECK(c.host == NULL && c.image == NULL && c.names == NULL, "%s: nothing is left allocated", what);
@@ -153,33 +153,33 @@ static void errors(void)
 	refused(pair, 3, "metric 'ctc__tx_bytes.sum' together with 'dram__bytes_read.sum'",
 		"two metrics CUPTI does not combine");
 	const char *one[] = { "dram__bytes_read.sum" };
-	struct cupti_cb_metric_config c;
+	struct cupti_cb_profiler_config c;
 	char why[512] = "";
-	int r = cupti_cb_metric_config_build(&c, &prof, "XX999", NULL, one, 1, why, sizeof why);
+	int r = cupti_cb_profiler_config_build(&c, &prof, "XX999", NULL, one, 1, why, sizeof why);
 	CHECK(r == -1 && strstr(why, "cuptiProfilerHostInitialize") && strstr(why, "XX999") &&
 		      strstr(why, "CUPTI_ERROR_INVALID_CHIP_NAME"),
 	      "an unknown chip: %s", why);
-	r = cupti_cb_metric_config_build(&c, &prof, CHIP, NULL, one, 0, why, sizeof why);
+	r = cupti_cb_profiler_config_build(&c, &prof, CHIP, NULL, one, 0, why, sizeof why);
 	CHECK(r == -1,
 	      "an empty configuration is refused: %s", why);
 	double v = 0;
-	r = cupti_cb_metric_config_evaluate(&c, NULL, 0, 0, &v, why, sizeof why);
+	r = cupti_cb_profiler_config_evaluate(&c, NULL, 0, 0, &v, why, sizeof why);
 	CHECK(r == -1,
 	      "evaluating an unbuilt configuration is refused: %s", why);
 	/* A counter-data image that is not one: CUPTI's refusal is reported. */
-	if (cupti_cb_metric_config_build(&c, &prof, CHIP, NULL, one, 1, why, sizeof why) == 0) {
+	if (cupti_cb_profiler_config_build(&c, &prof, CHIP, NULL, one, 1, why, sizeof why) == 0) {
 		static const uint8_t junk[256];
-		r = cupti_cb_metric_config_evaluate(&c, junk, sizeof junk, 0, &v, why, sizeof why);
+		r = cupti_cb_profiler_config_evaluate(&c, junk, sizeof junk, 0, &v, why, sizeof why);
 		CHECK(r == -1 &&
 			      strstr(why, "cuptiProfilerHostEvaluateToGpuValues") && strstr(why, "CUPTI_ERROR_"),
 		      "evaluating junk counter data is refused: %s", why);
-		cupti_cb_metric_config_free(&c);
+		cupti_cb_profiler_config_free(&c);
 	}
 }
 
 /* ---- catalogue ----------------------------------------------------------- */
 
-static struct cupti_cb_metric_catalog cat;
+static struct cupti_cb_profiler_catalog cat;
 
 /* Build time and what it holds. The first Host API object of the process
  * is the cold one (libnvperf_host loaded and its tables read). */
@@ -187,17 +187,17 @@ static int build(void)
 {
 	char why[512] = "";
 	double t0 = now_ms();
-	int r = cupti_cb_metric_catalog_build(&cat, &prof, CHIP, why, sizeof why);
+	int r = cupti_cb_profiler_catalog_build(&cat, &prof, CHIP, why, sizeof why);
 	double cold = now_ms() - t0;
-	CHECK(r == CUPTI_CB_METRIC_CATALOG_OK, "the catalogue of " CHIP " builds (cold: %.1f ms) %s", cold, why);
+	CHECK(r == CUPTI_CB_PROFILER_CATALOG_OK, "the catalogue of " CHIP " builds (cold: %.1f ms) %s", cold, why);
 	if (r)
 		return -1;
-	struct cupti_cb_metric_catalog again;
+	struct cupti_cb_profiler_catalog again;
 	t0 = now_ms();
-	r = cupti_cb_metric_catalog_build(&again, &prof, CHIP, why, sizeof why);
+	r = cupti_cb_profiler_catalog_build(&again, &prof, CHIP, why, sizeof why);
 	double warm = now_ms() - t0;
-	CHECK(r == CUPTI_CB_METRIC_CATALOG_OK, "built again (warm: %.1f ms)", warm);
-	cupti_cb_metric_catalog_free(&again);
+	CHECK(r == CUPTI_CB_PROFILER_CATALOG_OK, "built again (warm: %.1f ms)", warm);
+	cupti_cb_profiler_catalog_free(&again);
 	CHECK(again.strings == NULL && again.host == NULL && again.metrics == NULL, "free clears the catalogue");
 	printf("# catalogue of " CHIP ": cold %.1f ms, warm %.1f ms\n", cold, warm);
 	CHECK(cold < 1000, "cold build under 1 s: %.1f ms", cold);
@@ -219,11 +219,11 @@ static int build(void)
 /* Sorted, unique, types counted right. */
 static void sorted(void)
 {
-	unsigned bad = 0, of_type[CUPTI_CB_METRIC_CATALOG_TYPES] = { 0 };
+	unsigned bad = 0, of_type[CUPTI_CB_PROFILER_CATALOG_TYPES] = { 0 };
 	for (unsigned i = 0; i < cat.n_metrics; i++) {
 		if (i && strcmp(cat.metrics[i - 1].name, cat.metrics[i].name) >= 0)
 			bad++;
-		if (cat.metrics[i].type < CUPTI_CB_METRIC_CATALOG_TYPES)
+		if (cat.metrics[i].type < CUPTI_CB_PROFILER_CATALOG_TYPES)
 			of_type[cat.metrics[i].type]++;
 	}
 	CHECK_EQ(bad, 0, "metrics out of strict name order");
@@ -236,13 +236,13 @@ static void sorted(void)
  * each, 10 s for the bases alone. */
 static void listing(void)
 {
-	char name[CUPTI_CB_METRIC_CATALOG_NAME_MAX], units[128];
+	char name[CUPTI_CB_PROFILER_CATALOG_NAME_MAX], units[128];
 	unsigned long names = 0, failed = 0;
 	double t0 = now_ms();
 	for (uint32_t i = 0; i < cat.n_metrics; i++)
 		for (uint32_t v = 0; v <= cat.n_suffixes[cat.metrics[i].type]; v++, names++)
-			if (cupti_cb_metric_catalog_name(&cat, i, v, name, sizeof name) ||
-			    cupti_cb_metric_catalog_units(&cat, i, v, units, sizeof units))
+			if (cupti_cb_profiler_catalog_name(&cat, i, v, name, sizeof name) ||
+			    cupti_cb_profiler_catalog_units(&cat, i, v, units, sizeof units))
 				failed++;
 	double ms = now_ms() - t0;
 	printf("# listing %lu names with units: %.1f ms\n", names, ms);
@@ -263,18 +263,18 @@ static int forbidden(const char *s)
  * default variant; no name holds what PAPI_EVENTS or TAU_METRICS split on. */
 static void round_trips(void)
 {
-	char name[CUPTI_CB_METRIC_CATALOG_NAME_MAX], full[CUPTI_CB_METRIC_CATALOG_NAME_MAX];
+	char name[CUPTI_CB_PROFILER_CATALOG_NAME_MAX], full[CUPTI_CB_PROFILER_CATALOG_NAME_MAX];
 	unsigned long bad = 0, unsafe = 0, dotted = 0;
 	for (uint32_t i = 0; i < cat.n_metrics; i++) {
 		int t = cat.metrics[i].type;
 		dotted += strchr(cat.metrics[i].name, '.') != NULL;
 		for (uint32_t v = 0; v <= cat.n_suffixes[t]; v++) {
 			uint32_t pm = ~0u, pv = ~0u, fm = ~0u, fv = ~0u;
-			cupti_cb_metric_catalog_name(&cat, i, v, name, sizeof name);
-			cupti_cb_metric_catalog_full_name(&cat, i, v, full, sizeof full);
+			cupti_cb_profiler_catalog_name(&cat, i, v, name, sizeof name);
+			cupti_cb_profiler_catalog_full_name(&cat, i, v, full, sizeof full);
 			unsafe += forbidden(name);
-			if (cupti_cb_metric_catalog_parse(&cat, name, &pm, &pv) || pm != i || pv != v ||
-			    cupti_cb_metric_catalog_parse(&cat, full, &fm, &fv) || fm != i ||
+			if (cupti_cb_profiler_catalog_parse(&cat, name, &pm, &pv) || pm != i || pv != v ||
+			    cupti_cb_profiler_catalog_parse(&cat, full, &fm, &fv) || fm != i ||
 			    fv != (v ? v : cat.default_variant[t])) {
 				if (bad++ < 5)
 					printf("# '%s' (%u, %u) parses to (%u, %u), '%s' to (%u, %u)\n", name, i, v,
@@ -288,7 +288,7 @@ static void round_trips(void)
 }
 
 /* The suffix table of a type holds for every metric of it. */
-static void uniform(const struct cupti_cb_metric_catalog *m, unsigned *odd)
+static void uniform(const struct cupti_cb_profiler_catalog *m, unsigned *odd)
 {
 	for (uint32_t i = 0; i < m->n_metrics; i++) {
 		int t = m->metrics[i].type;
@@ -322,9 +322,9 @@ static void every_chip(void)
 	unsigned long metrics = 0;
 	double t0 = now_ms();
 	for (size_t c = 0; c < sp.numChips; c++) {
-		struct cupti_cb_metric_catalog m;
+		struct cupti_cb_profiler_catalog m;
 		char why[512] = "";
-		if (cupti_cb_metric_catalog_build(&m, &prof, sp.ppChipNames[c], why, sizeof why)) {
+		if (cupti_cb_profiler_catalog_build(&m, &prof, sp.ppChipNames[c], why, sizeof why)) {
 			printf("# %s\n", why);
 			gv11b += !strcmp(sp.ppChipNames[c], "GV11B") && strstr(why, "CUPTI_ERROR_NOT_SUPPORTED") &&
 				 !strstr(why, "GH100");
@@ -333,7 +333,7 @@ static void every_chip(void)
 		built++;
 		metrics += m.n_metrics;
 		uniform(&m, &odd);
-		cupti_cb_metric_catalog_free(&m);
+		cupti_cb_profiler_catalog_free(&m);
 	}
 	printf("# %u chips, %lu metrics checked in %.0f ms\n", built, metrics, now_ms() - t0);
 	CHECK_EQ(built, sp.numChips - 1, "supported chips whose catalogue builds");
@@ -344,7 +344,7 @@ static void every_chip(void)
 static void parses_to(const char *name, const char *base, const char *suffix, int type)
 {
 	uint32_t m = ~0u, v = ~0u;
-	int r = cupti_cb_metric_catalog_parse(&cat, name, &m, &v);
+	int r = cupti_cb_profiler_catalog_parse(&cat, name, &m, &v);
 	const char *got = r == 0 && m < cat.n_metrics ? cat.metrics[m].name : "(error)";
 	int t = r == 0 && m < cat.n_metrics ? cat.metrics[m].type : -1;
 	const char *s = r || t < 0 ? "(error)" : v ? cat.suffixes[t][v - 1] : "";
@@ -356,7 +356,7 @@ static void parses_to(const char *name, const char *base, const char *suffix, in
 static void parse_error(const char *name, int want, const char *what)
 {
 	uint32_t m = 7, v = 7;
-	int r = cupti_cb_metric_catalog_parse(&cat, name, &m, &v);
+	int r = cupti_cb_profiler_catalog_parse(&cat, name, &m, &v);
 	CHECK(r == want && m == 7 && v == 7, "%s '%s': got %d, want %d; outputs untouched", what,
 	      name ? name : "(null)", r, want);
 }
@@ -377,93 +377,93 @@ static void parsing(void)
 	parses_to("TriageCompute.tpc__average_cta_latency_realtime.ratio",
 		  "TriageCompute.tpc__average_cta_latency_realtime", ".ratio", 1);
 
-	parse_error("no_such__metric", CUPTI_CB_METRIC_CATALOG_ENOMETRIC, "unknown base");
-	parse_error("no_such__metric.sum", CUPTI_CB_METRIC_CATALOG_ENOMETRIC, "unknown base with a rollup");
-	parse_error("dram__bytes_rea", CUPTI_CB_METRIC_CATALOG_ENOMETRIC, "a prefix of a base");
-	parse_error("dram__bytes_read_x.sum", CUPTI_CB_METRIC_CATALOG_ENOMETRIC, "a longer base");
-	parse_error("CTC.TriageCompute", CUPTI_CB_METRIC_CATALOG_ENOMETRIC, "the dotted prefix of bases");
-	parse_error("CTC.TriageCompute.sum", CUPTI_CB_METRIC_CATALOG_ENOMETRIC, "the dotted prefix with a rollup");
-	parse_error("DRAM__bytes_read", CUPTI_CB_METRIC_CATALOG_ENOMETRIC, "case matters");
-	parse_error("dram__bytes_read.pct", CUPTI_CB_METRIC_CATALOG_ESUFFIX, "a counter with a ratio's suffix");
-	parse_error("dram__bytes_read.Sum", CUPTI_CB_METRIC_CATALOG_ESUFFIX, "a rollup in the wrong case");
-	parse_error("dram__bytes_read.sum.bogus", CUPTI_CB_METRIC_CATALOG_ESUFFIX, "an unknown submetric");
-	parse_error("dram__bytes_read.sum.pct_of_peak_sustained_elapsed.sum", CUPTI_CB_METRIC_CATALOG_ESUFFIX,
+	parse_error("no_such__metric", CUPTI_CB_PROFILER_CATALOG_ENOMETRIC, "unknown base");
+	parse_error("no_such__metric.sum", CUPTI_CB_PROFILER_CATALOG_ENOMETRIC, "unknown base with a rollup");
+	parse_error("dram__bytes_rea", CUPTI_CB_PROFILER_CATALOG_ENOMETRIC, "a prefix of a base");
+	parse_error("dram__bytes_read_x.sum", CUPTI_CB_PROFILER_CATALOG_ENOMETRIC, "a longer base");
+	parse_error("CTC.TriageCompute", CUPTI_CB_PROFILER_CATALOG_ENOMETRIC, "the dotted prefix of bases");
+	parse_error("CTC.TriageCompute.sum", CUPTI_CB_PROFILER_CATALOG_ENOMETRIC, "the dotted prefix with a rollup");
+	parse_error("DRAM__bytes_read", CUPTI_CB_PROFILER_CATALOG_ENOMETRIC, "case matters");
+	parse_error("dram__bytes_read.pct", CUPTI_CB_PROFILER_CATALOG_ESUFFIX, "a counter with a ratio's suffix");
+	parse_error("dram__bytes_read.Sum", CUPTI_CB_PROFILER_CATALOG_ESUFFIX, "a rollup in the wrong case");
+	parse_error("dram__bytes_read.sum.bogus", CUPTI_CB_PROFILER_CATALOG_ESUFFIX, "an unknown submetric");
+	parse_error("dram__bytes_read.sum.pct_of_peak_sustained_elapsed.sum", CUPTI_CB_PROFILER_CATALOG_ESUFFIX,
 		    "a suffix after a complete one");
-	parse_error("dram__bytes_read.pct_of_peak_sustained_elapsed", CUPTI_CB_METRIC_CATALOG_ESUFFIX,
+	parse_error("dram__bytes_read.pct_of_peak_sustained_elapsed", CUPTI_CB_PROFILER_CATALOG_ESUFFIX,
 		    "a submetric without rollup");
-	parse_error("l1tex__t_sector_hit_rate.sum", CUPTI_CB_METRIC_CATALOG_ESUFFIX, "a ratio with a rollup");
-	parse_error("sm__throughput.sum", CUPTI_CB_METRIC_CATALOG_ESUFFIX, "a throughput with a bare rollup");
-	parse_error("sm__throughput.avg.per_second", CUPTI_CB_METRIC_CATALOG_ESUFFIX, "a throughput with a counter's rate");
-	parse_error(NULL, CUPTI_CB_METRIC_CATALOG_EINVAL, "no name");
-	parse_error("", CUPTI_CB_METRIC_CATALOG_EINVAL, "empty");
-	parse_error("dram__bytes_read.", CUPTI_CB_METRIC_CATALOG_EINVAL, "trailing dot");
-	parse_error(".dram__bytes_read", CUPTI_CB_METRIC_CATALOG_EINVAL, "leading dot");
-	parse_error("dram__bytes_read..sum", CUPTI_CB_METRIC_CATALOG_EINVAL, "doubled dot");
-	parse_error("dram__bytes_read,sum", CUPTI_CB_METRIC_CATALOG_EINVAL, "a comma");
-	parse_error("dram__bytes_read:device=0", CUPTI_CB_METRIC_CATALOG_EINVAL, "a qualifier");
-	parse_error("dram__bytes_read.sum ", CUPTI_CB_METRIC_CATALOG_EINVAL, "a trailing space");
-	parse_error("dram-bytes", CUPTI_CB_METRIC_CATALOG_EINVAL, "a dash");
-	char longname[CUPTI_CB_METRIC_CATALOG_NAME_MAX + 8];
+	parse_error("l1tex__t_sector_hit_rate.sum", CUPTI_CB_PROFILER_CATALOG_ESUFFIX, "a ratio with a rollup");
+	parse_error("sm__throughput.sum", CUPTI_CB_PROFILER_CATALOG_ESUFFIX, "a throughput with a bare rollup");
+	parse_error("sm__throughput.avg.per_second", CUPTI_CB_PROFILER_CATALOG_ESUFFIX, "a throughput with a counter's rate");
+	parse_error(NULL, CUPTI_CB_PROFILER_CATALOG_EINVAL, "no name");
+	parse_error("", CUPTI_CB_PROFILER_CATALOG_EINVAL, "empty");
+	parse_error("dram__bytes_read.", CUPTI_CB_PROFILER_CATALOG_EINVAL, "trailing dot");
+	parse_error(".dram__bytes_read", CUPTI_CB_PROFILER_CATALOG_EINVAL, "leading dot");
+	parse_error("dram__bytes_read..sum", CUPTI_CB_PROFILER_CATALOG_EINVAL, "doubled dot");
+	parse_error("dram__bytes_read,sum", CUPTI_CB_PROFILER_CATALOG_EINVAL, "a comma");
+	parse_error("dram__bytes_read:device=0", CUPTI_CB_PROFILER_CATALOG_EINVAL, "a qualifier");
+	parse_error("dram__bytes_read.sum ", CUPTI_CB_PROFILER_CATALOG_EINVAL, "a trailing space");
+	parse_error("dram-bytes", CUPTI_CB_PROFILER_CATALOG_EINVAL, "a dash");
+	char longname[CUPTI_CB_PROFILER_CATALOG_NAME_MAX + 8];
 	memset(longname, 'a', sizeof longname - 1);
 	longname[sizeof longname - 1] = 0;
-	parse_error(longname, CUPTI_CB_METRIC_CATALOG_EINVAL, "too long");
-	longname[CUPTI_CB_METRIC_CATALOG_NAME_MAX - 1] = 0;
-	parse_error(longname, CUPTI_CB_METRIC_CATALOG_ENOMETRIC, "the longest allowed, unknown");
+	parse_error(longname, CUPTI_CB_PROFILER_CATALOG_EINVAL, "too long");
+	longname[CUPTI_CB_PROFILER_CATALOG_NAME_MAX - 1] = 0;
+	parse_error(longname, CUPTI_CB_PROFILER_CATALOG_ENOMETRIC, "the longest allowed, unknown");
 }
 
 static uint32_t id_of(const char *name, uint32_t *variant)
 {
 	uint32_t m = ~0u;
 	*variant = ~0u;
-	cupti_cb_metric_catalog_parse(&cat, name, &m, variant);
+	cupti_cb_profiler_catalog_parse(&cat, name, &m, variant);
 	return m;
 }
 
 static void naming(void)
 {
-	char buf[CUPTI_CB_METRIC_CATALOG_NAME_MAX];
+	char buf[CUPTI_CB_PROFILER_CATALOG_NAME_MAX];
 	uint32_t v, m = id_of("dram__bytes_read", &v);
-	int r = cupti_cb_metric_catalog_name(&cat, m, 0, buf, sizeof buf);
+	int r = cupti_cb_profiler_catalog_name(&cat, m, 0, buf, sizeof buf);
 	CHECK(r == 0 && !strcmp(buf, "dram__bytes_read"),
 	      "variant 0 is listed as the base: %s", buf);
-	r = cupti_cb_metric_catalog_full_name(&cat, m, 0, buf, sizeof buf);
+	r = cupti_cb_profiler_catalog_full_name(&cat, m, 0, buf, sizeof buf);
 	CHECK(r == 0 && !strcmp(buf, "dram__bytes_read.sum"),
 	      "variant 0 of a counter evaluates as .sum: %s", buf);
 	m = id_of("sm__throughput", &v);
-	r = cupti_cb_metric_catalog_full_name(&cat, m, 0, buf, sizeof buf);
+	r = cupti_cb_profiler_catalog_full_name(&cat, m, 0, buf, sizeof buf);
 	CHECK(r == 0 &&
 		      !strcmp(buf, "sm__throughput.avg.pct_of_peak_sustained_elapsed"),
 	      "variant 0 of a throughput: %s", buf);
 	m = id_of("l1tex__t_sector_hit_rate", &v);
-	r = cupti_cb_metric_catalog_full_name(&cat, m, 0, buf, sizeof buf);
+	r = cupti_cb_profiler_catalog_full_name(&cat, m, 0, buf, sizeof buf);
 	CHECK(r == 0 &&
 		      !strcmp(buf, "l1tex__t_sector_hit_rate.pct"),
 	      "variant 0 of a ratio: %s", buf);
-	CHECK_EQ(cupti_cb_metric_catalog_name(&cat, cat.n_metrics, 0, buf, sizeof buf), CUPTI_CB_METRIC_CATALOG_ENOMETRIC,
+	CHECK_EQ(cupti_cb_profiler_catalog_name(&cat, cat.n_metrics, 0, buf, sizeof buf), CUPTI_CB_PROFILER_CATALOG_ENOMETRIC,
 		 "name of a metric id out of range");
-	CHECK_EQ(cupti_cb_metric_catalog_name(&cat, m, 4, buf, sizeof buf), CUPTI_CB_METRIC_CATALOG_ESUFFIX,
+	CHECK_EQ(cupti_cb_profiler_catalog_name(&cat, m, 4, buf, sizeof buf), CUPTI_CB_PROFILER_CATALOG_ESUFFIX,
 		 "name of variant 4 of a ratio (3 suffixes)");
 	size_t need = strlen("l1tex__t_sector_hit_rate.pct") + 1;
-	CHECK_EQ(cupti_cb_metric_catalog_full_name(&cat, m, 0, buf, need - 1), CUPTI_CB_METRIC_CATALOG_EINVAL,
+	CHECK_EQ(cupti_cb_profiler_catalog_full_name(&cat, m, 0, buf, need - 1), CUPTI_CB_PROFILER_CATALOG_EINVAL,
 		 "a buffer one byte short");
-	CHECK_EQ(cupti_cb_metric_catalog_full_name(&cat, m, 0, buf, need), CUPTI_CB_METRIC_CATALOG_OK, "a buffer just long enough");
-	CHECK_EQ(cupti_cb_metric_catalog_units(&cat, cat.n_metrics, 0, buf, sizeof buf), CUPTI_CB_METRIC_CATALOG_ENOMETRIC,
+	CHECK_EQ(cupti_cb_profiler_catalog_full_name(&cat, m, 0, buf, need), CUPTI_CB_PROFILER_CATALOG_OK, "a buffer just long enough");
+	CHECK_EQ(cupti_cb_profiler_catalog_units(&cat, cat.n_metrics, 0, buf, sizeof buf), CUPTI_CB_PROFILER_CATALOG_ENOMETRIC,
 		 "units of a metric id out of range");
-	CHECK_EQ(cupti_cb_metric_catalog_is_integer(&cat, m, 99), CUPTI_CB_METRIC_CATALOG_ESUFFIX, "is_integer of a bad variant");
+	CHECK_EQ(cupti_cb_profiler_catalog_is_integer(&cat, m, 99), CUPTI_CB_PROFILER_CATALOG_ESUFFIX, "is_integer of a bad variant");
 }
 
 static void units_are(const char *name, const char *want)
 {
 	uint32_t v, m = id_of(name, &v);
 	char buf[128] = "(error)";
-	int r = cupti_cb_metric_catalog_units(&cat, m, v, buf, sizeof buf);
+	int r = cupti_cb_profiler_catalog_units(&cat, m, v, buf, sizeof buf);
 	CHECK(r == 0 && !strcmp(buf, want), "units of %s: got '%s' (r=%d), want '%s'", name, buf, r, want);
 }
 
 static void flags_are(const char *name, int integer, int additive)
 {
 	uint32_t v, m = id_of(name, &v);
-	int i = cupti_cb_metric_catalog_is_integer(&cat, m, v), a = cupti_cb_metric_catalog_is_additive(&cat, m, v);
+	int i = cupti_cb_profiler_catalog_is_integer(&cat, m, v), a = cupti_cb_profiler_catalog_is_additive(&cat, m, v);
 	CHECK(i == integer && a == additive, "%s: is_integer %d (want %d), is_additive %d (want %d)", name, i,
 	      integer, a, additive);
 }
@@ -494,7 +494,7 @@ static void properties(void)
 	flags_are("dram__bytes_read.sum", 1, 1);
 	flags_are("dram__bytes_read.avg", 0, 1);
 	/* .min/.max of pieces are summed (a bound of the joined range's, see
-	 * cupti_cb_metric_catalog_is_additive): a weighted mean of 10 and 30 would be
+	 * cupti_cb_profiler_catalog_is_additive): a weighted mean of 10 and 30 would be
 	 * 20, below the larger piece's own maximum. */
 	flags_are("dram__bytes_read.max", 0, 1);
 	flags_are("dram__bytes_read.min", 0, 1);
@@ -508,32 +508,32 @@ static void properties(void)
 
 	uint32_t v, m = id_of("dram__bytes_read", &v);
 	char buf[256] = "", small[8];
-	int r = cupti_cb_metric_catalog_descr(&cat, m, buf, sizeof buf);
+	int r = cupti_cb_profiler_catalog_descr(&cat, m, buf, sizeof buf);
 	CHECK(r == 0 && !strcmp(buf, "# of bytes read from DRAM"),
 	      "description of dram__bytes_read: %s", buf);
 	const char *kept = cat.metrics[m].descr;
-	r = cupti_cb_metric_catalog_descr(&cat, m, buf, sizeof buf);
+	r = cupti_cb_profiler_catalog_descr(&cat, m, buf, sizeof buf);
 	CHECK(r == 0 && cat.metrics[m].descr == kept,
 	      "the description is fetched once and kept");
-	CHECK_EQ(cupti_cb_metric_catalog_descr(&cat, m, small, sizeof small), CUPTI_CB_METRIC_CATALOG_EINVAL,
+	CHECK_EQ(cupti_cb_profiler_catalog_descr(&cat, m, small, sizeof small), CUPTI_CB_PROFILER_CATALOG_EINVAL,
 		 "a description longer than the buffer");
 	m = id_of("CTC.TriageCompute.ctc__rx_bytes", &v);
-	r = cupti_cb_metric_catalog_descr(&cat, m, buf, sizeof buf);
+	r = cupti_cb_profiler_catalog_descr(&cat, m, buf, sizeof buf);
 	CHECK(r == 0 && buf[0],
 	      "a dotted base has a description: %s", buf);
 }
 
 static void unknown_chip(void)
 {
-	struct cupti_cb_metric_catalog m;
+	struct cupti_cb_profiler_catalog m;
 	char why[1024] = "";
-	int r = cupti_cb_metric_catalog_build(&m, &prof, "XX999", why, sizeof why);
-	CHECK(r == CUPTI_CB_METRIC_CATALOG_ECUPTI && strstr(why, "'XX999'") && strstr(why, "GH100") && strstr(why, "GA100") &&
+	int r = cupti_cb_profiler_catalog_build(&m, &prof, "XX999", why, sizeof why);
+	CHECK(r == CUPTI_CB_PROFILER_CATALOG_ECUPTI && strstr(why, "'XX999'") && strstr(why, "GH100") && strstr(why, "GA100") &&
 		      strstr(why, "CUPTI_ERROR_INVALID_CHIP_NAME"),
 	      "an unknown chip names the supported ones: %s", why);
 	CHECK(m.host == NULL && m.strings == NULL, "nothing is left of a failed build");
-	r = cupti_cb_metric_catalog_build(&m, &prof, "", why, sizeof why);
-	CHECK_EQ(r, CUPTI_CB_METRIC_CATALOG_EINVAL, "an empty chip name");
+	r = cupti_cb_profiler_catalog_build(&m, &prof, "", why, sizeof why);
+	CHECK_EQ(r, CUPTI_CB_PROFILER_CATALOG_EINVAL, "an empty chip name");
 }
 
 /* What the catalogue spells for CUPTI configures: the defaults of the
@@ -543,9 +543,9 @@ static void full_names_configure(void)
 	const char *bases[] = { "dram__bytes_read", "l1tex__t_sector_hit_rate", "sm__throughput",
 				"CTC.TriageCompute.ctc__rx_bytes" };
 	for (unsigned i = 0; i < 4; i++) {
-		char full[CUPTI_CB_METRIC_CATALOG_NAME_MAX];
+		char full[CUPTI_CB_PROFILER_CATALOG_NAME_MAX];
 		uint32_t v, m = id_of(bases[i], &v);
-		cupti_cb_metric_catalog_full_name(&cat, m, v, full, sizeof full);
+		cupti_cb_profiler_catalog_full_name(&cat, m, v, full, sizeof full);
 		const char *names[] = { full };
 		size_t passes = passes_of(names, 1, full);
 		CHECK(passes >= 1, "the full name of %s configures", bases[i]);
@@ -560,9 +560,9 @@ static void full_names_configure(void)
 static void pm_sampling(void)
 {
 	char why[512] = "";
-	struct cupti_cb_metric_catalog pm;
-	int r = cupti_cb_metric_catalog_build_for(&pm, &prof, CHIP, CUPTI_PROFILER_TYPE_PM_SAMPLING, why, sizeof why);
-	CHECK(r == CUPTI_CB_METRIC_CATALOG_OK, "the PM sampling catalogue of " CHIP " builds %s", why);
+	struct cupti_cb_profiler_catalog pm;
+	int r = cupti_cb_profiler_catalog_build_for(&pm, &prof, CHIP, CUPTI_PROFILER_TYPE_PM_SAMPLING, why, sizeof why);
+	CHECK(r == CUPTI_CB_PROFILER_CATALOG_OK, "the PM sampling catalogue of " CHIP " builds %s", why);
 	if (r)
 		return;
 	CHECK_EQ(pm.n_metrics, 1279, "PM sampling: base metrics");
@@ -571,7 +571,7 @@ static void pm_sampling(void)
 	for (unsigned i = 0; i < pm.n_metrics; i++) {
 		uint32_t id, variant;
 		sass += strstr(pm.metrics[i].name, "sass") != NULL;
-		if (cupti_cb_metric_catalog_parse(&cat, pm.metrics[i].name, &id, &variant) != CUPTI_CB_METRIC_CATALOG_OK)
+		if (cupti_cb_profiler_catalog_parse(&cat, pm.metrics[i].name, &id, &variant) != CUPTI_CB_PROFILER_CATALOG_OK)
 			missing++;
 		else if (cat.metrics[id].type != pm.metrics[i].type)
 			other_type++;
@@ -580,14 +580,14 @@ static void pm_sampling(void)
 	CHECK_EQ(pm.n_metrics - missing, 658, "PM sampling: metrics the Range Profiler has too");
 	CHECK_EQ(other_type, 0, "PM sampling: of the same type there");
 	uint32_t id, variant;
-	CHECK_EQ(cupti_cb_metric_catalog_parse(&pm, "dram__read_throughput.avg.pct_of_peak_sustained_elapsed", &id,
-					       &variant), CUPTI_CB_METRIC_CATALOG_OK,
+	CHECK_EQ(cupti_cb_profiler_catalog_parse(&pm, "dram__read_throughput.avg.pct_of_peak_sustained_elapsed", &id,
+					       &variant), CUPTI_CB_PROFILER_CATALOG_OK,
 		 "PM sampling: dram__read_throughput, which the Range Profiler lacks");
-	CHECK_EQ(cupti_cb_metric_catalog_parse(&cat, "dram__read_throughput", &id, &variant),
-		 CUPTI_CB_METRIC_CATALOG_ENOMETRIC, "Range Profiler: no dram__read_throughput");
-	CHECK_EQ(cupti_cb_metric_catalog_parse(&pm, "dram__bytes_read.sum", &id, &variant), CUPTI_CB_METRIC_CATALOG_OK,
+	CHECK_EQ(cupti_cb_profiler_catalog_parse(&cat, "dram__read_throughput", &id, &variant),
+		 CUPTI_CB_PROFILER_CATALOG_ENOMETRIC, "Range Profiler: no dram__read_throughput");
+	CHECK_EQ(cupti_cb_profiler_catalog_parse(&pm, "dram__bytes_read.sum", &id, &variant), CUPTI_CB_PROFILER_CATALOG_OK,
 		 "PM sampling: dram__bytes_read.sum");
-	cupti_cb_metric_catalog_free(&pm);
+	cupti_cb_profiler_catalog_free(&pm);
 
 	/* Its entry points: every one in this libcupti; none in a library without them. */
 	struct cupti_cb_pm_sampling_api pa;
@@ -617,6 +617,6 @@ int main(void)
 	errors();
 	every_chip();
 	pm_sampling();
-	cupti_cb_metric_catalog_free(&cat);
+	cupti_cb_profiler_catalog_free(&cat);
 	return checks_done();
 }
