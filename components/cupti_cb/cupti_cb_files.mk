@@ -21,6 +21,7 @@ CUPTI_CB_SRCS = cupti_cb.c \
 	cupti_cb_profiler_api.c \
 	cupti_cb_profiler_catalog.c \
 	cupti_cb_profiler_config.c \
+	cupti_cb_profiler_events.c \
 	cupti_cb_profiler_permission.c \
 	cupti_cb_profiler_totals.c \
 	cupti_cb_publish.c \
@@ -38,4 +39,6 @@ CUPTI_CB_SRCS = cupti_cb.c \
 	cupti_cb_activity_source.c \
 	cupti_cb_activity_buffers.c \
 	cupti_cb_activity_busy.c \
-	cupti_cb_activity_flusher.c
+	cupti_cb_activity_flusher.c \
+	cupti_cb_sampling_source.c \
+	cupti_cb_sampling_session.c

@@ -28,38 +28,6 @@ static int need_driver(const struct cupti_cb_api *api, char *why, size_t len)
 	return -1;
 }
 
-static const char *level(CUpti_Profiler_Support_Level l)
-{
-	return l == CUPTI_PROFILER_CONFIGURATION_DISABLED ? "disabled" : "unsupported";
-}
-
-/* Names each configuration feature that keeps the device from profiling. */
-static void unsupported(const CUpti_Profiler_DeviceSupported_Params *d, int ordinal, char *why,
-			size_t len)
-{
-	const struct {
-		const char *what;
-		CUpti_Profiler_Support_Level l;
-	} f[] = {
-		{ "the architecture (compute capability 7.5 or newer is needed)", d->architecture },
-		{ "SLI", d->sli },
-		{ "vGPU (profiling must be enabled for the VM)", d->vGpu },
-		{ "confidential computing", d->confidentialCompute },
-		{ "a Crypto Mining Processor (CMP)", d->cmp },
-		{ "WSL", d->wsl },
-	};
-	size_t o = (size_t)snprintf(why, len, "device %d does not support range profiling:", ordinal);
-	int named = 0;
-	for (size_t i = 0; i < sizeof f / sizeof f[0] && o < len; i++)
-		if (f[i].l != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
-			o += (size_t)snprintf(why + o, len - o, "%s %s %s", named ? "," : "",
-					      f[i].what, level(f[i].l));
-			named = 1;
-		}
-	if (!named && o < len)
-		snprintf(why + o, len - o, " CUPTI names no reason (a MIG instance?)");
-}
-
 static int chip_name(struct cupti_cb_metric_session *s, char *why, size_t len)
 {
 	CUpti_Device_GetChipName_Params g = { CUpti_Device_GetChipName_Params_STRUCT_SIZE, NULL,
@@ -88,7 +56,7 @@ static int device_supported(struct cupti_cb_metric_session *s, char *why, size_t
 	    (d.isSupported != CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED &&
 	     d.isSupported != CUPTI_PROFILER_CONFIGURATION_DISABLED))
 		return 0;
-	unsupported(&d, s->ordinal, why, len);
+	cupti_cb_profiler_unsupported(&d, s->ordinal, "range profiling", why, len);
 	return -1;
 }
 
@@ -106,7 +74,7 @@ int cupti_cb_metric_session_supported(struct cupti_cb_api *api, const struct cup
 	    (d.isSupported != CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED &&
 	     d.isSupported != CUPTI_PROFILER_CONFIGURATION_DISABLED))
 		return 0;
-	unsupported(&d, ordinal, why, len);
+	cupti_cb_profiler_unsupported(&d, ordinal, "range profiling", why, len);
 	return -1;
 }
 

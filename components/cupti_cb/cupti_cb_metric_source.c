@@ -24,6 +24,7 @@
 #include "cupti_cb_services.h"
 #include "cupti_cb_profiler_config.h"
 #include "cupti_cb_profiler_catalog.h"
+#include "cupti_cb_profiler_events.h"
 #include "cupti_cb_profiler_permission.h"
 #include "cupti_cb_publish.h"
 #include "cupti_cb_metric_session.h"
@@ -50,10 +51,6 @@
 /* Contexts created while the source's lock was held (see on_context). */
 #define MAX_PENDING_CTX 16
 
-/* A metric's variant (1 + its suffix's index) travels in the code's variant
- * bits: the catalogue refuses a chip whose types take more suffixes. */
-_Static_assert(CUPTI_CB_PROFILER_CATALOG_MAX_SUFFIXES <= CUPTI_CB_VAR_MAX, "a variant must fit the code's bits");
-
 struct msrc {
 	struct cupti_cb_services *e;	/* shared services */
 	unsigned id;			/* the source bits of its codes */
@@ -71,6 +68,7 @@ struct msrc {
 	unsigned profiler_holds;	/* the chip lookup and each session (profiler_hold) */
 	struct cupti_cb_profiler_api p;
 	struct cupti_cb_profiler_catalog cat;
+	struct cupti_cb_profiler_events events;	/* cat as events; events.cat set once built */
 	char chip[64];
 	char why[CUPTI_CB_WHY_LEN];
 	char dev_chip[CUPTI_CB_MAX_DEVICES][64];	/* "" until asked */
@@ -287,6 +285,7 @@ static int ensure_catalog_locked(struct msrc *m)
 	uint64_t t0 = cupti_cb_mono_ns();
 	if (cupti_cb_profiler_catalog_build(&m->cat, &m->p, m->chip, m->why, sizeof m->why))
 		return -1;
+	m->events.cat = &m->cat;
 	m->have_catalog = 1;
 	m->why[0] = '\0';
 	TRACE(m, "catalogue of %s%s: %u metrics in %.1f ms", m->chip, named ? " (" ENV_CHIP ")" : "",
@@ -304,18 +303,9 @@ static int ensure_catalog(struct msrc *m)
 
 /* ---- catalogue ------------------------------------------------------------- */
 
-/* CUPTI's metric names are "<unit>__<name>[.<rollup>[.<submetric>]]": a
- * letter first, a double underscore, nothing but [A-Za-z0-9_.]. */
 static int m_may_be_ours(const char *name)
 {
-	size_t n = strlen(name);
-	if (!n || !isalpha((unsigned char)name[0]))
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)name[i]) && name[i] != '_' && name[i] != '.')
-			return 0;
-	const char *dd = strstr(name, "__");
-	return dd && (size_t)(dd - name) < n;
+	return cupti_cb_profiler_events_may_be(name);
 }
 
 /* The catalogue is built when first asked for (ensure_catalog): the chip
@@ -327,19 +317,10 @@ static void m_opened(void *self, enum cupti_cb_stage stage)
 
 static int decode(struct msrc *m, uint32_t code, uint32_t *metric, uint32_t *variant)
 {
-	if (!m->have_catalog || CUPTI_CB_CODE_SRC(code) != m->id || code >> 31)
+	if (!m->have_catalog)
 		return CUPTI_CB_ENOEVNT;
-	*metric = CUPTI_CB_CODE_IDX(code);
-	*variant = CUPTI_CB_CODE_VAR(code);
-	if (*metric >= m->cat.n_metrics)
-		return CUPTI_CB_ENOEVNT;
-	unsigned type = m->cat.metrics[*metric].type;
-	if (type >= CUPTI_CB_PROFILER_CATALOG_TYPES || *variant > m->cat.n_suffixes[type])
-		return CUPTI_CB_ENOEVNT;
-	int dev = CUPTI_CB_CODE_DEV(code);
-	if (dev >= 0 && dev >= count_devices(m))
-		return CUPTI_CB_ENOEVNT;
-	return CUPTI_CB_OK;
+	int n = CUPTI_CB_CODE_DEV(code) >= 0 ? count_devices(m) : 0;
+	return cupti_cb_profiler_events_decode(&m->events, code, n, metric, variant);
 }
 
 static int m_valid(void *self, uint32_t code)
@@ -351,50 +332,23 @@ static int m_valid(void *self, uint32_t code)
 static int m_first(void *self, uint32_t *code)
 {
 	struct msrc *m = self;
-	if (ensure_catalog(m) || m->cat.n_metrics == 0)
+	if (ensure_catalog(m))
 		return CUPTI_CB_ENOEVNT;
-	*code = CUPTI_CB_SCODE(m->id, 0, 0, -1, 0);
-	return CUPTI_CB_OK;
+	return cupti_cb_profiler_events_first(&m->events, code);
 }
 
-/* Listing shows each base metric once; its rollups and submetrics are in
- * its description. */
 static int m_next(void *self, uint32_t *code)
 {
 	struct msrc *m = self;
-	uint32_t idx = CUPTI_CB_CODE_IDX(*code) + 1;
-	if (!m->have_catalog || idx >= m->cat.n_metrics)
-		return CUPTI_CB_ENOEVNT;
-	*code = CUPTI_CB_SCODE(m->id, idx, 0, -1, 0);
-	return CUPTI_CB_OK;
-}
-
-static int catalog_error(int rc)
-{
-	switch (rc) {
-	case CUPTI_CB_PROFILER_CATALOG_OK:
-		return CUPTI_CB_OK;
-	case CUPTI_CB_PROFILER_CATALOG_ENOMETRIC:
-	case CUPTI_CB_PROFILER_CATALOG_ESUFFIX:
-		return CUPTI_CB_ENOEVNT;
-	case CUPTI_CB_PROFILER_CATALOG_ENOMEM:
-		return CUPTI_CB_ENOMEM;
-	default:
-		return CUPTI_CB_EINVAL;
-	}
+	return m->have_catalog ? cupti_cb_profiler_events_next(&m->events, code) : CUPTI_CB_ENOEVNT;
 }
 
 static int m_lookup(void *self, const char *base, uint32_t *code)
 {
 	struct msrc *m = self;
-	uint32_t metric, variant;
 	if (ensure_catalog(m))
 		return CUPTI_CB_ENOEVNT;
-	int rc = catalog_error(cupti_cb_profiler_catalog_parse(&m->cat, base, &metric, &variant));
-	if (rc)
-		return rc;
-	*code = CUPTI_CB_SCODE(m->id, metric, variant, -1, 0);
-	return CUPTI_CB_OK;
+	return cupti_cb_profiler_events_lookup(&m->events, base, code);
 }
 
 /* A metric counts a device's work, whoever issued it: ":process" is
@@ -415,12 +369,9 @@ static int m_base_name(void *self, uint32_t code, char *buf, size_t len)
 	struct msrc *m = self;
 	uint32_t metric, variant;
 	int rc = decode(m, code, &metric, &variant);
-	if (rc)
-		return rc;
-	return cupti_cb_profiler_catalog_name(&m->cat, metric, variant, buf, len) ? CUPTI_CB_EINVAL : CUPTI_CB_OK;
+	return rc ? rc : cupti_cb_profiler_events_base_name(&m->events, metric, variant, buf, len);
 }
 
-/* "<CUPTI's description> [counter; default .sum; takes .sum .avg ...]" */
 static int m_descr(void *self, uint32_t code, char *buf, size_t len)
 {
 	struct msrc *m = self;
@@ -428,18 +379,9 @@ static int m_descr(void *self, uint32_t code, char *buf, size_t len)
 	int rc = decode(m, code, &metric, &variant);
 	if (rc)
 		return rc;
-	static const char *const type_word[] = { "counter", "ratio", "throughput" };
-	unsigned type = m->cat.metrics[metric].type;
 	pthread_mutex_lock(&m->lock);
-	cupti_cb_profiler_catalog_descr(&m->cat, metric, buf, len);
+	cupti_cb_profiler_events_descr(&m->events, metric, buf, len);
 	unlock_source(m);
-	size_t n = strlen(buf);
-	n += (size_t)snprintf(buf + n, n < len ? len - n : 0, " [%s; default %s; takes", type_word[type],
-			      m->cat.suffixes[type][m->cat.default_variant[type] - 1]);
-	for (unsigned i = 0; i < m->cat.n_suffixes[type] && n + 1 < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, " %s", m->cat.suffixes[type][i]);
-	if (n + 1 < len)
-		snprintf(buf + n, len - n, "]");
 	return CUPTI_CB_OK;
 }
 
@@ -447,8 +389,7 @@ static int m_qualifier_descr(void *self, uint32_t code, char *buf, size_t len)
 {
 	if (!m_valid(self, code))
 		return CUPTI_CB_ENOEVNT;
-	snprintf(buf, len, "Only CUDA device %d (also spelt :device%d)", CUPTI_CB_CODE_DEV(code),
-		 CUPTI_CB_CODE_DEV(code));
+	cupti_cb_profiler_events_device_descr(code, buf, len);
 	return CUPTI_CB_OK;
 }
 
@@ -460,10 +401,8 @@ static int m_facts(void *self, uint32_t code, struct cupti_cb_event_facts *f)
 	if (rc)
 		return rc;
 	pthread_mutex_lock(&m->lock);
-	cupti_cb_profiler_catalog_units(&m->cat, metric, variant, f->units, sizeof f->units);
+	cupti_cb_profiler_events_facts(&m->events, metric, variant, f);
 	unlock_source(m);
-	f->is_double = !cupti_cb_profiler_catalog_is_integer(&m->cat, metric, variant);
-	f->running_sum = cupti_cb_profiler_catalog_is_additive(&m->cat, metric, variant);
 	return CUPTI_CB_OK;
 }
 
@@ -1260,6 +1199,7 @@ static void *m_open(struct cupti_cb_services *services, unsigned id)
 		return NULL;
 	m->e = services;
 	m->id = id;
+	m->events.id = id;
 	m->restricted = 2;
 	atomic_init(&m->n_devices, -1);
 	pthread_mutex_init(&m->lock, NULL);

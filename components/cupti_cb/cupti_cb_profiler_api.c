@@ -111,3 +111,37 @@ const char *cupti_cb_profiler_api_error(const struct cupti_cb_profiler_api *p, C
 		return s;
 	return "unknown CUPTI error";
 }
+
+/* ---- what keeps a device from profiling ---- */
+
+static const char *level(CUpti_Profiler_Support_Level l)
+{
+	return l == CUPTI_PROFILER_CONFIGURATION_DISABLED ? "disabled" : "unsupported";
+}
+
+void cupti_cb_profiler_unsupported(const CUpti_Profiler_DeviceSupported_Params *d, int ordinal, const char *what,
+				   char *why, size_t len)
+{
+	const struct {
+		const char *what;
+		CUpti_Profiler_Support_Level l;
+	} f[] = {
+		{ "the architecture (compute capability 7.5 or newer is needed)", d->architecture },
+		{ "SLI", d->sli },
+		{ "vGPU (profiling must be enabled for the VM)", d->vGpu },
+		{ "confidential computing", d->confidentialCompute },
+		{ "a Crypto Mining Processor (CMP)", d->cmp },
+		{ "WSL", d->wsl },
+	};
+	size_t o = (size_t)snprintf(why, len, "device %d does not support %s:", ordinal, what);
+	int named = 0;
+	for (size_t i = 0; i < sizeof f / sizeof f[0] && o < len; i++)
+		if (f[i].l != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+			o += (size_t)snprintf(why + o, len - o, "%s %s %s", named ? "," : "",
+					      f[i].what, level(f[i].l));
+			named = 1;
+		}
+	if (!named && o < len)
+		snprintf(why + o, len - o, " CUPTI names no reason (a MIG instance?)");
+}
+

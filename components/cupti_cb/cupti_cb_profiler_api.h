@@ -93,6 +93,11 @@ struct cupti_cb_pm_sampling_api {
  * naming the first one missing. */
 int cupti_cb_pm_sampling_api_load(struct cupti_cb_pm_sampling_api *p, void *cupti_lib, char *why, size_t len);
 
+/* The sentence for a device cuptiProfilerDeviceSupported refused: "device
+ * N does not support <what>:" and each configuration feature to blame. */
+void cupti_cb_profiler_unsupported(const CUpti_Profiler_DeviceSupported_Params *d, int ordinal, const char *what,
+				   char *why, size_t len);
+
 /* CUPTI's name of r ("CUPTI_ERROR_INVALID_METRIC_NAME"), never NULL. */
 const char *cupti_cb_profiler_api_error(const struct cupti_cb_profiler_api *p, CUptiResult r);
 

@@ -15,7 +15,7 @@
 
 #include <stdatomic.h>
 
-#define CUPTI_CB_PUBLISH_MAX 128
+#define CUPTI_CB_PUBLISH_MAX 256
 
 struct cupti_cb_publish_copy {
 	atomic_uint seq;		/* odd while the writer fills the copy */

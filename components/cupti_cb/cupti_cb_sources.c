@@ -10,6 +10,7 @@
 	X(cupti_cb_callback_source)	/* first: its codes have no source bits */     \
 	X(cupti_cb_metric_source)                                                      \
 	X(cupti_cb_activity_source)                                                    \
+	X(cupti_cb_sampling_source)	/* the metrics again, tagged :sampled */      \
 	/* new sources here, one line each */
 
 #define DECLARE(s) extern const struct cupti_cb_source_ops s;

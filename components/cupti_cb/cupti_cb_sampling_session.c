@@ -1,0 +1,636 @@
+/* cupti_cb_sampling_session.c: PM sampling of one device, decoded into
+ * running totals (cupti_cb_sampling_session.h). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "cupti_cb_sampling_session.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cupti_cb_clock.h"
+#include "cupti_cb_thread_counters.h"
+
+#define TRACE(s, ...)                                                                     \
+	do {                                                                              \
+		if ((s)->trace) {                                                         \
+			fprintf(stderr, "cupti_cb: sampling: device %d: ", (s)->ordinal); \
+			fprintf(stderr, __VA_ARGS__);                                     \
+			fputc('\n', stderr);                                              \
+		}                                                                         \
+	} while (0)
+
+/* ---- options ---------------------------------------------------------------- */
+
+static int env_u64(const char *name, uint64_t def, uint64_t lo, uint64_t hi, uint64_t *out, char *why, size_t len)
+{
+	const char *v = getenv(name);
+	*out = def;
+	if (!v || !v[0])
+		return 0;
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(v, &end, 10);
+	if (errno || *end || v[0] == '-' || x < lo || x > hi) {
+		snprintf(why, len, "%s=%s: give a whole number from %llu to %llu", name, v, (unsigned long long)lo,
+			 (unsigned long long)hi);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+int cupti_cb_sampling_options_from_env(struct cupti_cb_sampling_options *o, char *why, size_t len)
+{
+	uint64_t interval_us, decode_us, buffer_mb;
+	/* 10 us: one decode thread keeps up with 10 kHz (an H100), not 100 kHz. */
+	if (env_u64(CUPTI_CB_ENV_SAMPLING_INTERVAL, 500, 10, 10000000, &interval_us, why, len) ||
+	    env_u64(CUPTI_CB_ENV_SAMPLING_DECODE, 1000, 100, 10000000, &decode_us, why, len) ||
+	    env_u64(CUPTI_CB_ENV_SAMPLING_BUFFER, 32, 1, 4096, &buffer_mb, why, len))
+		return -1;
+	o->interval_ns = interval_us * 1000;
+	o->decode_ns = decode_us * 1000;
+	o->buffer_bytes = (size_t)buffer_mb << 20;
+	/* Room for the samples of two decode periods, so that one decode
+	 * takes what a period brings even when it ran late. */
+	uint64_t per = 2 * decode_us / interval_us + 16;
+	o->max_samples = (unsigned)(per > 4096 ? 4096 : per);
+	return 0;
+}
+
+/* ---- CUPTI's errors ------------------------------------------------------ */
+
+static int cupti_failed(struct cupti_cb_sampling_session *s, CUptiResult r, const char *call, char *why, size_t len)
+{
+	const char *name = cupti_cb_profiler_api_error(s->p, r);
+	switch (r) {
+	case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+		snprintf(why, len,
+			 "%s failed on device %d: %s: this process may not read the GPU's performance counters (load "
+			 "the nvidia module with NVreg_RestrictProfilingToAdminUsers=0, or run as root)",
+			 call, s->ordinal, name);
+		return CUPTI_CB_SAMPLING_EPERM;
+	case CUPTI_ERROR_HARDWARE_BUSY:
+	case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
+		snprintf(why, len,
+			 "%s failed on device %d: %s: another profiler holds the device's performance counters "
+			 "(Nsight Compute, Nsight Systems' GPU metrics, DCGM, or another process's PM sampling or "
+			 "range profiling)",
+			 call, s->ordinal, name);
+		return CUPTI_CB_SAMPLING_EBUSY;
+	case CUPTI_ERROR_NOT_SUPPORTED:
+	case CUPTI_ERROR_NOT_COMPATIBLE:
+		snprintf(why, len, "%s failed on device %d (%s): %s: PM sampling is not supported there", call,
+			 s->ordinal, s->chip, name);
+		return CUPTI_CB_SAMPLING_EUNSUPP;
+	default:
+		snprintf(why, len, "%s failed on device %d: %s", call, s->ordinal, name);
+		return CUPTI_CB_SAMPLING_EFAIL;
+	}
+}
+
+static void note_loss(struct cupti_cb_sampling_session *s, uint64_t n, const char *fmt, const char *what)
+{
+	s->lost += n;
+	snprintf(s->lost_why, sizeof s->lost_why, fmt, what);
+	TRACE(s, "%s", s->lost_why);
+}
+
+/* ---- publication ------------------------------------------------------------ */
+
+static void publish(struct cupti_cb_sampling_session *s)
+{
+	long long v[CUPTI_CB_PUBLISH_MAX];
+	v[0] = (long long)s->lost;
+	v[1] = (long long)s->samples;
+	for (unsigned i = 0; i < s->n_entries; i++) {
+		const struct cupti_cb_profiler_total *t = &s->entries[i].total;
+		v[2 + 3 * i] = (long long)t->count;
+		memcpy(&v[3 + 3 * i], &t->sum, sizeof t->sum);
+		memcpy(&v[4 + 3 * i], &t->weight, sizeof t->weight);
+	}
+	cupti_cb_publish_write(&s->pub, v, CUPTI_CB_SAMPLING_PUBLISHED(s->n_entries), 0);
+}
+
+int cupti_cb_sampling_session_snapshot(struct cupti_cb_sampling_session *s, const unsigned *ids, unsigned n,
+				       struct cupti_cb_profiler_total *out, uint64_t *lost)
+{
+	long long v[CUPTI_CB_PUBLISH_MAX];
+	unsigned top = 0;
+	for (unsigned i = 0; i < n; i++)
+		if (ids[i] + 1 > top)
+			top = ids[i] + 1;
+	if (top > CUPTI_CB_SAMPLING_MAX_METRICS)
+		return CUPTI_CB_SAMPLING_EINVAL;
+	int rc = cupti_cb_publish_read(&s->pub, v, CUPTI_CB_SAMPLING_PUBLISHED(top));
+	if (rc == CUPTI_CB_PUBLISH_BUSY)
+		return rc;
+	*lost = (uint64_t)v[0];
+	for (unsigned i = 0; i < n; i++) {
+		out[i].count = (uint64_t)v[2 + 3 * ids[i]];
+		memcpy(&out[i].sum, &v[3 + 3 * ids[i]], sizeof out[i].sum);
+		memcpy(&out[i].weight, &v[4 + 3 * ids[i]], sizeof out[i].weight);
+	}
+	return 0;
+}
+
+const char *cupti_cb_sampling_session_lost_why(const struct cupti_cb_sampling_session *s)
+{
+	return s->lost_why;
+}
+
+/* ---- decoding (under lock) ----------------------------------------------------- */
+
+/* Adds the completed samples of the image to the totals. */
+static void add_samples(struct cupti_cb_sampling_session *s, size_t completed)
+{
+	char why[256];
+	for (size_t i = 0; i < completed; i++) {
+		CUpti_PmSampling_CounterData_GetSampleInfo_Params ip = {
+			.structSize = CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE
+		};
+		ip.pPmSamplingObject = s->obj;
+		ip.pCounterDataImage = s->image;
+		ip.counterDataImageSize = s->image_size;
+		ip.sampleIndex = i;
+		CUptiResult r = s->pm->cuptiPmSamplingCounterDataGetSampleInfo(&ip);
+		double dur = r == CUPTI_SUCCESS && ip.endTimestamp > ip.startTimestamp ?
+				     (double)(ip.endTimestamp - ip.startTimestamp) : 0;
+		if (cupti_cb_profiler_config_evaluate(&s->cfg, s->image, s->image_size, i, s->values, why, sizeof why)) {
+			note_loss(s, 1, "a sample could not be evaluated: %s", why);
+			continue;
+		}
+		for (unsigned k = 0; k < s->cfg.n; k++)
+			cupti_cb_profiler_total_add(&s->entries[k].total, s->entries[k].additive, s->values[k], dur);
+		s->samples++;
+	}
+}
+
+/* Drains the hardware buffer into the totals, image by image. */
+static int decode_locked(struct cupti_cb_sampling_session *s)
+{
+	char why[256];
+	if (!s->have_cfg || !s->image)
+		return 0;
+	uint64_t t0 = cupti_cb_mono_ns();
+	int rc = 0;
+	for (int round = 0; round < 64; round++) {
+		CUpti_PmSampling_DecodeData_Params dp = { .structSize = CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE };
+		dp.pPmSamplingObject = s->obj;
+		dp.pCounterDataImage = s->image;
+		dp.counterDataImageSize = s->image_size;
+		CUptiResult r = s->pm->cuptiPmSamplingDecodeData(&dp);
+		if (r != CUPTI_SUCCESS) {
+			cupti_failed(s, r, "cuptiPmSamplingDecodeData", why, sizeof why);
+			note_loss(s, 1, "%s (samples lost)", why);
+			rc = -1;
+			break;
+		}
+		if (dp.overflow)
+			note_loss(s, 1, "%s",
+				  "the hardware buffer of PM sampling overflowed and samples were lost: decode more often "
+				  "(" CUPTI_CB_ENV_SAMPLING_DECODE "), sample less often (" CUPTI_CB_ENV_SAMPLING_INTERVAL
+				  ") or give a larger buffer (" CUPTI_CB_ENV_SAMPLING_BUFFER ")");
+		CUpti_PmSampling_GetCounterDataInfo_Params gp = {
+			.structSize = CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE
+		};
+		gp.pCounterDataImage = s->image;
+		gp.counterDataImageSize = s->image_size;
+		r = s->pm->cuptiPmSamplingGetCounterDataInfo(&gp);
+		if (r != CUPTI_SUCCESS) {
+			cupti_failed(s, r, "cuptiPmSamplingGetCounterDataInfo", why, sizeof why);
+			note_loss(s, 1, "%s (samples lost)", why);
+			rc = -1;
+			break;
+		}
+		add_samples(s, gp.numCompletedSamples);
+		/* A fresh image for the next decode: a copy of an initialized one
+		 * costs far less than initializing it again. */
+		memcpy(s->image, s->blank, s->image_size);
+		if (dp.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL)
+			break;
+	}
+	uint64_t dt = cupti_cb_mono_ns() - t0;
+	if (dt > s->decode_ns_max)
+		s->decode_ns_max = dt;
+	s->decodes++;
+	publish(s);
+	return rc;
+}
+
+/* ---- the decode thread ------------------------------------------------------ */
+
+static void deadline_after(struct timespec *ts, uint64_t ns)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	uint64_t t = (uint64_t)ts->tv_nsec + ns;
+	ts->tv_sec += (time_t)(t / 1000000000u);
+	ts->tv_nsec = (long)(t % 1000000000u);
+}
+
+static void *decode_main(void *arg)
+{
+	struct cupti_cb_sampling_session *s = arg;
+	/* Its CUPTI calls are cupti_cb's own, never the application's. */
+	(void)cupti_cb_own_begin();
+	pthread_mutex_lock(&s->wait_lock);
+	while (!s->quit) {
+		pthread_mutex_unlock(&s->wait_lock);
+		pthread_mutex_lock(&s->lock);
+		if (s->started)
+			decode_locked(s);
+		pthread_mutex_unlock(&s->lock);
+		pthread_mutex_lock(&s->wait_lock);
+		struct timespec ts;
+		deadline_after(&ts, s->opt.decode_ns);
+		while (!s->quit && pthread_cond_timedwait(&s->wake, &s->wait_lock, &ts) != ETIMEDOUT)
+			;
+	}
+	pthread_mutex_unlock(&s->wait_lock);
+	return NULL;
+}
+
+/* The thread takes no signal: a handler that reads would otherwise
+ * interrupt the one writer of the totals. */
+static int start_thread(struct cupti_cb_sampling_session *s, char *why, size_t len)
+{
+	if (s->have_thread)
+		return 0;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = pthread_create(&s->thread, NULL, decode_main, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		snprintf(why, len, "the decode thread of device %d could not be created: %s", s->ordinal, strerror(rc));
+		return CUPTI_CB_SAMPLING_EFAIL;
+	}
+	s->have_thread = 1;
+	return 0;
+}
+
+static void stop_thread(struct cupti_cb_sampling_session *s)
+{
+	if (!s->have_thread)
+		return;
+	pthread_mutex_lock(&s->wait_lock);
+	s->quit = 1;
+	pthread_cond_signal(&s->wake);
+	pthread_mutex_unlock(&s->wait_lock);
+	pthread_join(s->thread, NULL);
+	s->have_thread = 0;
+	s->quit = 0;
+}
+
+/* ---- start and stop (under lock) ------------------------------------------------ */
+
+static int start_locked(struct cupti_cb_sampling_session *s, char *why, size_t len)
+{
+	if (s->started || !s->have_cfg)
+		return 0;
+	CUpti_PmSampling_Start_Params sp = { .structSize = CUpti_PmSampling_Start_Params_STRUCT_SIZE };
+	sp.pPmSamplingObject = s->obj;
+	CUptiResult r = s->pm->cuptiPmSamplingStart(&sp);
+	if (r != CUPTI_SUCCESS)
+		return cupti_failed(s, r, "cuptiPmSamplingStart", why, len);
+	s->started = 1;
+	return 0;
+}
+
+/* Stops sampling and adds what the buffer still holds. */
+static void stop_locked(struct cupti_cb_sampling_session *s)
+{
+	char why[256];
+	if (!s->started)
+		return;
+	decode_locked(s);
+	CUpti_PmSampling_Stop_Params sp = { .structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE };
+	sp.pPmSamplingObject = s->obj;
+	CUptiResult r = s->pm->cuptiPmSamplingStop(&sp);
+	if (r != CUPTI_SUCCESS) {
+		cupti_failed(s, r, "cuptiPmSamplingStop", why, sizeof why);
+		TRACE(s, "%s", why);
+	}
+	s->started = 0;
+	decode_locked(s);
+}
+
+/* ---- configuration (under lock) ------------------------------------------------- */
+
+static int set_config(struct cupti_cb_sampling_session *s, const struct cupti_cb_profiler_config *c, char *why,
+		      size_t len)
+{
+	CUpti_PmSampling_SetConfig_Params p = { .structSize = CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE };
+	p.pPmSamplingObject = s->obj;
+	p.configSize = c->image_size;
+	p.pConfig = c->image;
+	p.hardwareBufferSize = s->opt.buffer_bytes;
+	p.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
+	for (;;) {
+		p.triggerMode = s->time_trigger ? CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL :
+						  CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_SYSCLK_INTERVAL;
+		/* SYSCLK counts cycles: taken as 1 GHz, the interval is about as long. */
+		p.samplingInterval = s->opt.interval_ns;
+		CUptiResult r = s->pm->cuptiPmSamplingSetConfig(&p);
+		if (r == CUPTI_SUCCESS)
+			return 0;
+		/* Turing and GA100 have no time trigger. */
+		if (r == CUPTI_ERROR_NOT_SUPPORTED && s->time_trigger) {
+			s->time_trigger = 0;
+			TRACE(s, "no time trigger: the interval counts SYSCLK cycles");
+			continue;
+		}
+		return cupti_failed(s, r, "cuptiPmSamplingSetConfig", why, len);
+	}
+}
+
+static int make_images(struct cupti_cb_sampling_session *s, const struct cupti_cb_profiler_config *c,
+		       uint8_t **image, uint8_t **blank, size_t *size, char *why, size_t len)
+{
+	CUpti_PmSampling_GetCounterDataSize_Params sp = {
+		.structSize = CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE
+	};
+	sp.pPmSamplingObject = s->obj;
+	sp.pMetricNames = c->names;
+	sp.numMetrics = c->n;
+	sp.maxSamples = s->opt.max_samples;
+	CUptiResult r = s->pm->cuptiPmSamplingGetCounterDataSize(&sp);
+	if (r != CUPTI_SUCCESS)
+		return cupti_failed(s, r, "cuptiPmSamplingGetCounterDataSize", why, len);
+	*image = malloc(sp.counterDataSize ? sp.counterDataSize : 1);
+	*blank = malloc(sp.counterDataSize ? sp.counterDataSize : 1);
+	if (!*image || !*blank) {
+		free(*image), free(*blank);
+		snprintf(why, len, "no memory for counter-data images of %zu bytes", sp.counterDataSize);
+		return CUPTI_CB_SAMPLING_ENOMEM;
+	}
+	CUpti_PmSampling_CounterDataImage_Initialize_Params ip = {
+		.structSize = CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE
+	};
+	ip.pPmSamplingObject = s->obj;
+	ip.counterDataSize = sp.counterDataSize;
+	ip.pCounterData = *blank;
+	r = s->pm->cuptiPmSamplingCounterDataImageInitialize(&ip);
+	if (r != CUPTI_SUCCESS) {
+		free(*image), free(*blank);
+		return cupti_failed(s, r, "cuptiPmSamplingCounterDataImageInitialize", why, len);
+	}
+	memcpy(*image, *blank, sp.counterDataSize);
+	*size = sp.counterDataSize;
+	return 0;
+}
+
+/* Configures the union of every entry (the first n_new entries after
+ * old_n are new). On failure the old configuration stays. */
+static int configure_locked(struct cupti_cb_sampling_session *s, unsigned n, char *why, size_t len)
+{
+	const char *names[CUPTI_CB_SAMPLING_MAX_METRICS];
+	for (unsigned i = 0; i < n; i++)
+		names[i] = s->entries[i].name;
+	struct cupti_cb_profiler_config c;
+	if (cupti_cb_profiler_config_build_for(&c, s->p, CUPTI_PROFILER_TYPE_PM_SAMPLING, s->chip, s->avail, names, n,
+					       why, len))
+		return CUPTI_CB_SAMPLING_EFAIL;
+	if (c.passes != 1) {
+		snprintf(why, len,
+			 "these %u metrics need %zu passes on %s, and PM sampling collects one: sample fewer metrics "
+			 "on device %d, or use the Range Profiler's (the names without :sampled) in several runs",
+			 n, c.passes, s->chip, s->ordinal);
+		cupti_cb_profiler_config_free(&c);
+		return CUPTI_CB_SAMPLING_EPASSES;
+	}
+	int was = s->started;
+	stop_locked(s);
+	uint64_t t0 = cupti_cb_mono_ns();
+	uint8_t *image = NULL, *blank = NULL;
+	size_t size = 0;
+	int rc = set_config(s, &c, why, len);
+	if (!rc)
+		rc = make_images(s, &c, &image, &blank, &size, why, len);
+	if (rc) {
+		cupti_cb_profiler_config_free(&c);
+		/* The old configuration may be gone from the device: without
+		 * one the session samples nothing until a want succeeds. */
+		if (s->have_cfg && set_config(s, &s->cfg, why + strlen(why), 0) == 0 && was)
+			start_locked(s, why + strlen(why), 0);
+		return rc;
+	}
+	TRACE(s, "%u metrics configured in %.1f ms (counter-data image of %zu bytes, %u samples)", n,
+	      (cupti_cb_mono_ns() - t0) / 1e6, size, s->opt.max_samples);
+	if (s->have_cfg)
+		cupti_cb_profiler_config_free(&s->cfg);
+	free(s->image), free(s->blank);
+	s->cfg = c;
+	s->have_cfg = 1;
+	s->image = image, s->blank = blank, s->image_size = size;
+	s->n_entries = n;
+	publish(s);
+	return was ? start_locked(s, why, len) : 0;
+}
+
+/* ---- the session ------------------------------------------------------------------- */
+
+static void fetch_availability(struct cupti_cb_sampling_session *s)
+{
+	CUpti_PmSampling_GetCounterAvailability_Params ap = {
+		.structSize = CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE
+	};
+	ap.deviceIndex = (size_t)s->ordinal;
+	if (s->pm->cuptiPmSamplingGetCounterAvailability(&ap) != CUPTI_SUCCESS || !ap.counterAvailabilityImageSize)
+		return;
+	uint8_t *img = malloc(ap.counterAvailabilityImageSize);
+	if (!img)
+		return;
+	ap.pCounterAvailabilityImage = img;
+	if (s->pm->cuptiPmSamplingGetCounterAvailability(&ap) != CUPTI_SUCCESS) {
+		free(img);
+		return;
+	}
+	s->avail = img;
+}
+
+int cupti_cb_sampling_session_init(struct cupti_cb_sampling_session *s, const struct cupti_cb_profiler_api *p,
+				   const struct cupti_cb_pm_sampling_api *pm, int ordinal, const char *chip,
+				   const struct cupti_cb_sampling_options *opt, int trace, char *why, size_t len)
+{
+	memset(s, 0, sizeof *s);
+	s->p = p, s->pm = pm, s->ordinal = ordinal, s->opt = *opt, s->trace = trace;
+	s->time_trigger = 1;
+	snprintf(s->chip, sizeof s->chip, "%s", chip);
+	cupti_cb_publish_init(&s->pub);
+	CUpti_PmSampling_Enable_Params ep = { .structSize = CUpti_PmSampling_Enable_Params_STRUCT_SIZE };
+	ep.deviceIndex = (size_t)ordinal;
+	CUptiResult r = pm->cuptiPmSamplingEnable(&ep);
+	if (r != CUPTI_SUCCESS)
+		return cupti_failed(s, r, "cuptiPmSamplingEnable", why, len);
+	s->obj = ep.pPmSamplingObject;
+	fetch_availability(s);
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->wait_lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	TRACE(s, "PM sampling enabled (%s; interval %llu us, decode every %llu us, buffer %zu MiB)", chip,
+	      (unsigned long long)(opt->interval_ns / 1000), (unsigned long long)(opt->decode_ns / 1000),
+	      opt->buffer_bytes >> 20);
+	return 0;
+}
+
+void cupti_cb_sampling_session_destroy(struct cupti_cb_sampling_session *s)
+{
+	if (!s->obj)
+		return;
+	stop_thread(s);
+	pthread_mutex_lock(&s->lock);
+	stop_locked(s);
+	TRACE(s, "%llu samples in %llu decodes (the longest %.2f ms), %llu lost", (unsigned long long)s->samples,
+	      (unsigned long long)s->decodes, s->decode_ns_max / 1e6, (unsigned long long)s->lost);
+	CUpti_PmSampling_Disable_Params dp = { .structSize = CUpti_PmSampling_Disable_Params_STRUCT_SIZE };
+	dp.pPmSamplingObject = s->obj;
+	s->pm->cuptiPmSamplingDisable(&dp);
+	if (s->have_cfg)
+		cupti_cb_profiler_config_free(&s->cfg);
+	for (unsigned i = 0; i < CUPTI_CB_SAMPLING_MAX_METRICS; i++)
+		free(s->entries[i].name);
+	free(s->image), free(s->blank), free(s->avail);
+	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_destroy(&s->lock);
+	pthread_mutex_destroy(&s->wait_lock);
+	pthread_cond_destroy(&s->wake);
+	memset(s, 0, sizeof *s);
+}
+
+static int find(const struct cupti_cb_sampling_session *s, unsigned n, const char *name)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!strcmp(s->entries[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+int cupti_cb_sampling_session_want(struct cupti_cb_sampling_session *s, const char *const *names, const int *additive,
+				   unsigned n, unsigned *ids, char *why, size_t len)
+{
+	pthread_mutex_lock(&s->lock);
+	unsigned total = s->n_entries;
+	int rc = 0;
+	for (unsigned i = 0; i < n && !rc; i++) {
+		int id = find(s, total, names[i]);
+		if (id >= 0) {
+			ids[i] = (unsigned)id;
+			continue;
+		}
+		if (total == CUPTI_CB_SAMPLING_MAX_METRICS) {
+			snprintf(why, len, "device %d would sample more than %d metrics at once", s->ordinal,
+				 CUPTI_CB_SAMPLING_MAX_METRICS);
+			rc = CUPTI_CB_SAMPLING_ELIMIT;
+			break;
+		}
+		struct cupti_cb_sampling_entry *e = &s->entries[total];
+		memset(e, 0, sizeof *e);
+		e->name = strdup(names[i]);
+		if (!e->name) {
+			snprintf(why, len, "out of memory");
+			rc = CUPTI_CB_SAMPLING_ENOMEM;
+			break;
+		}
+		e->additive = additive[i];
+		ids[i] = total++;
+	}
+	if (!rc && total > s->n_entries)
+		rc = configure_locked(s, total, why, len);
+	if (rc) {
+		for (unsigned i = s->n_entries; i < total; i++) {
+			free(s->entries[i].name);
+			s->entries[i].name = NULL;
+		}
+	} else {
+		for (unsigned i = 0; i < n; i++)
+			s->entries[ids[i]].refs++;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+void cupti_cb_sampling_session_unwant(struct cupti_cb_sampling_session *s, const unsigned *ids, unsigned n)
+{
+	pthread_mutex_lock(&s->lock);
+	for (unsigned i = 0; i < n; i++)
+		if (ids[i] < s->n_entries && s->entries[ids[i]].refs)
+			s->entries[ids[i]].refs--;
+	pthread_mutex_unlock(&s->lock);
+}
+
+int cupti_cb_sampling_session_idle(const struct cupti_cb_sampling_session *s)
+{
+	for (unsigned i = 0; i < s->n_entries; i++)
+		if (s->entries[i].refs)
+			return 0;
+	return 1;
+}
+
+int cupti_cb_sampling_session_run(struct cupti_cb_sampling_session *s, char *why, size_t len)
+{
+	int rc = start_thread(s, why, len);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&s->lock);
+	rc = start_locked(s, why, len);
+	if (!rc)
+		s->runners++;
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int cupti_cb_sampling_session_flush(struct cupti_cb_sampling_session *s, char *why, size_t len)
+{
+	pthread_mutex_lock(&s->lock);
+	if (!s->started) {
+		pthread_mutex_unlock(&s->lock);
+		return 0;
+	}
+	/* Every sample completed so far is added by this decode; the one in
+	 * progress now is the next, and one more guards against a sample that
+	 * completed just before it reached the buffer. */
+	uint64_t lost = s->lost;
+	decode_locked(s);
+	uint64_t target = s->samples + 2;
+	uint64_t limit = cupti_cb_mono_ns() + 4 * s->opt.interval_ns + 200000000u;
+	while (s->samples < target && s->lost == lost && cupti_cb_mono_ns() < limit) {
+		pthread_mutex_unlock(&s->lock);
+		struct timespec nap = { 0, (long)(s->opt.interval_ns / 4 < 50000 ? 50000 : s->opt.interval_ns / 4) };
+		nanosleep(&nap, NULL);
+		pthread_mutex_lock(&s->lock);
+		if (!s->started)
+			break;
+		decode_locked(s);
+	}
+	int rc = 0;
+	if (s->lost != lost) {
+		snprintf(why, len, "device %d: samples were lost: %s", s->ordinal, s->lost_why);
+		rc = CUPTI_CB_SAMPLING_EFAIL;
+	} else if (s->started && s->samples < target) {
+		snprintf(why, len, "device %d: PM sampling gave no new sample for %llu ms", s->ordinal,
+			 (unsigned long long)((4 * s->opt.interval_ns + 200000000u) / 1000000u));
+		rc = CUPTI_CB_SAMPLING_EFAIL;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int cupti_cb_sampling_session_halt(struct cupti_cb_sampling_session *s, char *why, size_t len)
+{
+	int rc = cupti_cb_sampling_session_flush(s, why, len);
+	pthread_mutex_lock(&s->lock);
+	if (s->runners && --s->runners == 0)
+		stop_locked(s);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}

@@ -1,0 +1,162 @@
+/* cupti_cb_sampling_session.h: hardware metrics of one device through
+ * CUPTI's PM sampling, gathered into running totals that a read copies.
+ *
+ * The device's counters are sampled continuously by the GPU, every
+ * interval, into a hardware buffer. A decode thread of the session drains
+ * that buffer every decode period: each completed sample is evaluated
+ * (cuptiProfilerHostEvaluateToGpuValues) and added to the totals of every
+ * metric (cupti_cb_profiler_totals.h: additive metrics add up, the others
+ * are averaged over the samples' GPU time), and the totals are published
+ * (cupti_cb_publish.h). A reader copies the last published totals: no
+ * lock, no call of CUPTI or the driver, safe in a signal handler. What a
+ * read sees is at most one interval (the sample in progress) plus one
+ * decode period plus one decode old.
+ *
+ * One session per device collects the union of the metrics every event
+ * set of the device wants, in one pass (PM sampling takes single-pass
+ * configurations only). The union only grows while the session lives: a
+ * new metric costs cuptiPmSamplingSetConfig (about 200 ms on an H100),
+ * paid once per union, never per start; a metric no set wants any more
+ * stays configured until the session ends. Sampling starts with the
+ * first running set and stops with the last (cuptiPmSamplingStart and
+ * Stop: about 0.6 and 1.6 ms). cuptiPmSamplingDisable finalizes more of
+ * CUPTI than the device's sampling, so the session disables only when it
+ * is destroyed (PAPI_shutdown).
+ *
+ * Counts are device-wide: every context and process on the device.
+ *
+ * Threads. The caller serializes want, unwant, run and halt (the source's
+ * lock); the decode thread and those calls share the object under the
+ * session's own lock; snapshot takes no lock. No global state. */
+#ifndef CUPTI_CB_SAMPLING_SESSION_H
+#define CUPTI_CB_SAMPLING_SESSION_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cupti_cb_profiler_api.h"
+#include "cupti_cb_profiler_config.h"
+#include "cupti_cb_profiler_totals.h"
+#include "cupti_cb_publish.h"
+
+/* Metrics in one device's union: each takes three published values. */
+#define CUPTI_CB_SAMPLING_MAX_METRICS 80
+#define CUPTI_CB_SAMPLING_PUBLISHED(n) (2 + 3 * (n))
+_Static_assert(CUPTI_CB_SAMPLING_PUBLISHED(CUPTI_CB_SAMPLING_MAX_METRICS) <= CUPTI_CB_PUBLISH_MAX,
+	       "the totals of a full union must fit one publication");
+
+enum cupti_cb_sampling_err {
+	CUPTI_CB_SAMPLING_OK = 0,
+	CUPTI_CB_SAMPLING_EFAIL = -1,	/* CUPTI refused; why says what and why */
+	CUPTI_CB_SAMPLING_EPASSES = -2,	/* the union needs several passes: nothing changed */
+	CUPTI_CB_SAMPLING_EINVAL = -3,
+	CUPTI_CB_SAMPLING_ENOMEM = -4,
+	CUPTI_CB_SAMPLING_EBUSY = -5,	/* another profiler holds the device's counters */
+	CUPTI_CB_SAMPLING_EPERM = -6,	/* no permission to profile */
+	CUPTI_CB_SAMPLING_EUNSUPP = -7,	/* the device or the metrics cannot be sampled */
+	CUPTI_CB_SAMPLING_ELIMIT = -8,	/* more metrics than CUPTI_CB_SAMPLING_MAX_METRICS */
+};
+
+struct cupti_cb_sampling_options {
+	uint64_t interval_ns;		/* sampling interval */
+	uint64_t decode_ns;		/* decode period */
+	size_t buffer_bytes;		/* the hardware buffer */
+	unsigned max_samples;		/* samples one decode takes at most */
+};
+
+/* From CUPTI_CB_SAMPLING_INTERVAL_US, _DECODE_US and _BUFFER_MB (defaults
+ * 500 us, 1000 us, 32 MiB). Returns 0, or -1 with a sentence naming the
+ * bad variable. */
+#define CUPTI_CB_ENV_SAMPLING_INTERVAL "CUPTI_CB_SAMPLING_INTERVAL_US"
+#define CUPTI_CB_ENV_SAMPLING_DECODE "CUPTI_CB_SAMPLING_DECODE_US"
+#define CUPTI_CB_ENV_SAMPLING_BUFFER "CUPTI_CB_SAMPLING_BUFFER_MB"
+int cupti_cb_sampling_options_from_env(struct cupti_cb_sampling_options *o, char *why, size_t len);
+
+struct cupti_cb_sampling_entry {
+	char *name;			/* full metric name, owned */
+	int additive;
+	unsigned refs;
+	struct cupti_cb_profiler_total total;	/* under lock */
+};
+
+struct cupti_cb_sampling_session {
+	const struct cupti_cb_profiler_api *p;
+	const struct cupti_cb_pm_sampling_api *pm;
+	int ordinal;
+	char chip[64];
+	struct cupti_cb_sampling_options opt;
+	int trace;
+
+	/* Under lock: CUPTI's calls on obj, the configuration, the images,
+	 * the totals. */
+	pthread_mutex_t lock;
+	CUpti_PmSampling_Object *obj;
+	uint8_t *avail;			/* counter availability, NULL if CUPTI gave none */
+	struct cupti_cb_sampling_entry entries[CUPTI_CB_SAMPLING_MAX_METRICS];	/* id = index */
+	unsigned n_entries;
+	struct cupti_cb_profiler_config cfg;	/* every entry, in id order; valid when have_cfg */
+	int have_cfg;
+	uint8_t *image, *blank;		/* the counter-data image, and an initialized copy */
+	size_t image_size;
+	double values[CUPTI_CB_SAMPLING_MAX_METRICS];
+	int started;			/* cuptiPmSamplingStart'ed */
+	unsigned runners;		/* running event sets */
+	int time_trigger;		/* 1: interval in ns; 0: in SYSCLK cycles (Turing, GA100) */
+	/* Samples lost (a hardware-buffer overflow, a failed decode or
+	 * evaluation): a reader whose window saw this grow misses GPU work. */
+	uint64_t lost;
+	char lost_why[256];
+	uint64_t samples;		/* samples added to the totals */
+	uint64_t decodes;
+	uint64_t decode_ns_max;		/* the longest decode pass */
+
+	/* The decode thread. */
+	pthread_mutex_t wait_lock;
+	pthread_cond_t wake;
+	pthread_t thread;
+	int have_thread;
+	int quit;			/* under wait_lock */
+
+	struct cupti_cb_publish pub;	/* lost, samples, then each entry's total */
+};
+
+/* Enables PM sampling on device ordinal (chip: its chip name). The caller
+ * holds CUPTI's profiler initialized (cuptiProfilerInitialize) for the
+ * session's life. Returns 0, or an error with one sentence in why. */
+int cupti_cb_sampling_session_init(struct cupti_cb_sampling_session *s, const struct cupti_cb_profiler_api *p,
+				   const struct cupti_cb_pm_sampling_api *pm, int ordinal, const char *chip,
+				   const struct cupti_cb_sampling_options *opt, int trace, char *why, size_t len);
+/* Stops sampling and the decode thread, and disables PM sampling. */
+void cupti_cb_sampling_session_destroy(struct cupti_cb_sampling_session *s);
+
+/* Adds one reference to each of names[0..n) (full metric names;
+ * additive[i] as cupti_cb_profiler_catalog_is_additive says) and writes
+ * their ids. A name not yet in the union configures the device again (a
+ * running sampling is stopped, drained and started again; the totals are
+ * kept). A union of several passes changes nothing:
+ * CUPTI_CB_SAMPLING_EPASSES with a sentence. */
+int cupti_cb_sampling_session_want(struct cupti_cb_sampling_session *s, const char *const *names, const int *additive,
+				   unsigned n, unsigned *ids, char *why, size_t len);
+void cupti_cb_sampling_session_unwant(struct cupti_cb_sampling_session *s, const unsigned *ids, unsigned n);
+/* No metric referenced any more. */
+int cupti_cb_sampling_session_idle(const struct cupti_cb_sampling_session *s);
+
+/* A set starts running: sampling starts with the first. */
+int cupti_cb_sampling_session_run(struct cupti_cb_sampling_session *s, char *why, size_t len);
+/* Brings the totals up to the present: decodes until the sample that was
+ * in progress when called is complete and added (at most about two
+ * intervals). Not in a signal handler. */
+int cupti_cb_sampling_session_flush(struct cupti_cb_sampling_session *s, char *why, size_t len);
+/* A running set stops: flushes; sampling stops with the last. */
+int cupti_cb_sampling_session_halt(struct cupti_cb_sampling_session *s, char *why, size_t len);
+
+/* The published totals of ids[0..n) and the session's lost count: no
+ * lock, async-signal-safe. Returns 0, or CUPTI_CB_PUBLISH_BUSY when the
+ * decode thread overtook the reader on every try. */
+int cupti_cb_sampling_session_snapshot(struct cupti_cb_sampling_session *s, const unsigned *ids, unsigned n,
+				       struct cupti_cb_profiler_total *out, uint64_t *lost);
+/* The reason of the last loss ("" if none). */
+const char *cupti_cb_sampling_session_lost_why(const struct cupti_cb_sampling_session *s);
+
+#endif

@@ -1,0 +1,980 @@
+/* cupti_cb_sampling_source.c: GPU hardware metrics through CUPTI's PM
+ * sampling, as a source. Its names are the metrics PM sampling can
+ * collect on the chip (cupti_cb_profiler_catalog_build_for), each with the
+ * tag ":sampled" (cupti_cb:::dram__bytes_read.sum:sampled), so that the
+ * same metric stays available from the Range Profiler under its plain name
+ * (cupti_cb_metric_source.c).
+ *
+ * Why a second source of the same metrics: a Range Profiler read ends,
+ * decodes and restarts a range (milliseconds, a wait for the GPU), so a
+ * tool that reads at every region boundary pays that at every boundary.
+ * PM sampling counts continuously; one decode thread per device keeps
+ * running totals (cupti_cb_sampling_session.c), and a read here is a copy
+ * of them: no lock, no CUPTI call, the same in a signal handler. What it
+ * costs: the values are device-wide (every context and process), their
+ * age is up to one interval plus one decode period, and the metrics must
+ * fit one pass.
+ *
+ * The cold path (add, start, stop, reset, cleanup) runs under the source's
+ * lock and calls CUPTI as cupti_cb's own calls (cupti_cb_own_begin). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cupti_cb_profiler_api.h"
+#include "cupti_cb_profiler_catalog.h"
+#include "cupti_cb_profiler_config.h"
+#include "cupti_cb_profiler_events.h"
+#include "cupti_cb_profiler_permission.h"
+#include "cupti_cb_sampling_session.h"
+#include "cupti_cb_services.h"
+#include "cupti_cb_signal_context.h"
+#include "cupti_cb_source.h"
+
+#define ENV_CHIP CUPTI_CB_ENV_CHIP
+#define ENV_PARAMS "CUPTI_CB_NVIDIA_PARAMS"	/* the driver's parameters (tests name another file) */
+#define MAX_EVENTS 64			/* sampled metrics in one event set */
+#define COUNTERS_WHO "PM sampling (:sampled)"
+
+#define TRACE(m, ...)                                                    \
+	do {                                                             \
+		if ((m)->e->trace) {                                     \
+			fprintf(stderr, "cupti_cb: sampling: " __VA_ARGS__); \
+			fputc('\n', stderr);                             \
+		}                                                        \
+	} while (0)
+
+struct ssrc {
+	struct cupti_cb_services *e;
+	unsigned id;
+	pthread_mutex_t lock;
+	atomic_int n_devices;		/* -1 until counted */
+	int tried_catalog, have_catalog, have_api;
+	unsigned profiler_holds;	/* this source's holds of CUPTI's profiler */
+	struct cupti_cb_profiler_api p;
+	struct cupti_cb_pm_sampling_api pm;
+	struct cupti_cb_profiler_catalog cat;
+	struct cupti_cb_profiler_events events;
+	char chip[64];
+	char why[CUPTI_CB_WHY_LEN];
+	char dev_chip[CUPTI_CB_MAX_DEVICES][64];
+	char dev_unsupported[CUPTI_CB_MAX_DEVICES][256];
+	struct cupti_cb_sampling_session *sess[CUPTI_CB_MAX_DEVICES];
+	uint8_t claimed[CUPTI_CB_MAX_DEVICES];	/* the device's counters claimed (cupti_cb_services_claim_counters) */
+	struct cupti_cb_sampling_options opt;
+	int have_opt;
+	unsigned epoch;			/* bumped when the sessions go (PAPI_shutdown, fork) */
+	int restricted;			/* 2: not asked yet */
+	char *passes_key;		/* the last pass count computed, by its list of names */
+	size_t passes_val;
+};
+
+/* One event set's sampled metrics. A read compares the sessions'
+ * published totals with the set's base; the base has two copies so that a
+ * read in a signal handler that interrupts a reset sees one whole. */
+struct sset {
+	unsigned n;
+	int running;
+	int held;			/* its metrics are in the sessions (from the first start) */
+	unsigned epoch;
+	uint32_t codes[MAX_EVENTS];
+	char names[MAX_EVENTS][CUPTI_CB_NAME_MAX];
+	const char *full[MAX_EVENTS];
+	int additive[MAX_EVENTS];
+	uint8_t integer[MAX_EVENTS];
+	int dev[MAX_EVENTS];
+	unsigned sid[MAX_EVENTS];	/* the metric's id in its device's session */
+	struct cupti_cb_sampling_session *sess[MAX_EVENTS];
+	struct {
+		struct cupti_cb_profiler_total t[MAX_EVENTS];
+		uint64_t lost[MAX_EVENTS];
+	} base[2];
+	atomic_int cur;			/* the base readers use */
+	/* The last ordinary read's totals, and when: a reset right after it
+	 * continues from there (see reset). */
+	struct cupti_cb_profiler_total last[MAX_EVENTS];
+	uint64_t last_lost[MAX_EVENTS];
+	uint64_t last_ns;
+	int have_last;
+	long long out[MAX_EVENTS];	/* the values at the stop */
+	char why[CUPTI_CB_WHY_LEN];
+};
+
+/* ---- opening ------------------------------------------------------------------ */
+
+static int load_api(struct ssrc *m)
+{
+	if (m->have_api)
+		return 0;
+	if (cupti_cb_profiler_api_load(&m->p, m->e->api.cupti_lib, m->why, sizeof m->why) ||
+	    cupti_cb_pm_sampling_api_load(&m->pm, m->e->api.cupti_lib, m->why, sizeof m->why))
+		return -1;
+	m->have_api = 1;
+	return 0;
+}
+
+static int profiler_up(void *arg, char *why, size_t len)
+{
+	struct ssrc *m = arg;
+	CUpti_Profiler_Initialize_Params ip = { CUpti_Profiler_Initialize_Params_STRUCT_SIZE, NULL };
+	CUptiResult r = m->p.cuptiProfilerInitialize(&ip);
+	if (r != CUPTI_SUCCESS) {
+		CUpti_Profiler_DeInitialize_Params dp = { CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE, NULL };
+		m->p.cuptiProfilerDeInitialize(&dp);
+		snprintf(why, len, "cuptiProfilerInitialize failed: %s", cupti_cb_profiler_api_error(&m->p, r));
+		return -1;
+	}
+	TRACE(m, "profiler initialized");
+	return 0;
+}
+
+static void profiler_down(void *arg)
+{
+	struct ssrc *m = arg;
+	CUpti_Profiler_DeInitialize_Params dp = { CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE, NULL };
+	m->p.cuptiProfilerDeInitialize(&dp);
+	TRACE(m, "profiler de-initialized");
+}
+
+static int profiler_hold(struct ssrc *m, char *why, size_t len)
+{
+	if (cupti_cb_services_profiler_hold(m->e, profiler_up, m, why, len))
+		return -1;
+	m->profiler_holds++;
+	return 0;
+}
+
+static void profiler_release(struct ssrc *m)
+{
+	if (!m->profiler_holds)
+		return;
+	m->profiler_holds--;
+	cupti_cb_services_profiler_release(m->e, profiler_down, m);
+}
+
+static int count_devices_locked(struct ssrc *m)
+{
+	int n = atomic_load(&m->n_devices);
+	if (n >= 0)
+		return n;
+	if (cupti_cb_services_count_devices(m->e, &n, m->why, sizeof m->why))
+		n = 0;
+	atomic_store(&m->n_devices, n > CUPTI_CB_MAX_DEVICES ? CUPTI_CB_MAX_DEVICES : n);
+	return atomic_load(&m->n_devices);
+}
+
+static int count_devices(struct ssrc *m)
+{
+	int n = atomic_load(&m->n_devices);
+	if (n >= 0)
+		return n;
+	pthread_mutex_lock(&m->lock);
+	n = count_devices_locked(m);
+	pthread_mutex_unlock(&m->lock);
+	return n;
+}
+
+/* Whether CUPTI says the device can be PM-sampled; "" in dev_unsupported
+ * when it can or cannot tell. */
+static void check_support(struct ssrc *m, int d)
+{
+	CUdevice dev;
+	m->dev_unsupported[d][0] = '\0';
+	if (!m->e->api.cuDeviceGet || m->e->api.cuDeviceGet(&dev, d) != CUDA_SUCCESS)
+		return;
+	CUpti_Profiler_DeviceSupported_Params q = { .structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE };
+	q.cuDevice = dev;
+	q.api = CUPTI_PROFILER_PM_SAMPLING;
+	if (m->p.cuptiProfilerDeviceSupported(&q) != CUPTI_SUCCESS ||
+	    (q.isSupported != CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED &&
+	     q.isSupported != CUPTI_PROFILER_CONFIGURATION_DISABLED))
+		return;
+	cupti_cb_profiler_unsupported(&q, d, "PM sampling", m->dev_unsupported[d], sizeof m->dev_unsupported[d]);
+}
+
+/* Every device's chip and support, asked once under a short hold of the
+ * profiler. NULL: no such device, or CUPTI could not tell (m->why). */
+static const char *device_chip(struct ssrc *m, int dev)
+{
+	int n = count_devices_locked(m);
+	if (dev < 0 || dev >= n)
+		return NULL;
+	if (m->dev_chip[dev][0])
+		return m->dev_chip[dev];
+	if (load_api(m) || profiler_hold(m, m->why, sizeof m->why))
+		return NULL;
+	for (int d = 0; d < n; d++) {
+		if (m->dev_chip[d][0])
+			continue;
+		CUpti_Device_GetChipName_Params cp = { CUpti_Device_GetChipName_Params_STRUCT_SIZE, NULL, (size_t)d,
+						       NULL };
+		CUptiResult r = m->p.cuptiDeviceGetChipName(&cp);
+		check_support(m, d);
+		if (r == CUPTI_SUCCESS && cp.pChipName)
+			snprintf(m->dev_chip[d], sizeof m->dev_chip[d], "%s", cp.pChipName);
+		else if (d == dev)
+			snprintf(m->why, sizeof m->why, "cuptiDeviceGetChipName(%d) failed: %s", dev,
+				 cupti_cb_profiler_api_error(&m->p, r));
+	}
+	profiler_release(m);
+	return m->dev_chip[dev][0] ? m->dev_chip[dev] : NULL;
+}
+
+/* The catalogue of the metrics PM sampling collects: of CUPTI_CB_CHIP's
+ * chip, else of device 0's. Tried once. */
+static int ensure_catalog_locked(struct ssrc *m)
+{
+	if (m->have_catalog)
+		return 0;
+	if (m->tried_catalog)
+		return -1;
+	const char *env = getenv(ENV_CHIP);
+	int named = env && env[0];
+	const char *given = getenv(CUPTI_CB_ENV_DEVICE_COUNT);
+	if (!named && given && given[0]) {
+		/* Inside cuInit (an injected tool): the profiler must not be
+		 * asked there (cupti_cb_metric_source.c says why). */
+		snprintf(m->why, sizeof m->why, "the metric catalogue is not built while " CUPTI_CB_ENV_DEVICE_COUNT
+						" is set (inside cuInit): name the chip with " ENV_CHIP);
+		return -1;
+	}
+	m->tried_catalog = 1;
+	if (load_api(m))
+		return -1;
+	const char *chip = named ? env : device_chip(m, 0);
+	if (!chip) {
+		if (!m->why[0])
+			snprintf(m->why, sizeof m->why, "no CUDA device to take the chip name from: name one with "
+							ENV_CHIP " (for example GH100)");
+		return -1;
+	}
+	snprintf(m->chip, sizeof m->chip, "%s", chip);
+	uint64_t t0 = cupti_cb_mono_ns();
+	if (cupti_cb_profiler_catalog_build_for(&m->cat, &m->p, m->chip, CUPTI_PROFILER_TYPE_PM_SAMPLING, m->why,
+						sizeof m->why))
+		return -1;
+	m->events.cat = &m->cat;
+	m->have_catalog = 1;
+	m->why[0] = '\0';
+	TRACE(m, "catalogue of %s: %u metrics can be sampled (%.1f ms)", m->chip, m->cat.n_metrics,
+	      (cupti_cb_mono_ns() - t0) / 1e6);
+	return 0;
+}
+
+static int ensure_catalog(struct ssrc *m)
+{
+	pthread_mutex_lock(&m->lock);
+	int rc = ensure_catalog_locked(m);
+	pthread_mutex_unlock(&m->lock);
+	return rc;
+}
+
+/* ---- catalogue ------------------------------------------------------------------ */
+
+static int s_may_be_ours(const char *base)
+{
+	return cupti_cb_profiler_events_may_be(base);
+}
+
+static void s_opened(void *self, enum cupti_cb_stage stage)
+{
+	(void)self, (void)stage;	/* the catalogue is built when first asked for */
+}
+
+static int decode(struct ssrc *m, uint32_t code, uint32_t *metric, uint32_t *variant)
+{
+	if (!m->have_catalog)
+		return CUPTI_CB_ENOEVNT;
+	int n = CUPTI_CB_CODE_DEV(code) >= 0 ? count_devices(m) : 0;
+	return cupti_cb_profiler_events_decode(&m->events, code, n, metric, variant);
+}
+
+static int s_valid(void *self, uint32_t code)
+{
+	uint32_t metric, variant;
+	return decode(self, code, &metric, &variant) == CUPTI_CB_OK;
+}
+
+static int s_first(void *self, uint32_t *code)
+{
+	struct ssrc *m = self;
+	return ensure_catalog(m) ? CUPTI_CB_ENOEVNT : cupti_cb_profiler_events_first(&m->events, code);
+}
+
+static int s_next(void *self, uint32_t *code)
+{
+	struct ssrc *m = self;
+	return m->have_catalog ? cupti_cb_profiler_events_next(&m->events, code) : CUPTI_CB_ENOEVNT;
+}
+
+static int s_lookup(void *self, const char *base, uint32_t *code)
+{
+	struct ssrc *m = self;
+	return ensure_catalog(m) ? CUPTI_CB_ENOEVNT : cupti_cb_profiler_events_lookup(&m->events, base, code);
+}
+
+/* Device-wide counts: ":process" changes nothing, ":thread" has no meaning. */
+static unsigned s_qualifiers(void *self, uint32_t code)
+{
+	(void)self, (void)code;
+	return CUPTI_CB_Q_PROCESS | CUPTI_CB_Q_DEVICE;
+}
+
+static int s_devices(void *self)
+{
+	return count_devices(self);
+}
+
+static int s_base_name(void *self, uint32_t code, char *buf, size_t len)
+{
+	struct ssrc *m = self;
+	uint32_t metric, variant;
+	int rc = decode(m, code, &metric, &variant);
+	return rc ? rc : cupti_cb_profiler_events_base_name(&m->events, metric, variant, buf, len);
+}
+
+static int s_descr(void *self, uint32_t code, char *buf, size_t len)
+{
+	struct ssrc *m = self;
+	uint32_t metric, variant;
+	int rc = decode(m, code, &metric, &variant);
+	if (rc)
+		return rc;
+	int o = snprintf(buf, len, "PM-sampled, device-wide: ");
+	if (o < 0 || (size_t)o >= len)
+		return CUPTI_CB_OK;
+	pthread_mutex_lock(&m->lock);
+	cupti_cb_profiler_events_descr(&m->events, metric, buf + o, len - (size_t)o);
+	pthread_mutex_unlock(&m->lock);
+	return CUPTI_CB_OK;
+}
+
+static int s_qualifier_descr(void *self, uint32_t code, char *buf, size_t len)
+{
+	if (!s_valid(self, code))
+		return CUPTI_CB_ENOEVNT;
+	cupti_cb_profiler_events_device_descr(code, buf, len);
+	return CUPTI_CB_OK;
+}
+
+static int s_facts(void *self, uint32_t code, struct cupti_cb_event_facts *f)
+{
+	struct ssrc *m = self;
+	uint32_t metric, variant;
+	int rc = decode(m, code, &metric, &variant);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&m->lock);
+	cupti_cb_profiler_events_facts(&m->events, metric, variant, f);
+	pthread_mutex_unlock(&m->lock);
+	return CUPTI_CB_OK;
+}
+
+static const char *s_why(void *self)
+{
+	return ((struct ssrc *)self)->why;
+}
+
+static unsigned s_count(void *self)
+{
+	struct ssrc *m = self;
+	return m->have_catalog ? m->cat.n_metrics : 0;
+}
+
+/* ---- sessions (under the lock) --------------------------------------------------- */
+
+static int session_error(int rc)
+{
+	switch (rc) {
+	case CUPTI_CB_SAMPLING_OK:
+		return CUPTI_CB_OK;
+	case CUPTI_CB_SAMPLING_EPASSES:
+		return CUPTI_CB_EPASSES;
+	case CUPTI_CB_SAMPLING_ENOMEM:
+		return CUPTI_CB_ENOMEM;
+	case CUPTI_CB_SAMPLING_EBUSY:
+		return CUPTI_CB_ECONFLICT;
+	case CUPTI_CB_SAMPLING_EPERM:
+		return CUPTI_CB_EPERM;
+	case CUPTI_CB_SAMPLING_EUNSUPP:
+		return CUPTI_CB_EUNAVAIL;
+	case CUPTI_CB_SAMPLING_ELIMIT:
+		return CUPTI_CB_ELIMIT;
+	case CUPTI_CB_SAMPLING_EINVAL:
+		return CUPTI_CB_EINVAL;
+	default:
+		return CUPTI_CB_ECUPTI;
+	}
+}
+
+static int other_chip(struct ssrc *m, int dev, const char *chip, char *why, size_t len)
+{
+	if (!strcmp(chip, m->chip))
+		return 0;
+	snprintf(why, len, "device %d is a %s, but the metric catalogue is of %s (" ENV_CHIP "): unset " ENV_CHIP
+			   " or name this chip", dev, chip, m->chip);
+	return 1;
+}
+
+/* The device's session, made at its first use: the options, the
+ * profiler, the device's counters, PM sampling enabled. */
+static struct cupti_cb_sampling_session *session(struct ssrc *m, int dev, int *err, char *why, size_t len)
+{
+	*err = CUPTI_CB_EUNAVAIL;
+	if (m->sess[dev])
+		return m->sess[dev];
+	const char *chip = device_chip(m, dev);
+	if (!chip) {
+		snprintf(why, len, "%s", m->why[0] ? m->why : "no such CUDA device");
+		return NULL;
+	}
+	if (other_chip(m, dev, chip, why, len))
+		return NULL;
+	if (m->dev_unsupported[dev][0]) {
+		snprintf(why, len, "%s", m->dev_unsupported[dev]);
+		return NULL;
+	}
+	if (!m->have_opt && cupti_cb_sampling_options_from_env(&m->opt, why, len)) {
+		*err = CUPTI_CB_EINVAL;
+		return NULL;
+	}
+	m->have_opt = 1;
+	struct cupti_cb_sampling_session *s = calloc(1, sizeof *s);
+	if (!s) {
+		snprintf(why, len, "out of memory");
+		*err = CUPTI_CB_ENOMEM;
+		return NULL;
+	}
+	if (profiler_hold(m, why, len)) {
+		free(s);
+		*err = CUPTI_CB_ECUPTI;
+		return NULL;
+	}
+	int rc = cupti_cb_sampling_session_init(s, &m->p, &m->pm, dev, chip, &m->opt, m->e->trace, why, len);
+	if (rc) {
+		profiler_release(m);
+		free(s);
+		*err = session_error(rc);
+		return NULL;
+	}
+	m->sess[dev] = s;
+	return s;
+}
+
+/* A device whose session no set holds lets its counters go (the session
+ * stays, stopped, with its configuration: PAPI_shutdown disables it). */
+static void release_idle_locked(struct ssrc *m)
+{
+	for (int d = 0; d < CUPTI_CB_MAX_DEVICES; d++)
+		if (m->claimed[d] && (!m->sess[d] || cupti_cb_sampling_session_idle(m->sess[d]))) {
+			cupti_cb_services_release_counters(m->e, d, COUNTERS_WHO);
+			m->claimed[d] = 0;
+		}
+}
+
+static int default_device(struct ssrc *m)
+{
+	CUcontext ctx = NULL;
+	int dev = -1;
+	if (m->e->api.cuCtxGetCurrent && m->e->api.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx)
+		dev = m->e->resolver.context_device(m->e->resolver.arg, ctx);
+	return dev >= 0 ? dev : 0;
+}
+
+/* ---- event sets ---------------------------------------------------------------- */
+
+static void *s_set_new(void *self)
+{
+	(void)self;
+	return calloc(1, sizeof(struct sset));
+}
+
+static void let_go_locked(struct ssrc *m, struct sset *s)
+{
+	if (s->held && s->epoch == m->epoch)
+		for (unsigned i = 0; i < s->n; i++)
+			cupti_cb_sampling_session_unwant(s->sess[i], &s->sid[i], 1);
+	s->held = 0;
+	release_idle_locked(m);
+}
+
+/* What an add can know of a start's refusals: counters restricted to
+ * administrators, a device of another chip, a device CUPTI says cannot be
+ * sampled, the device's counters held by the Range Profiler's events. */
+static int refusal_at_add(struct ssrc *m, struct sset *s, char *why, size_t len)
+{
+	uint8_t seen[CUPTI_CB_MAX_DEVICES] = { 0 };
+	if (m->restricted == 2)
+		m->restricted = cupti_cb_profiler_permission_restricted_here(getenv(ENV_PARAMS));
+	if (m->restricted == 1) {
+		snprintf(why, len, "access to the GPU performance counters is restricted to admin users "
+				   "(RmProfilingAdminOnly: 1 in the driver's parameters) and this process is none: load "
+				   "the nvidia module with NVreg_RestrictProfilingToAdminUsers=0, or run as root");
+		return CUPTI_CB_EPERM;
+	}
+	int def = default_device(m);
+	for (unsigned i = 0; i < s->n; i++) {
+		int d = CUPTI_CB_CODE_DEV(s->codes[i]) >= 0 ? CUPTI_CB_CODE_DEV(s->codes[i]) : def;
+		if (d < 0 || d >= CUPTI_CB_MAX_DEVICES || seen[d])
+			continue;
+		seen[d] = 1;
+		const char *chip = device_chip(m, d);	/* NULL: no device; the start says why */
+		if (chip && other_chip(m, d, chip, why, len))
+			return CUPTI_CB_EUNAVAIL;
+		if (chip && m->dev_unsupported[d][0]) {
+			snprintf(why, len, "%s", m->dev_unsupported[d]);
+			return CUPTI_CB_EUNAVAIL;
+		}
+		int busy = cupti_cb_services_check_counters(m->e, d, COUNTERS_WHO, why, len);
+		if (busy)
+			return busy;
+	}
+	return CUPTI_CB_OK;
+}
+
+/* Pass count of the set's names for PM sampling (host only), cached by list. */
+static size_t passes_of(struct ssrc *m, struct sset *s, char *why, size_t len)
+{
+	size_t key_len = 1;
+	for (unsigned i = 0; i < s->n; i++)
+		key_len += strlen(s->full[i]) + 1;
+	char *key = malloc(key_len);
+	if (!key)
+		return 0;
+	key[0] = '\0';
+	for (unsigned i = 0; i < s->n; i++)
+		strcat(strcat(key, s->full[i]), ",");
+	if (m->passes_key && !strcmp(key, m->passes_key)) {
+		free(key);
+		return m->passes_val;
+	}
+	struct cupti_cb_profiler_config cfg;
+	if (cupti_cb_profiler_config_build_for(&cfg, &m->p, CUPTI_PROFILER_TYPE_PM_SAMPLING, m->chip, NULL, s->full,
+					       s->n, why, len)) {
+		free(key);
+		return 0;
+	}
+	size_t passes = cfg.passes;
+	cupti_cb_profiler_config_free(&cfg);
+	free(m->passes_key);
+	m->passes_key = key;
+	m->passes_val = passes;
+	return passes;
+}
+
+static int set_update_locked(struct ssrc *m, struct sset *s, const uint32_t *codes, unsigned n, char *why,
+			     size_t len)
+{
+	uint32_t metric, variant;
+	let_go_locked(m, s);
+	s->n = 0;
+	for (unsigned i = 0; i < n; i++) {
+		int rc = decode(m, codes[i], &metric, &variant);
+		if (rc)
+			return rc;
+		s->codes[i] = codes[i];
+		cupti_cb_profiler_catalog_full_name(&m->cat, metric, variant, s->names[i], sizeof s->names[i]);
+		s->full[i] = s->names[i];
+		s->additive[i] = cupti_cb_profiler_catalog_is_additive(&m->cat, metric, variant);
+		s->integer[i] = (uint8_t)cupti_cb_profiler_catalog_is_integer(&m->cat, metric, variant);
+	}
+	s->n = n;
+	if (n == 0)
+		return CUPTI_CB_OK;
+	int rc = refusal_at_add(m, s, why, len);
+	size_t passes = rc ? 0 : passes_of(m, s, why, len);
+	if (!rc && passes == 0)
+		rc = CUPTI_CB_ECUPTI;
+	if (!rc && passes > 1) {
+		snprintf(why, len,
+			 "these %u metrics need %zu passes on %s, and PM sampling collects one pass: sample fewer "
+			 "metrics in one set, or read them from the Range Profiler (the names without :sampled)",
+			 n, passes, m->chip);
+		rc = CUPTI_CB_EPASSES;
+	}
+	if (rc)
+		s->n = 0;
+	return rc;
+}
+
+static int s_set_update(void *self, void *set, const uint32_t *codes, unsigned n, char *why, size_t len)
+{
+	struct ssrc *m = self;
+	struct sset *s = set;
+	if (n > MAX_EVENTS) {
+		snprintf(why, len, "one event set holds at most %d sampled metrics (this one would hold %u)",
+			 MAX_EVENTS, n);
+		return CUPTI_CB_ELIMIT;
+	}
+	if (s->running)
+		return CUPTI_CB_EINVAL;
+	int prev = cupti_cb_own_begin();
+	pthread_mutex_lock(&m->lock);
+	int rc = set_update_locked(m, s, codes, n, why, len);
+	pthread_mutex_unlock(&m->lock);
+	cupti_cb_own_end(prev);
+	return rc;
+}
+
+static void s_set_granularity(void *self, void *set, int process)
+{
+	(void)self, (void)set, (void)process;	/* device-wide counts */
+}
+
+/* Takes the set's metrics into the sessions of their devices, all those of
+ * one device in one want (each new union configures the device again). */
+static int hold_locked(struct ssrc *m, struct sset *s, char *why, size_t len)
+{
+	int def = default_device(m);
+	uint8_t done[MAX_EVENTS] = { 0 };
+	for (unsigned i = 0; i < s->n; i++)
+		s->dev[i] = CUPTI_CB_CODE_DEV(s->codes[i]) >= 0 ? CUPTI_CB_CODE_DEV(s->codes[i]) : def;
+	for (unsigned i = 0; i < s->n; i++) {
+		if (done[i])
+			continue;
+		int d = s->dev[i], err;
+		const char *names[MAX_EVENTS];
+		int additive[MAX_EVENTS];
+		unsigned idx[MAX_EVENTS], ids[MAX_EVENTS], k = 0;
+		for (unsigned j = i; j < s->n; j++)
+			if (s->dev[j] == d) {
+				names[k] = s->full[j];
+				additive[k] = s->additive[j];
+				idx[k++] = j;
+			}
+		if (d >= CUPTI_CB_MAX_DEVICES || d >= count_devices_locked(m)) {
+			snprintf(why, len, "there is no CUDA device %d", d);
+			return CUPTI_CB_EUNAVAIL;
+		}
+		int rc = cupti_cb_services_claim_counters(m->e, d, COUNTERS_WHO, why, len);
+		if (rc)
+			return rc;
+		m->claimed[d] = 1;
+		struct cupti_cb_sampling_session *ss = session(m, d, &err, why, len);
+		if (!ss)
+			return err;
+		uint64_t t0 = cupti_cb_mono_ns();
+		rc = cupti_cb_sampling_session_want(ss, names, additive, k, ids, why, len);
+		if (rc)
+			return session_error(rc);
+		TRACE(m, "device %d: %u metrics held (%.1f ms)", d, k, (cupti_cb_mono_ns() - t0) / 1e6);
+		for (unsigned q = 0; q < k; q++) {
+			s->sid[idx[q]] = ids[q];
+			s->sess[idx[q]] = ss;
+			done[idx[q]] = 1;
+		}
+	}
+	s->held = 1;
+	s->epoch = m->epoch;
+	return CUPTI_CB_OK;
+}
+
+/* The sessions' totals now, for every event. */
+static int snapshot(struct sset *s, struct cupti_cb_profiler_total *t, uint64_t *lost)
+{
+	for (unsigned i = 0; i < s->n; i++)
+		if (cupti_cb_sampling_session_snapshot(s->sess[i], &s->sid[i], 1, &t[i], &lost[i]))
+			return -1;
+	return 0;
+}
+
+/* The window starts at t (two copies: see struct sset). */
+static void rebase(struct sset *s, const struct cupti_cb_profiler_total *t, const uint64_t *lost)
+{
+	int w = 1 - atomic_load(&s->cur);
+	memcpy(s->base[w].t, t, s->n * sizeof t[0]);
+	memcpy(s->base[w].lost, lost, s->n * sizeof lost[0]);
+	atomic_store(&s->cur, w);
+	s->have_last = 0;
+}
+
+/* Runs the sessions of the set's devices (each once). */
+static int run_sessions(struct sset *s, int on, char *why, size_t len)
+{
+	int first = 0;
+	for (unsigned i = 0; i < s->n; i++) {
+		int seen = 0;
+		for (unsigned j = 0; j < i; j++)
+			seen |= s->sess[j] == s->sess[i];
+		if (seen)
+			continue;
+		char err[CUPTI_CB_WHY_LEN];
+		int rc = on ? cupti_cb_sampling_session_run(s->sess[i], err, sizeof err) :
+			      cupti_cb_sampling_session_halt(s->sess[i], err, sizeof err);
+		if (rc && !first) {
+			first = session_error(rc);
+			snprintf(why, len, "%s", err);
+		}
+	}
+	return first;
+}
+
+static int start_locked(struct ssrc *m, struct sset *s, char *why, size_t len)
+{
+	if (!m->have_catalog) {
+		snprintf(why, len, "sampled hardware metrics are not available: %s", m->why);
+		return CUPTI_CB_EUNAVAIL;
+	}
+	if (!s->held || s->epoch != m->epoch) {
+		int rc = hold_locked(m, s, why, len);
+		if (rc) {
+			let_go_locked(m, s);
+			return rc;
+		}
+	}
+	int rc = run_sessions(s, 1, why, len);
+	if (rc) {
+		char ignore[CUPTI_CB_WHY_LEN];
+		run_sessions(s, 0, ignore, sizeof ignore);	/* the ones that started */
+		return rc;
+	}
+	struct cupti_cb_profiler_total t[MAX_EVENTS];
+	uint64_t lost[MAX_EVENTS];
+	if (snapshot(s, t, lost)) {
+		snprintf(why, len, "the sampled totals could not be read");
+		return CUPTI_CB_ECUPTI;
+	}
+	rebase(s, t, lost);
+	memset(s->out, 0, sizeof s->out);
+	s->running = 1;
+	return CUPTI_CB_OK;
+}
+
+static int s_set_start(void *self, void *set, char *why, size_t len)
+{
+	struct ssrc *m = self;
+	if (cupti_cb_in_signal_context()) {
+		snprintf(why, len, "a set with sampled metrics cannot start in a signal handler (it calls CUPTI)");
+		return CUPTI_CB_EUNAVAIL;
+	}
+	int prev = cupti_cb_own_begin();
+	pthread_mutex_lock(&m->lock);
+	uint64_t t0 = cupti_cb_mono_ns();
+	int rc = start_locked(m, set, why, len);
+	pthread_mutex_unlock(&m->lock);
+	cupti_cb_own_end(prev);
+	TRACE(m, "start: %s (%.2f ms)", rc ? why : "ok", (cupti_cb_mono_ns() - t0) / 1e6);
+	return rc;
+}
+
+/* The window's values from totals t, or an error when a session lost
+ * samples in it. */
+static int window_values(struct sset *s, const struct cupti_cb_profiler_total *t, const uint64_t *lost,
+			 long long *v, int write_why)
+{
+	int b = atomic_load(&s->cur);
+	for (unsigned i = 0; i < s->n; i++) {
+		if (lost[i] != s->base[b].lost[i]) {
+			if (write_why)
+				snprintf(s->why, sizeof s->why,
+					 "device %d: sampled values since the set's start or reset miss GPU work: %.300s; "
+					 "PAPI_reset starts a new window",
+					 s->dev[i], cupti_cb_sampling_session_lost_why(s->sess[i]));
+			return CUPTI_CB_ECUPTI;
+		}
+		const struct cupti_cb_profiler_total *from = &s->base[b].t[i];
+		if (s->integer[i]) {
+			v[i] = (long long)cupti_cb_profiler_total_count(from, &t[i]);
+		} else {
+			double d = cupti_cb_profiler_total_value(from, &t[i], s->additive[i]);
+			memcpy(&v[i], &d, sizeof d);
+		}
+	}
+	return CUPTI_CB_OK;
+}
+
+/* A copy of the published totals: the same path in a signal handler, which
+ * only leaves the set's last-read memory alone (a reset it interrupted
+ * may be reading it). */
+static int s_set_read(void *self, void *set, long long *values)
+{
+	struct ssrc *m = self;
+	struct sset *s = set;
+	if (!s->running) {
+		memcpy(values, s->out, s->n * sizeof values[0]);
+		return CUPTI_CB_OK;
+	}
+	struct cupti_cb_profiler_total t[MAX_EVENTS];
+	uint64_t lost[MAX_EVENTS];
+	if (snapshot(s, t, lost))
+		return CUPTI_CB_EUNAVAIL;
+	int handler = cupti_cb_in_signal_context();
+	int rc = window_values(s, t, lost, values, !handler);
+	if (rc || handler)
+		return rc;
+	memcpy(s->last, t, s->n * sizeof t[0]);
+	memcpy(s->last_lost, lost, s->n * sizeof lost[0]);
+	s->last_ns = cupti_cb_mono_ns();
+	s->have_last = 1;
+	(void)m;
+	return CUPTI_CB_OK;
+}
+
+/* The values at the stop include every sample up to it: each device's
+ * session decodes until the sample in progress is in. */
+static int s_set_stop(void *self, void *set)
+{
+	struct ssrc *m = self;
+	struct sset *s = set;
+	if (cupti_cb_in_signal_context())
+		return CUPTI_CB_EUNAVAIL;
+	if (!s->running)
+		return CUPTI_CB_OK;
+	int prev = cupti_cb_own_begin();
+	pthread_mutex_lock(&m->lock);
+	int rc = run_sessions(s, 0, s->why, sizeof s->why);
+	struct cupti_cb_profiler_total t[MAX_EVENTS];
+	uint64_t lost[MAX_EVENTS];
+	if (snapshot(s, t, lost)) {
+		snprintf(s->why, sizeof s->why, "the sampled totals could not be read at the stop");
+		rc = CUPTI_CB_ECUPTI;
+	} else {
+		int w = window_values(s, t, lost, s->out, 1);
+		rc = rc ? rc : w;
+	}
+	s->running = 0;
+	pthread_mutex_unlock(&m->lock);
+	cupti_cb_own_end(prev);
+	if (rc)
+		TRACE(m, "stop: %s", s->why);
+	return rc;
+}
+
+/* A new window. Right after a read (within one decode period) it starts
+ * where that read ended: tools that read and reset at every region
+ * boundary (TAU, Caliper) then lose no sample decoded between the two
+ * calls, and the regions add up to the whole. Otherwise it starts at the
+ * totals now. */
+static int s_set_reset(void *self, void *set)
+{
+	struct ssrc *m = self;
+	struct sset *s = set;
+	if (cupti_cb_in_signal_context())
+		return CUPTI_CB_EUNAVAIL;
+	if (!s->running) {
+		memset(s->out, 0, sizeof s->out);
+		return CUPTI_CB_OK;
+	}
+	if (s->have_last && m->have_opt && cupti_cb_mono_ns() - s->last_ns <= m->opt.decode_ns) {
+		rebase(s, s->last, s->last_lost);
+		return CUPTI_CB_OK;
+	}
+	struct cupti_cb_profiler_total t[MAX_EVENTS];
+	uint64_t lost[MAX_EVENTS];
+	if (snapshot(s, t, lost))
+		return CUPTI_CB_EUNAVAIL;
+	rebase(s, t, lost);
+	return CUPTI_CB_OK;
+}
+
+static const char *s_set_why(void *self, void *set)
+{
+	(void)self;
+	return set ? ((struct sset *)set)->why : "";
+}
+
+static void s_set_free(void *self, void *set)
+{
+	struct ssrc *m = self;
+	struct sset *s = set;
+	if (!s)
+		return;
+	if (s->running)
+		s_set_stop(m, s);
+	int prev = cupti_cb_own_begin();
+	pthread_mutex_lock(&m->lock);
+	let_go_locked(m, s);
+	pthread_mutex_unlock(&m->lock);
+	cupti_cb_own_end(prev);
+	free(s);
+}
+
+/* PAPI_shutdown: every session goes (PM sampling disabled), and with the
+ * last the profiler; the catalogue stays. */
+static void s_close(void *self)
+{
+	struct ssrc *m = self;
+	int prev = cupti_cb_own_begin();
+	pthread_mutex_lock(&m->lock);
+	for (int d = 0; d < CUPTI_CB_MAX_DEVICES; d++) {
+		if (m->sess[d]) {
+			cupti_cb_sampling_session_destroy(m->sess[d]);
+			free(m->sess[d]);
+			m->sess[d] = NULL;
+			profiler_release(m);
+		}
+		if (m->claimed[d])
+			cupti_cb_services_release_counters(m->e, d, COUNTERS_WHO);
+		m->claimed[d] = 0;
+	}
+	m->epoch++;
+	pthread_mutex_unlock(&m->lock);
+	cupti_cb_own_end(prev);
+}
+
+/* fork(): the child has no decode thread and cannot use CUDA: the sessions
+ * are forgotten (not destroyed: their locks and CUPTI's state are the
+ * parent's) and every set's hold is void. */
+static void s_after_fork_child(void *self)
+{
+	struct ssrc *m = self;
+	pthread_mutex_init(&m->lock, NULL);
+	memset(m->sess, 0, sizeof m->sess);
+	memset(m->claimed, 0, sizeof m->claimed);
+	m->profiler_holds = 0;
+	m->epoch++;
+}
+
+static void *s_open(struct cupti_cb_services *services, unsigned id)
+{
+	struct ssrc *m = calloc(1, sizeof *m);
+	if (!m)
+		return NULL;
+	m->e = services;
+	m->id = id;
+	m->events.id = id;
+	m->restricted = 2;
+	atomic_init(&m->n_devices, -1);
+	pthread_mutex_init(&m->lock, NULL);
+	return m;
+}
+
+const struct cupti_cb_source_ops cupti_cb_sampling_source = {
+	.label = "sampling",
+	.no_overflow_why = "a sampled metric is known only when the GPU's sample is decoded, not during a CUDA "
+			   "call, so no overflow can land at a call; overflow on a callback event "
+			   "(kernel.launches, ...) and read the sampled metric in the handler",
+	.tag = "sampled",
+	.open = s_open,
+	.after_fork_child = s_after_fork_child,
+	.may_be_ours = s_may_be_ours,
+	.opened = s_opened,
+	.first = s_first,
+	.next = s_next,
+	.lookup = s_lookup,
+	.qualifiers = s_qualifiers,
+	.devices = s_devices,
+	.base_name = s_base_name,
+	.descr = s_descr,
+	.qualifier_descr = s_qualifier_descr,
+	.facts = s_facts,
+	.valid = s_valid,
+	.why = s_why,
+	.count = s_count,
+	.close = s_close,
+	.set_new = s_set_new,
+	.set_free = s_set_free,
+	.set_update = s_set_update,
+	.set_granularity = s_set_granularity,
+	.set_start = s_set_start,
+	.set_read = s_set_read,
+	.set_stop = s_set_stop,
+	.set_reset = s_set_reset,
+	.set_why = s_set_why,
+	.may_refuse_in_handler = 1,
+};
