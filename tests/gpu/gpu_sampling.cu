@@ -3,8 +3,10 @@
  * that can be checked against the bytes the kernels move and against the Range Profiler (the same
  * names without ':sampled').  Sampled counts are device-wide, so every measured window begins after
  * a settle (a read of a separate buffer larger than the L2, synchronized: no dirty line of earlier
- * work is written back inside the window), and a window that writes ends with the same read inside
- * it (its own dirty lines are written back before its stop).  B = 512 MiB per buffer.
+ * work is written back inside the window; then a wait of 2 sampling intervals + the decode period
+ * + 1 ms, so that no sample holding earlier work straddles the start), and a window that writes
+ * ends with the same read inside it (its own dirty lines are written back before its stop).
+ * B = 512 MiB per buffer.
  *
  *   exact      r reads and w writes of B, then the closing flush read: sampled dram__bytes_read.sum
  *              and dram__bytes_write.sum after sync + PAPI_stop within 3% of the bytes moved, and
@@ -75,6 +77,38 @@ struct dev_bufs {
     float *sink;
 };
 
+static long env_us(const char *var, long dflt)
+{
+    const char *s = getenv(var);
+    return s && *s ? atol(s) : dflt;
+}
+
+static long interval_us(void)
+{
+    return env_us("CUPTI_CB_SAMPLING_INTERVAL_US", 500);
+}
+
+/* How long after synchronized work a read must see all of it: two sampling intervals (the sample
+ * that holds the end of the work completes), a decode period and 1 ms for the decode itself. */
+static long settle_read_us(void)
+{
+    return 2 * interval_us() + env_us("CUPTI_CB_SAMPLING_DECODE_US", 1000) + 1000;
+}
+
+static double now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+static void sleep_us(long us)
+{
+    struct timespec t = {us / 1000000, (us % 1000000) * 1000};
+    while (nanosleep(&t, &t) != 0) {
+    }
+}
+
 static void reads(const dev_bufs &d, int k, const float4 *buf = nullptr)
 {
     for (int i = 0; i < k; i++)
@@ -95,12 +129,15 @@ static void flush(const dev_bufs &d)
     CUDA_MUST(cudaGetLastError());
 }
 
-/* No dirty line of earlier work left in the L2 of d's device. */
+/* No dirty line of earlier work left in the L2 of d's device, and none of that work's bytes in a
+ * window that starts next: the sample that holds the flush's end has completed and been decoded
+ * before the caller's PAPI_start (a sample that straddles a start may be counted in the window). */
 static void settle(const dev_bufs &d)
 {
     CUDA_MUST(cudaSetDevice(d.dev));
     flush(d);
     CUDA_MUST(cudaDeviceSynchronize());
+    sleep_us(settle_read_us());
 }
 
 static dev_bufs make_bufs(int dev)
@@ -147,38 +184,6 @@ static int within(const std::string &what, double got, double want, double rel)
     double off = want ? fabs(got - want) / want : fabs(got);
     return ct_result(off <= rel, "%s: got %.0f, want %.0f +- %.2f%% (off by %.4f%%)", what.c_str(), got, want,
                      rel * 100, off * 100);
-}
-
-static long env_us(const char *var, long dflt)
-{
-    const char *s = getenv(var);
-    return s && *s ? atol(s) : dflt;
-}
-
-static long interval_us(void)
-{
-    return env_us("CUPTI_CB_SAMPLING_INTERVAL_US", 500);
-}
-
-/* How long after synchronized work a read must see all of it: two sampling intervals (the sample
- * that holds the end of the work completes), a decode period and 1 ms for the decode itself. */
-static long settle_read_us(void)
-{
-    return 2 * interval_us() + env_us("CUPTI_CB_SAMPLING_DECODE_US", 1000) + 1000;
-}
-
-static double now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-static void sleep_us(long us)
-{
-    struct timespec t = {us / 1000000, (us % 1000000) * 1000};
-    while (nanosleep(&t, &t) != 0) {
-    }
 }
 
 /* ---------------------------------------------------------------- SKIP rules */
