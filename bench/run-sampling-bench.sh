@@ -31,7 +31,8 @@
 #   BENCH_TAU_STEPS     steps of the callback and sampled TAU sets (default 10000)
 #   BENCH_TAU_RANGE_STEPS steps of the Range Profiler TAU set (default 50)
 #   BENCH_DEVICE        CUDA device index (default 0)
-#   BENCH_BUDGET        seconds the whole run may take (default 1200)
+#   BENCH_BUDGET        seconds the whole run may take (default 540: one 10-minute job; about
+#                       150 s are expected)
 #   BENCH_COMMIT        commit recorded in the table (default: <prefix>/share/cupti_cb/commit)
 set -u
 
@@ -49,7 +50,7 @@ reps=${BENCH_REPS:-5}
 tau_steps=${BENCH_TAU_STEPS:-10000}
 tau_range_steps=${BENCH_TAU_RANGE_STEPS:-50}
 device=${BENCH_DEVICE:-0}
-budget=${BENCH_BUDGET:-1200}
+budget=${BENCH_BUDGET:-540}
 prog=$here/bench_sampling
 
 . "$here/bench-lib.sh"
