@@ -714,6 +714,19 @@ static int run_sessions(struct sset *s, int on, char *why, size_t len)
 	return first;
 }
 
+static int flush_sessions(struct sset *s, char *why, size_t len)
+{
+	for (unsigned i = 0; i < s->n; i++) {
+		int seen = 0;
+		for (unsigned j = 0; j < i; j++)
+			seen |= s->sess[j] == s->sess[i];
+		int rc = seen ? 0 : cupti_cb_sampling_session_flush(s->sess[i], why, len);
+		if (rc)
+			return session_error(rc);
+	}
+	return 0;
+}
+
 static int start_locked(struct ssrc *m, struct sset *s, char *why, size_t len)
 {
 	if (!m->have_catalog) {
@@ -731,6 +744,14 @@ static int start_locked(struct ssrc *m, struct sset *s, char *why, size_t len)
 	if (rc) {
 		char ignore[CUPTI_CB_WHY_LEN];
 		run_sessions(s, 0, ignore, sizeof ignore);	/* the ones that started */
+		return rc;
+	}
+	/* The baseline holds every sample up to the start, so that work
+	 * issued and finished before it (a start after a synchronization) is
+	 * not counted in the window, only decoded late (about two intervals). */
+	if ((rc = flush_sessions(s, why, len))) {
+		char ignore[CUPTI_CB_WHY_LEN];
+		run_sessions(s, 0, ignore, sizeof ignore);
 		return rc;
 	}
 	struct cupti_cb_profiler_total t[MAX_EVENTS];

@@ -4,7 +4,9 @@
  * machine has a GPU or a driver, together with the callback events:
  *
  * - papi_native_avail's walk lists 3,650 metric events (3,389 counters, 205 ratios, 56
- *   throughputs) after more than 2,000 callback events, in under a second;
+ *   throughputs) after more than 2,000 callback events, and the 1,279 metrics PM sampling can
+ *   collect, named with :sampled, in under a second; a metric only PM sampling has
+ *   (dram__read_throughput) is listed only so;
  * - names resolve and name back, with their units and data types;
  * - without a driver (libcuda.so.1 does not load: the CI machines), adding any cupti_cb event fails
  *   and the component's reason begins "No NVIDIA driver"; with a driver (a GPU machine) the metric
@@ -16,6 +18,7 @@
 #include <time.h>
 
 #define GH100_METRICS (3389 + 205 + 56)
+#define GH100_SAMPLED 1279
 
 static double now_s(void)
 {
@@ -24,11 +27,14 @@ static double now_s(void)
     return t.tv_sec + t.tv_nsec / 1e9;
 }
 
+/* 1: a Range Profiler metric, 2: a sampled one, 0: a callback or activity event. */
 static int is_metric(const char *full)
 {
     const char *n = strstr(full, ":::");
     n = n ? n + 3 : full;
-    return n[0] != '_' && strstr(n, "__") != NULL;
+    if (n[0] == '_' || strstr(n, "__") == NULL)
+        return 0;
+    return strstr(n, ":sampled") ? 2 : 1;
 }
 
 int main(void)
@@ -39,22 +45,29 @@ int main(void)
     if (cidx < 0)
         ct_fatal("no component %s in this libpapi", CT_COMPONENT);
 
-    int code = PAPI_NATIVE_MASK, n_metric = 0, n_cb = 0;
+    int code = PAPI_NATIVE_MASK, n_metric = 0, n_sampled = 0, n_cb = 0, pm_only = 0;
     double t0 = now_s();
     if (PAPI_enum_cmp_event(&code, PAPI_ENUM_FIRST, cidx) == PAPI_OK) {
         do {
             PAPI_event_info_t info;
             if (PAPI_get_event_info(code, &info) != PAPI_OK)
                 continue;
-            if (is_metric(info.symbol))
-                n_metric++;
-            else
-                n_cb++;
+            int kind = is_metric(info.symbol);
+            n_metric += kind == 1;
+            n_sampled += kind == 2;
+            n_cb += kind == 0;
+            pm_only += !strcmp(info.symbol, "cupti_cb:::dram__read_throughput:sampled") ||
+                       !strcmp(info.symbol, "cupti_cb:::dram__read_throughput");
         } while (PAPI_enum_cmp_event(&code, PAPI_ENUM_EVENTS, cidx) == PAPI_OK);
     }
     double t = now_s() - t0;
-    ct_note("listing: %d metric and %d callback events in %.3f s", n_metric, n_cb, t);
+    ct_note("listing: %d metric, %d sampled and %d callback events in %.3f s", n_metric, n_sampled, n_cb, t);
     CHECK_EQ("GH100's metrics listed, each base metric once", n_metric, GH100_METRICS);
+    CHECK_EQ("GH100's sampled metrics listed, each once", n_sampled, GH100_SAMPLED);
+    CHECK_EQ("dram__read_throughput listed once (sampled only)", pm_only, 1);
+    CHECK_EQ("and resolves only with :sampled",
+             PAPI_event_name_to_code("cupti_cb:::dram__read_throughput", &code), PAPI_ENOEVNT);
+    CHECK_EQ("with :sampled", PAPI_event_name_to_code("cupti_cb:::dram__read_throughput:sampled", &code), PAPI_OK);
     CHECK_REL("callback events listed too", n_cb, ">", 2000);
     ct_result(t < 1.0, "the whole listing, with every event's info, takes under a second (%.3f s)", t);
 

@@ -111,11 +111,12 @@ static double as_double(long long v)
     return d;
 }
 
+/* A Range Profiler metric: PM sampling's (":sampled", cpu_fake_sampling) are not. */
 static int is_metric_name(const char *full)
 {
     const char *n = strstr(full, ":::");
     n = n ? n + 3 : full;
-    return n[0] != '_' && strstr(n, "__") != NULL;
+    return n[0] != '_' && strstr(n, "__") != NULL && strstr(n, ":sampled") == NULL;
 }
 
 /* papi_native_avail's walk: every event, its info, and its qualifiers. */
