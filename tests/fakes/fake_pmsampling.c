@@ -33,6 +33,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -377,9 +378,14 @@ CUptiResult fake_pm_exclusive(int dev, CUptiResult (*fn)(void *), void *arg)
 
 /* ---- enable, configure, start, stop ------------------------------------------------------- */
 
+/* The fake libcuda's count: bound at load when the program holds it, else looked up now (a
+ * libcuda loaded after this library); 1 without it. */
 static int device_count(void)
 {
-	int n = fake_devices ? fake_devices() : 1;
+	int (*f)(void) = fake_devices;
+	if (!f)
+		*(void **)&f = dlsym(RTLD_DEFAULT, "fake_devices");
+	int n = f ? f() : 1;
 	return n < FAKE_PM_MAX_DEVICES ? n : FAKE_PM_MAX_DEVICES;
 }
 
