@@ -737,6 +737,16 @@ CUptiResult CUPTIAPI cuptiPmSamplingGetCounterAvailability(CUpti_PmSampling_GetC
 	return r;
 }
 
+/* Whether image is one cuptiPmSamplingGetCounterAvailability made (cuptiProfilerHostInitialize
+ * in fake_profiler.c keeps it from the real Host API); a real image is longer than the magic. */
+int fake_pm_is_availability(const uint8_t *image)
+{
+	uint32_t magic = 0;
+	if (image)
+		memcpy(&magic, image, sizeof magic);
+	return magic == FAKE_PM_AVAIL_MAGIC;
+}
+
 /* ---- evaluation (cuptiProfilerHostEvaluateToGpuValues, fake_profiler.c) -------------------- */
 
 /* -1 when the image is not a PM sampling image of the fake; else the result of evaluating it:

@@ -3,7 +3,8 @@
  * and CUPTI's, without PAPI or the component: enabling and configuring, samples cut by explicit
  * ticks and by time, decoding into a small image (COUNTER_DATA_FULL, then END_OF_RECORDS),
  * evaluating every sample, overflow in both append modes, HARDWARE_BUSY both ways with the
- * fake Range Profiler, fault injection, the chips without a time trigger, and threads (the
+ * fake Range Profiler, fault injection, the chips without a time trigger, the availability
+ * image in CUPTI's flow through the real Host API, and threads (the
  * component decodes on a thread of its own while the application's threads work).
  *
  * Time is frozen (fake_time_freeze) where a check needs exact sample boundaries.
@@ -718,6 +719,64 @@ static void check_faults(void)
 	CHECK_R(disable(o), CUPTI_SUCCESS);
 }
 
+/* ---- the availability image and the real Host API ----------------------------------------- */
+
+#ifdef FAKE_PM_CHECK_HOST
+/*
+ * CUPTI's own flow: the availability image of the device goes to cuptiProfilerHostInitialize,
+ * whose config image goes to SetConfig.  The real Host API must not see the fake's image, and
+ * its config image must be what SetConfig takes.  (Only in the build against the libraries:
+ * the real Host API loads libnvperf_host with RTLD_DEEPBIND, which the sanitizers' runtimes
+ * refuse.)
+ */
+static void check_host(void)
+{
+	CUpti_PmSampling_GetCounterAvailability_Params a = {
+		.structSize = CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE};
+	CHECK_R(cuptiPmSamplingGetCounterAvailability(&a), CUPTI_SUCCESS);
+	uint8_t *avail = calloc(1, a.counterAvailabilityImageSize);
+	a.pCounterAvailabilityImage = avail;
+	CHECK_R(cuptiPmSamplingGetCounterAvailability(&a), CUPTI_SUCCESS);
+	CUpti_Profiler_Host_Initialize_Params h = {.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE,
+						   .profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING,
+						   .pChipName = "GH100",
+						   .pCounterAvailabilityImage = avail};
+	CHECK_R(cuptiProfilerHostInitialize(&h), CUPTI_SUCCESS);
+	CHECK(h.pHostObject != NULL, "no host object");
+	CUpti_Profiler_Host_ConfigAddMetrics_Params m = {.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE,
+							 .pHostObject = h.pHostObject,
+							 .ppMetricNames = names,
+							 .numMetrics = 2};
+	CHECK_R(cuptiProfilerHostConfigAddMetrics(&m), CUPTI_SUCCESS);
+	CUpti_Profiler_Host_GetConfigImageSize_Params sz = {
+		.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE, .pHostObject = h.pHostObject};
+	CHECK_R(cuptiProfilerHostGetConfigImageSize(&sz), CUPTI_SUCCESS);
+	CHECK(sz.configImageSize > 0, "config image of %zu bytes", sz.configImageSize);
+	uint8_t *image = malloc(sz.configImageSize ? sz.configImageSize : 1);
+	CUpti_Profiler_Host_GetConfigImage_Params gi = {.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE,
+							.pHostObject = h.pHostObject,
+							.configImageSize = sz.configImageSize,
+							.pConfigImage = image};
+	CHECK_R(cuptiProfilerHostGetConfigImage(&gi), CUPTI_SUCCESS);
+	CUpti_PmSampling_Object *o;
+	CHECK_R(enable(0, &o), CUPTI_SUCCESS);
+	CUpti_PmSampling_SetConfig_Params p = {.structSize = CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE,
+					       .pPmSamplingObject = o,
+					       .configSize = sz.configImageSize,
+					       .pConfig = image,
+					       .hardwareBufferSize = 4 * FAKE_PM_RECORD_BYTES,
+					       .samplingInterval = 1000,
+					       .triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL};
+	CHECK_R(cuptiPmSamplingSetConfig(&p), CUPTI_SUCCESS);
+	CHECK_R(disable(o), CUPTI_SUCCESS);
+	CUpti_Profiler_Host_Deinitialize_Params d = {.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE,
+						     .pHostObject = h.pHostObject};
+	CHECK_R(cuptiProfilerHostDeinitialize(&d), CUPTI_SUCCESS);
+	free(image);
+	free(avail);
+}
+#endif
+
 /* ---- threads ------------------------------------------------------------------------------- */
 
 #define ADDERS 3
@@ -831,6 +890,9 @@ int main(void)
 	check_overflow(CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_LATEST, latest);
 	check_busy();
 	check_faults();
+#ifdef FAKE_PM_CHECK_HOST
+	check_host();
+#endif
 	check_threads();
 	if (failures) {
 		printf("FAIL: %d check(s) failed\n", atomic_load(&failures));

@@ -27,7 +27,8 @@
  *
  * Where it meets PM sampling (fake_pmsampling.c): a range does not start on a context of a
  * device where PM sampling is started (CUPTI_ERROR_HARDWARE_BUSY, as on an H100), the PM
- * sampling fake's images are evaluated here too (one sample a range), and
+ * sampling fake's images are evaluated here too (one sample a range), its counter
+ * availability image is dropped before cuptiProfilerHostInitialize reaches the real one, and
  * cuptiProfilerDeviceSupported refuses CUPTI_PROFILER_PM_SAMPLING after fake_pm_unsupported(1).
  */
 #ifndef _GNU_SOURCE
@@ -53,6 +54,7 @@ int fake_ctx_device(CUcontext ctx); /* fake_cupti.c */
 CUptiResult fake_pm_exclusive(int dev, CUptiResult (*fn)(void *), void *arg);
 int fake_pm_evaluate(CUpti_Profiler_Host_EvaluateToGpuValues_Params *p);
 int fake_pm_is_unsupported(void);
+int fake_pm_is_availability(const uint8_t *image);
 
 static pthread_mutex_t plock = PTHREAD_MUTEX_INITIALIZER;
 static char chip[64] = "GH100";
@@ -224,7 +226,23 @@ static void *real(const char *name)
 		return f ? f(p) : CUPTI_ERROR_NOT_INITIALIZED;                        \
 	}
 
-FORWARD_HOST(Initialize)
+/* The PM sampling fake's availability image means nothing to the real Host API (which
+ * crashes on it): a host object is made for it as without one, for every metric of the chip. */
+CUptiResult CUPTIAPI cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initialize_Params *p)
+{
+	CUptiResult (*f)(CUpti_Profiler_Host_Initialize_Params *);
+	*(void **)&f = real("cuptiProfilerHostInitialize");
+	if (!f)
+		return CUPTI_ERROR_NOT_INITIALIZED;
+	if (!p || !fake_pm_is_availability(p->pCounterAvailabilityImage))
+		return f(p);
+	CUpti_Profiler_Host_Initialize_Params q = *p;
+	q.pCounterAvailabilityImage = NULL;
+	CUptiResult r = f(&q);
+	p->pHostObject = q.pHostObject;
+	return r;
+}
+
 FORWARD_HOST(Deinitialize)
 FORWARD_HOST(GetSupportedChips)
 FORWARD_HOST(GetBaseMetrics)
