@@ -108,9 +108,8 @@ static unsigned decode_delay_us;
 
 enum { ENABLE, DISABLE, SET_CONFIG, START, STOP, DECODE, AVAIL, DATA_SIZE, IMAGE_INIT, DATA_INFO, SAMPLE_INFO, N_CALLS };
 static const char *const call_names[N_CALLS] = {
-	"Enable",		  "Disable",	     "SetConfig",	   "Start",
-	"Stop",			  "DecodeData",	     "GetCounterAvailability", "GetCounterDataSize",
-	"CounterDataImageInitialize", "GetCounterDataInfo", "CounterDataGetSampleInfo",
+	"Enable", "Disable", "SetConfig", "Start", "Stop", "DecodeData", "GetCounterAvailability",
+	"GetCounterDataSize", "CounterDataImageInitialize", "GetCounterDataInfo", "CounterDataGetSampleInfo",
 };
 static int n_calls[N_CALLS];
 static int fault_n[N_CALLS];
