@@ -30,6 +30,11 @@ void fake_device_count(CUresult r, int n)
     atomic_store(&n_devices, n);
 }
 
+int fake_devices(void)
+{
+    return atomic_load(&n_devices);
+}
+
 int fake_cuinit_calls(void)
 {
     return atomic_load(&n_cuinit);

@@ -125,7 +125,9 @@ void fake_subscribe_error(CUptiResult err);
  * libcupti's.  From 130200 on, subscribers that all pass allowMultipleSubscribers = 1 share
  * the process (see fake_cupti.c); below it, one subscriber at a time. */
 void fake_cupti_version(unsigned version);
-/* Disarms every fault above (libcupti and libcuda alike), and the version override. */
+/* Disarms every fault above (libcupti and libcuda alike), and the version override; for PM
+ * sampling, its faults, fake_pm_unsupported, the decode delay, the call counts, and the lost
+ * counts of devices not enabled (an enabled object stays, with its state). */
 void fake_reset_faults(void);
 
 /* ------------------------------------------------------------------ queries (libcupti) */
@@ -182,6 +184,49 @@ void fake_device_vgpu_unsupported(int on);
 void fake_profiler_refuse_in_cuinit(int on);
 int fake_profiler_refused_in_cuinit(void); /* the calls so refused */
 
+/* ------------------------------------------------------------------ PM sampling (libcupti) */
+
+/*
+ * The PM Sampling API (cupti_pmsampling.h; fake_pmsampling.c says how it works).  In short: one
+ * object per device (index < fake_devices(), at most 8) from cuptiPmSamplingEnable, which needs
+ * the profiler up (cuptiProfilerInitialize), to cuptiPmSamplingDisable.  While started, time
+ * (CLOCK_MONOTONIC, which fake_time_freeze freezes) is cut into samples of samplingInterval ns
+ * (in both trigger modes).  A metric counts only if cuptiPmSamplingGetCounterDataSize named it on
+ * the device's object before the value was added (at most FAKE_PM_MAX_METRICS names).  Completed
+ * samples wait in a hardware buffer of hardwareBufferSize / FAKE_PM_RECORD_BYTES records until
+ * cuptiPmSamplingDecodeData moves them into a counter-data image (the fake's own layout, no
+ * pointers in it: a memcpy of a fresh image is a fresh image), whose samples
+ * cuptiProfilerHostEvaluateToGpuValues evaluates (rangeIndex: the sample).  While PM sampling is
+ * started on a device, cuptiRangeProfilerStart on a context of it returns
+ * CUPTI_ERROR_HARDWARE_BUSY, and cuptiPmSamplingStart returns it while a range is started on a
+ * context of the device.
+ */
+#define FAKE_PM_RECORD_BYTES 4096 /* hardware-buffer bytes one sample takes */
+#define FAKE_PM_MAX_METRICS 64    /* different names one object counts */
+/* v is added to metric (CUPTI's full name, e.g. "dram__bytes_read.sum") in the sample open now on
+ * device dev, as GPU work would be; lost while the device is not started, or when metric is not
+ * one the object was asked for. */
+void fake_pm_add(int dev, const char *metric, double v);
+/* The sample open on dev completes now (its end: now); the next one opens. Nothing if stopped. */
+void fake_pm_tick(int dev);
+/* The next n calls of cuptiPmSampling<call> ("Enable", "Disable", "SetConfig", "Start", "Stop",
+ * "DecodeData", "GetCounterAvailability", "GetCounterDataSize", "CounterDataImageInitialize",
+ * "GetCounterDataInfo", "CounterDataGetSampleInfo") fail with err and change nothing; n = -1:
+ * every call until fake_pm_fault(call, 0, 0).  Another name aborts the program. */
+void fake_pm_fault(const char *call, int n, CUptiResult err);
+/* Calls of cuptiPmSampling<call> (named as above), failed ones too, since the last
+ * fake_reset_faults; -1 for an unknown name. */
+int fake_pm_calls(const char *call);
+int fake_pm_started(int dev);           /* 1 while PM sampling is started on dev */
+/* Samples dropped on dev (buffer full) since its last cuptiPmSamplingEnable. */
+unsigned long fake_pm_lost(int dev);
+size_t fake_pm_buffered(int dev);       /* completed samples waiting in dev's hardware buffer */
+/* Each cuptiPmSamplingDecodeData first sleeps us microseconds (holding no lock of the fake). */
+void fake_pm_decode_delay_us(unsigned us);
+/* While on, cuptiProfilerDeviceSupported with api CUPTI_PROFILER_PM_SAMPLING says unsupported,
+ * by architecture (isSupported and architecture CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED). */
+void fake_pm_unsupported(int on);
+
 /* ------------------------------------------------------------------ activity (libcupti) */
 
 /* The Activity API (fake_activity.c).  Records of enabled kinds wait until cuptiActivityFlushAll,
@@ -223,6 +268,7 @@ void fake_cuinit_result(CUresult r);
 /* cuDeviceGetCount returns r and, when r is CUDA_SUCCESS, n (default: success, 1 device). */
 void fake_device_count(CUresult r, int n);
 int fake_cuinit_calls(void);
+int fake_devices(void);             /* the device count set by fake_device_count (1 by default) */
 /* 1 while the first cuInit runs the injected library's InitializeInjection (CUDA_INJECTION64_PATH). */
 int fake_injecting(void);
 /* The fake libcuda also answers NVML's device count (nvmlInit_v2, nvmlDeviceGetCount_v2,

@@ -25,6 +25,8 @@
 
 #include "fake_cuda.h"
 
+void fake_pm_reset(void); /* fake_pmsampling.c */
+
 #ifndef FAKE_REAL_CUPTI
 #define FAKE_REAL_CUPTI "/usr/local/cuda/lib64/libcupti.so"
 #endif
@@ -301,14 +303,22 @@ CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle
 	return r;
 }
 
+/* The device of a context of the fake driver, or -1 for a context it does not know (also for
+ * the fake's other files, which must not count as calls of libcupti). */
+int fake_ctx_device(CUcontext ctx)
+{
+	return ctx == FAKE_CTX0 || ctx == FAKE_CTX0B ? 0 : ctx == FAKE_CTX1 ? 1 : -1;
+}
+
 CUptiResult CUPTIAPI cuptiGetDeviceId(CUcontext ctx, uint32_t *id)
 {
 	atomic_fetch_add(&cupti_calls, 1);
 	if (!id)
 		return CUPTI_ERROR_INVALID_PARAMETER;
-	if (ctx != FAKE_CTX0 && ctx != FAKE_CTX1 && ctx != FAKE_CTX0B)
+	int dev = fake_ctx_device(ctx);
+	if (dev < 0)
 		return CUPTI_ERROR_INVALID_CONTEXT;
-	*id = ctx == FAKE_CTX1;
+	*id = (uint32_t)dev;
 	return CUPTI_SUCCESS;
 }
 
@@ -539,6 +549,7 @@ void fake_cupti_reset_faults(void)
 	atomic_store(&version_override, 0);
 	atomic_store(&drop_exits, 0);
 	atomic_store(&repeat_sites, 0);
+	fake_pm_reset();
 }
 
 /* ---- queries ----------------------------------------------------------------------------- */

@@ -24,6 +24,12 @@
  * gpu__time_duration.sum, FAKE_RANGE_NS per range, so that duration-weighted metrics have a
  * weight.  fake_range_fault() makes the next calls of one Range Profiler function fail (a
  * stop or decode that fails after a start, as on a GPU that was reset or lost).
+ *
+ * Where it meets PM sampling (fake_pmsampling.c): a range does not start on a context of a
+ * device where PM sampling is started (CUPTI_ERROR_HARDWARE_BUSY, as on an H100), the PM
+ * sampling fake's images are evaluated here too (one sample a range), its counter
+ * availability image is dropped before cuptiProfilerHostInitialize reaches the real one, and
+ * cuptiProfilerDeviceSupported refuses CUPTI_PROFILER_PM_SAMPLING after fake_pm_unsupported(1).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -42,6 +48,13 @@
 #include <cupti_target.h>
 
 #include "fake_cuda.h"
+
+int fake_ctx_device(CUcontext ctx); /* fake_cupti.c */
+/* fake_pmsampling.c */
+CUptiResult fake_pm_exclusive(int dev, CUptiResult (*fn)(void *), void *arg);
+int fake_pm_evaluate(CUpti_Profiler_Host_EvaluateToGpuValues_Params *p);
+int fake_pm_is_unsupported(void);
+int fake_pm_is_availability(const uint8_t *image);
 
 static pthread_mutex_t plock = PTHREAD_MUTEX_INITIALIZER;
 static char chip[64] = "GH100";
@@ -102,6 +115,14 @@ void fake_chip(const char *name)
 {
 	pthread_mutex_lock(&plock);
 	snprintf(chip, sizeof chip, "%s", name);
+	pthread_mutex_unlock(&plock);
+}
+
+/* The chip's name, for the PM sampling fake (fake_pmsampling.c). */
+void fake_chip_name(char *out, size_t size)
+{
+	pthread_mutex_lock(&plock);
+	snprintf(out, size, "%s", chip);
 	pthread_mutex_unlock(&plock);
 }
 
@@ -205,7 +226,23 @@ static void *real(const char *name)
 		return f ? f(p) : CUPTI_ERROR_NOT_INITIALIZED;                        \
 	}
 
-FORWARD_HOST(Initialize)
+/* The PM sampling fake's availability image means nothing to the real Host API (which
+ * crashes on it): a host object is made for it as without one, for every metric of the chip. */
+CUptiResult CUPTIAPI cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initialize_Params *p)
+{
+	CUptiResult (*f)(CUpti_Profiler_Host_Initialize_Params *);
+	*(void **)&f = real("cuptiProfilerHostInitialize");
+	if (!f)
+		return CUPTI_ERROR_NOT_INITIALIZED;
+	if (!p || !fake_pm_is_availability(p->pCounterAvailabilityImage))
+		return f(p);
+	CUpti_Profiler_Host_Initialize_Params q = *p;
+	q.pCounterAvailabilityImage = NULL;
+	CUptiResult r = f(&q);
+	p->pHostObject = q.pHostObject;
+	return r;
+}
+
 FORWARD_HOST(Deinitialize)
 FORWARD_HOST(GetSupportedChips)
 FORWARD_HOST(GetBaseMetrics)
@@ -263,8 +300,13 @@ CUptiResult CUPTIAPI cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported
 	if (!atomic_load(&up))
 		return CUPTI_ERROR_NOT_INITIALIZED;
 	int vgpu = atomic_load(&vgpu_off);
-	p->isSupported = vgpu ? CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED : CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
-	p->architecture = CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
+	/* PM sampling refused as CUPTI refuses it to a chip without it (before Turing): by its
+	 * architecture. */
+	int no_pm = p->structSize >= CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE &&
+		    p->api == CUPTI_PROFILER_PM_SAMPLING && fake_pm_is_unsupported();
+	p->isSupported = vgpu || no_pm ? CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED
+				       : CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
+	p->architecture = no_pm ? CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED : CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
 	p->sli = CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
 	p->vGpu = vgpu ? CUPTI_PROFILER_CONFIGURATION_DISABLED : CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
 	p->confidentialCompute = CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
@@ -373,6 +415,31 @@ CUptiResult CUPTIAPI cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_P
 	return CUPTI_SUCCESS;
 }
 
+static CUptiResult start_range(void *arg)
+{
+	struct fake_rp *rp = arg;
+	pthread_mutex_lock(&plock);
+	int was = rp->started;
+	if (!was) {
+		rp->started = 1;
+		n_started++;
+	}
+	pthread_mutex_unlock(&plock);
+	return was ? CUPTI_ERROR_INVALID_OPERATION : CUPTI_SUCCESS;
+}
+
+/* Whether a range is started on a context of device dev (fake_pmsampling.c, under its lock). */
+int fake_range_started_on(int dev)
+{
+	int on = 0;
+	pthread_mutex_lock(&plock);
+	for (struct fake_rp *rp = rps; rp && !on; rp = rp->next)
+		on = rp->started && fake_ctx_device(rp->ctx) == dev;
+	pthread_mutex_unlock(&plock);
+	return on;
+}
+
+/* While PM sampling is started on the context's device, the counters are busy (as on an H100). */
 CUptiResult CUPTIAPI cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *p)
 {
 	if (!working())
@@ -381,17 +448,11 @@ CUptiResult CUPTIAPI cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *p
 	if (f != CUPTI_SUCCESS)
 		return f;
 	struct fake_rp *rp = RP(p);
-	pthread_mutex_lock(&plock);
-	int was = rp->started;
-	if (!was) {
-		rp->started = 1;
-		n_started++;
-	}
-	pthread_mutex_unlock(&plock);
-	if (was)
-		return CUPTI_ERROR_INVALID_OPERATION;
-	atomic_fetch_add(&n_start, 1);
-	return CUPTI_SUCCESS;
+	/* Under the PM sampling fake's lock, so that the two cannot both start on one device. */
+	CUptiResult r = fake_pm_exclusive(fake_ctx_device(rp->ctx), start_range, rp);
+	if (r == CUPTI_SUCCESS)
+		atomic_fetch_add(&n_start, 1);
+	return r;
 }
 
 /* The range ends: what was added while it ran goes into its image. */
@@ -459,10 +520,13 @@ CUptiResult CUPTIAPI cuptiRangeProfilerCounterDataGetRangeInfo(CUpti_RangeProfil
 	return CUPTI_SUCCESS;
 }
 
-/* The values of a fake image (see the top of this file); any other image is the real Host
- * API's to evaluate. */
+/* The values of a fake image (see the top of this file), or of the PM sampling fake's
+ * (fake_pm_evaluate); any other image is the real Host API's to evaluate. */
 CUptiResult CUPTIAPI cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params *p)
 {
+	int pm = fake_pm_evaluate(p);
+	if (pm >= 0)
+		return (CUptiResult)pm;
 	const struct fake_image *im = image_of(p->pCounterDataImage, p->counterDataImageSize);
 	if (!im) {
 		CUptiResult (*f)(CUpti_Profiler_Host_EvaluateToGpuValues_Params *);
