@@ -19,9 +19,10 @@
  * paid once per union, never per start; a metric no set wants any more
  * stays configured until the session ends. Sampling starts with the
  * first running set and stops with the last (cuptiPmSamplingStart and
- * Stop: about 0.6 and 1.6 ms). cuptiPmSamplingDisable finalizes more of
- * CUPTI than the device's sampling, so the session disables only when it
- * is destroyed (PAPI_shutdown).
+ * Stop: about 0.6 and 1.6 ms). The session disables PM sampling when it
+ * is destroyed, which its source does when no set holds its metrics any
+ * more: while it is enabled, even stopped, the device's Range Profiler
+ * cannot start (H100, CUDA 13.0).
  *
  * Counts are device-wide: every context and process on the device.
  *
@@ -99,6 +100,8 @@ struct cupti_cb_sampling_session {
 	int have_cfg;
 	uint8_t *image, *blank;		/* the counter-data image, and an initialized copy */
 	size_t image_size;
+	size_t consumed;		/* the image's samples already added */
+	uint64_t last_end;		/* the end of the last sample added (ns) */
 	double values[CUPTI_CB_SAMPLING_MAX_METRICS];
 	int started;			/* cuptiPmSamplingStart'ed */
 	unsigned runners;		/* running event sets */
@@ -148,7 +151,8 @@ int cupti_cb_sampling_session_run(struct cupti_cb_sampling_session *s, char *why
  * in progress when called is complete and added (at most about two
  * intervals). Not in a signal handler. */
 int cupti_cb_sampling_session_flush(struct cupti_cb_sampling_session *s, char *why, size_t len);
-/* A running set stops: flushes; sampling stops with the last. */
+/* A running set stops; sampling stops with the last (what the hardware
+ * buffer still holds is decoded first and after). */
 int cupti_cb_sampling_session_halt(struct cupti_cb_sampling_session *s, char *why, size_t len);
 
 /* The published totals of ids[0..n) and the session's lost count: no

@@ -466,15 +466,31 @@ static struct cupti_cb_sampling_session *session(struct ssrc *m, int dev, int *e
 	return s;
 }
 
-/* A device whose session no set holds lets its counters go (the session
- * stays, stopped, with its configuration: PAPI_shutdown disables it). */
+/* A device whose session no set holds any more lets PM sampling go
+ * (cuptiPmSamplingDisable: while it is enabled, even stopped, the Range
+ * Profiler cannot start on the device), then the profiler and the
+ * device's counters. At the cleanup of the last set, never in a stop. */
+static void end_session_locked(struct ssrc *m, int d)
+{
+	uint64_t t0 = cupti_cb_mono_ns();
+	cupti_cb_sampling_session_destroy(m->sess[d]);
+	free(m->sess[d]);
+	m->sess[d] = NULL;
+	profiler_release(m);
+	TRACE(m, "device %d: no sampled metric held: PM sampling disabled (%.1f ms)", d,
+	      (cupti_cb_mono_ns() - t0) / 1e6);
+}
+
 static void release_idle_locked(struct ssrc *m)
 {
-	for (int d = 0; d < CUPTI_CB_MAX_DEVICES; d++)
-		if (m->claimed[d] && (!m->sess[d] || cupti_cb_sampling_session_idle(m->sess[d]))) {
+	for (int d = 0; d < CUPTI_CB_MAX_DEVICES; d++) {
+		if (m->sess[d] && cupti_cb_sampling_session_idle(m->sess[d]))
+			end_session_locked(m, d);
+		if (m->claimed[d] && !m->sess[d]) {
 			cupti_cb_services_release_counters(m->e, d, COUNTERS_WHO);
 			m->claimed[d] = 0;
 		}
+	}
 }
 
 static int default_device(struct ssrc *m)
@@ -836,8 +852,11 @@ static int s_set_read(void *self, void *set, long long *values)
 	return CUPTI_CB_OK;
 }
 
-/* The values at the stop include every sample up to it: each device's
- * session decodes until the sample in progress is in. */
+/* PAPI_stop reads the set, then stops it: its values are that read's, a
+ * copy as old as any read's (cupti_cb(7) says how old). The stop keeps
+ * them for the reads of the stopped set, and sampling stops with the last
+ * running set of a device (the decode of what remains is for the sets
+ * that run on). */
 static int s_set_stop(void *self, void *set)
 {
 	struct ssrc *m = self;
@@ -846,23 +865,23 @@ static int s_set_stop(void *self, void *set)
 		return CUPTI_CB_EUNAVAIL;
 	if (!s->running)
 		return CUPTI_CB_OK;
-	int prev = cupti_cb_own_begin();
-	pthread_mutex_lock(&m->lock);
-	int rc = run_sessions(s, 0, s->why, sizeof s->why);
+	int rc = CUPTI_CB_OK;
 	struct cupti_cb_profiler_total t[MAX_EVENTS];
 	uint64_t lost[MAX_EVENTS];
-	if (snapshot(s, t, lost)) {
-		snprintf(s->why, sizeof s->why, "the sampled totals could not be read at the stop");
-		rc = CUPTI_CB_ECUPTI;
-	} else {
-		int w = window_values(s, t, lost, s->out, 1);
-		rc = rc ? rc : w;
-	}
+	if (s->have_last)
+		rc = window_values(s, s->last, s->last_lost, s->out, 1);
+	else if (snapshot(s, t, lost) == 0)
+		rc = window_values(s, t, lost, s->out, 1);
+	else
+		memset(s->out, 0, sizeof s->out);
+	int prev = cupti_cb_own_begin();
+	pthread_mutex_lock(&m->lock);
+	char why[CUPTI_CB_WHY_LEN];
+	if (run_sessions(s, 0, why, sizeof why))
+		TRACE(m, "stop: %s", why);
 	s->running = 0;
 	pthread_mutex_unlock(&m->lock);
 	cupti_cb_own_end(prev);
-	if (rc)
-		TRACE(m, "stop: %s", s->why);
 	return rc;
 }
 
@@ -923,12 +942,8 @@ static void s_close(void *self)
 	int prev = cupti_cb_own_begin();
 	pthread_mutex_lock(&m->lock);
 	for (int d = 0; d < CUPTI_CB_MAX_DEVICES; d++) {
-		if (m->sess[d]) {
-			cupti_cb_sampling_session_destroy(m->sess[d]);
-			free(m->sess[d]);
-			m->sess[d] = NULL;
-			profiler_release(m);
-		}
+		if (m->sess[d])
+			end_session_locked(m, d);
 		if (m->claimed[d])
 			cupti_cb_services_release_counters(m->e, d, COUNTERS_WHO);
 		m->claimed[d] = 0;

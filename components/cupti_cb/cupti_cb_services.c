@@ -235,7 +235,7 @@ static void read_environment(struct cupti_cb_services *e)
 {
 	const char *trace = getenv(CUPTI_CB_ENV_TRACE);
 	const char *clock = getenv(CUPTI_CB_ENV_CLOCK);
-	e->trace = trace && trace[0] == '1';
+	e->trace = trace && trace[0] >= '1' && trace[0] <= '9' ? trace[0] - '0' : 0;	/* 2 and more: every decode too */
 	e->monotonic = clock && !strcmp(clock, "monotonic");
 }
 

@@ -96,6 +96,16 @@ static long settle_read_us(void)
     return 2 * interval_us() + env_us("CUPTI_CB_SAMPLING_DECODE_US", 1000) + 1000;
 }
 
+/* PAPI_stop returns the values of a read it makes just before it stops the set, and a sampled
+ * read is a copy of what the decode thread has added: so every stop here waits the age of a read
+ * after the synchronized work it must count (harmless for a Range Profiler set). */
+static void sleep_us(long us);
+static void stop_aged(int es, long long *v)
+{
+    sleep_us(settle_read_us());
+    PAPI_MUST(PAPI_stop(es, v));
+}
+
 static double now_us(void)
 {
     struct timespec t;
@@ -216,7 +226,7 @@ static void probe_sampling(void)
         ct_fatal("%s(%s): %s (PAPI_VERBOSE=1 or CUPTI_CB_TRACE=1 prints the sentence; another profiler "
                  "holding the counters?)", at, RD, err(rc).c_str());
     long long v[1];
-    PAPI_MUST(PAPI_stop(es, v));
+    stop_aged(es, v);
     ct_destroy(&es);
 }
 
@@ -240,7 +250,7 @@ static bytes2 window(const dev_bufs &d, const char *tag, int r, int w)
     reads(d, r);
     flush(d);
     CUDA_MUST(cudaDeviceSynchronize());
-    PAPI_MUST(PAPI_stop(es, v));
+    stop_aged(es, v);
     ct_destroy(&es);
     return {val(n0, v[0]), val(n1, v[1])};
 }
@@ -294,7 +304,7 @@ static void midreads_case(const dev_bufs &d)
     flush(d);
     CUDA_MUST(cudaDeviceSynchronize());
     double ms = (now_us() - t0) / 1e3;
-    PAPI_MUST(PAPI_stop(es, v));
+    stop_aged(es, v);
     ct_destroy(&es);
     ct_note("midreads: %d rounds of 2 reads + 1 write in %.1f ms, %d reads; last read %.0f / %.0f, stop %.0f / %.0f",
             iters, ms, nreads, val(RD, last[0]), val(WR, last[1]), val(RD, v[0]), val(WR, v[1]));
@@ -322,7 +332,7 @@ static void midreads_case(const dev_bufs &d)
             sleep_us((long)left);
         PAPI_MUST(PAPI_read(es, &r2));
         double t_r2 = now_us() - ts;
-        PAPI_MUST(PAPI_stop(es, &s));
+        stop_aged(es, &s);
         ct_destroy(&es);
         double fs = val(RD, s);
         ct_note("age %d: of the %.0f bytes of synchronized work (8 reads of 512 MiB), a read %.0f us after the sync "
@@ -349,7 +359,7 @@ static void *tau_whole(void *)
     int es = ct_started({RD});
     pthread_barrier_wait(&bar); /* 1: the whole-run set counts */
     pthread_barrier_wait(&bar); /* 2: the regions are over */
-    PAPI_MUST(PAPI_stop(es, &v));
+    stop_aged(es, &v);
     ct_destroy(&es);
     g_whole = val(RD, v);
     return nullptr;
@@ -370,7 +380,7 @@ static void *tau_regions(void *)
         PAPI_MUST(PAPI_reset(es));
         g_region[i] = val(RD, v);
     }
-    PAPI_MUST(PAPI_stop(es, &v));
+    stop_aged(es, &v);
     ct_destroy(&es);
     g_tail = val(RD, v);
     pthread_barrier_wait(&bar);
@@ -429,7 +439,7 @@ static void *threads_main(void *p)
         CUDA_MUST(cudaDeviceSynchronize());
     }
     pthread_barrier_wait(&bar);
-    PAPI_MUST(PAPI_stop(es, v));
+    stop_aged(es, v);
     ct_destroy(&es);
     a->rd = val(RD, v[0]);
     a->wr = val(WR, v[1]);
@@ -516,7 +526,7 @@ static void sigprof_case(const dev_bufs &d)
     }
     timer_delete(t);
     signal(SIGPROF, SIG_IGN);
-    PAPI_MUST(PAPI_stop(g_es, v));
+    stop_aged(g_es, v);
     ct_destroy(&g_es);
     g_dog_done = 1;
     pthread_join(dog, nullptr);
@@ -534,7 +544,7 @@ static void sigprof_case(const dev_bufs &d)
     int es = ct_started({"dram__bytes_read.sum"});
     reads(d, kernels);
     CUDA_MUST(cudaDeviceSynchronize());
-    PAPI_MUST(PAPI_stop(es, &rp));
+    stop_aged(es, &rp);
     ct_destroy(&es);
     within("sigprof: the stop = a Range Profiler set over the same kernels", sampled, val("dram__bytes_read.sum", rp),
            0.001);
@@ -555,12 +565,12 @@ static void conflict_one(const dev_bufs &d, const char *holder, const char *name
     if (add == PAPI_OK) {
         start = PAPI_start(es);
         if (start == PAPI_OK) /* wrongly accepted: put it back as it was */
-            PAPI_MUST(PAPI_stop(es, &v));
+            stop_aged(es, &v);
     }
     ct_result(add == PAPI_ECNFLCT || (add == PAPI_OK && start == PAPI_ECNFLCT),
               "conflicts: %s: PAPI_ECNFLCT at add or start: add %s, start %s", label, err(add).c_str(),
               add == PAPI_OK ? err(start).c_str() : "not tried");
-    PAPI_MUST(PAPI_stop(held, &v));
+    stop_aged(held, &v);
     ct_destroy(&held);
     if (add != PAPI_OK)
         CHECK_PAPI(ct_add(es, name));
@@ -571,7 +581,7 @@ static void conflict_one(const dev_bufs &d, const char *holder, const char *name
     if (rc == PAPI_OK) {
         reads(d, 2);
         CUDA_MUST(cudaDeviceSynchronize());
-        PAPI_MUST(PAPI_stop(es, &v));
+        stop_aged(es, &v);
         within(std::string("conflicts: ") + label + ": then it counts 2 reads of 512 MiB", val(name, v), 2.0 * B, 0.03);
     }
     ct_destroy(&es);
@@ -607,7 +617,7 @@ static void devices_case(const dev_bufs &d0, int n_devices)
     CUDA_MUST(cudaSetDevice(1));
     CUDA_MUST(cudaDeviceSynchronize());
     CUDA_MUST(cudaSetDevice(0));
-    PAPI_MUST(PAPI_stop(es, v));
+    stop_aged(es, v);
     ct_destroy(&es);
     within("devices: :device=0 counts device 0's 1 read of 512 MiB", val(RD, v[0]), (double)B, 0.03);
     within("devices: :device=1 counts device 1's 3 reads of 512 MiB", val(RD, v[1]), 3.0 * B, 0.03);
@@ -629,7 +639,7 @@ static int values_mode(void)
         else
             writes(d, 1);
         CUDA_MUST(cudaDeviceSynchronize());
-        PAPI_MUST(PAPI_stop(es, v));
+        stop_aged(es, v);
         ct_destroy(&es);
         if (k == 0)
             printf("stream_read dram__bytes_read.sum %.0f\n", val(RD, v[0]));
@@ -675,7 +685,7 @@ static int under_ncu_mode(void)
         long long v;
         reads(d, 2);
         CUDA_MUST(cudaDeviceSynchronize());
-        PAPI_MUST(PAPI_stop(es, &v));
+        stop_aged(es, &v);
         within("under ncu: the sampled set started (not refused): its value must then be right: 2 reads of 512 MiB",
                val(RD, v), 2.0 * B, 0.03);
     } else {

@@ -1,0 +1,527 @@
+/*
+ * cpu_fake_sampling: the PM sampling source (":sampled") through PAPI, with the real Profiler
+ * Host API (no GPU needed) and the faked driver, Range Profiler and PM Sampling API
+ * (fake_pmsampling.c: samples cut by time, values the test adds).  Each case is a fresh process;
+ * CUPTI_CB_SAMPLING_INTERVAL_US=1000 and CUPTI_CB_SAMPLING_DECODE_US=1000 unless a case says.
+ *
+ *   listing   - a device of chip GH100: the walk lists GH100's 1,279 sampled metrics once each
+ *               (names ending ":sampled") beside the Range Profiler's; a metric only PM sampling
+ *               has (dram__read_throughput) resolves only with :sampled; a name and its sampled
+ *               twin are different events; names round-trip.
+ *   exact     - values added in samples while a set of a sampled metric and kernel.launches runs:
+ *               a read one age after the last work (and the stop) gives exactly their sum,
+ *               including what was in the sample in progress; reads in the middle never go down
+ *               and never pass the sum added before them; a read right after work does not see it
+ *               yet (a copy); work before the start and after the stop is not counted; a second
+ *               start/stop pair configures nothing again (cuptiPmSamplingSetConfig once);
+ *               cuptiPmSamplingDisable runs at the cleanup of the last set, not at a stop.
+ *   readreset - TAU's pattern (PAPI_read then PAPI_reset at every region boundary, 20 regions):
+ *               the regions add up exactly to the whole that a second set on another thread
+ *               reads over the same time.
+ *   union     - a second set with another metric on the same device: one more SetConfig (the
+ *               union), the first set's values unchanged by it; then both read their own metric.
+ *   sigread   - a SIGPROF handler at about 1 kHz reads the running set while the program adds
+ *               and reads: every handler read is PAPI_OK and never goes down; the stop is exact;
+ *               PAPI_reset and PAPI_stop in the handler are refused.
+ *   conflict  - a Range Profiler set holding device 0: the add of a sampled metric is refused with
+ *               PAPI_ECNFLCT and a sentence naming the holder; once that set is cleaned up the
+ *               sampled set starts; then the Range Profiler's add is refused the same way.
+ *   busy      - another profiler holds the counters (cuptiPmSamplingStart: HARDWARE_BUSY):
+ *               PAPI_start gives PAPI_ECNFLCT and says so; the callback events of another set
+ *               keep counting; with the counters free again the same set starts.
+ *   noperm    - cuptiPmSamplingEnable: INSUFFICIENT_PRIVILEGES: PAPI_start gives PAPI_EPERM and
+ *               names the module option.
+ *   unsupported - CUPTI says the device cannot be PM-sampled: the add is refused (PAPI_ENOSUPP)
+ *               with the reason.
+ *   overflow  - the hardware buffer overflows (a small buffer and a slow decode): the read gives
+ *               PAPI_ECMP and says what to change; PAPI_reset starts a good window again.
+ *   decodefail - cuptiPmSamplingDecodeData fails: the read fails with PAPI_ECMP; a reset starts a
+ *               good window that then reads exactly.
+ *   badenv    - CUPTI_CB_SAMPLING_INTERVAL_US=abc: PAPI_start gives PAPI_EINVAL naming the variable.
+ *   profiler  - CUPTI's profiler is up while a session exists, shared with the Range Profiler's
+ *               source without a second initialization, and down after PAPI_shutdown.
+ */
+#include "ctest_util.h"
+#include "fake_play.h"
+#include "cupti_cb.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#define GH100_SAMPLED 1279
+#define READ "dram__bytes_read.sum:sampled"
+#define WRITE "dram__bytes_write.sum:sampled"
+
+static void nap_us(long us)
+{
+    struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+    nanosleep(&ts, NULL);
+}
+
+/* v bytes read on device dev, in the sample open now, then the sample completes. */
+static void gpu_read(int dev, double v)
+{
+    fake_pm_add(dev, "dram__bytes_read.sum", v);
+    fake_pm_tick(dev);
+}
+
+/* The age of a read: the sample in progress completes (one interval), the decode thread's next
+ * pass (one period) adds it; twice the interval, the period and 1 ms more. */
+static void settle(void)
+{
+    const char *i = getenv("CUPTI_CB_SAMPLING_INTERVAL_US"), *d = getenv("CUPTI_CB_SAMPLING_DECODE_US");
+    nap_us(2 * (i ? atol(i) : 500) + (d ? atol(d) : 1000) + 1000);
+}
+
+static void env_defaults(void)
+{
+    setenv("CUPTI_CB_SAMPLING_INTERVAL_US", "1000", 0);
+    setenv("CUPTI_CB_SAMPLING_DECODE_US", "1000", 0);
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), t = strlen(tail);
+    return n >= t && !strcmp(s + n - t, tail);
+}
+
+static int code_of(const char *name)
+{
+    char buf[PAPI_MAX_STR_LEN];
+    int code = 0;
+    if (PAPI_event_name_to_code(ct_full_name(name, buf, sizeof buf), &code) != PAPI_OK)
+        return 0;
+    return code;
+}
+
+static int new_set(const char *const *names, unsigned n)
+{
+    int es = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&es));
+    for (unsigned i = 0; i < n; i++) {
+        int rc = ct_add(es, names[i]);
+        if (rc != PAPI_OK)
+            ct_fatal("add %s: %s", names[i], ct_papi_err(rc));
+    }
+    return es;
+}
+
+static int listing_case(void)
+{
+    ct_library_init();
+    int cidx = cb_cidx(), code = PAPI_NATIVE_MASK, n_sampled = 0, round_trips = 0;
+    char first[PAPI_MAX_STR_LEN] = "";
+    if (PAPI_enum_cmp_event(&code, PAPI_ENUM_FIRST, cidx) != PAPI_OK)
+        ct_fatal("nothing listed");
+    do {
+        PAPI_event_info_t info;
+        if (PAPI_get_event_info(code, &info) != PAPI_OK || !ends_with(info.symbol, ":sampled"))
+            continue;
+        if (n_sampled++ == 0)
+            snprintf(first, sizeof first, "%s", info.symbol);
+        int back = 0, rc = PAPI_event_name_to_code(info.symbol, &back);
+        char again[PAPI_MAX_STR_LEN] = "";
+        if (rc == PAPI_OK)
+            rc = PAPI_event_code_to_name(back, again);
+        round_trips += rc == PAPI_OK && !strcmp(again, info.symbol);
+    } while (PAPI_enum_cmp_event(&code, PAPI_ENUM_EVENTS, cidx) == PAPI_OK);
+    ct_note("first sampled event: %s", first);
+    CHECK_EQ("GH100's sampled metrics listed once each", n_sampled, GH100_SAMPLED);
+    CHECK_EQ("every listed sampled name resolves and names itself back", round_trips, n_sampled);
+    int plain = code_of("dram__bytes_read.sum"), sampled = code_of(READ);
+    CHECK_TRUE("dram__bytes_read.sum is an event", plain != 0);
+    CHECK_TRUE("dram__bytes_read.sum:sampled is an event", sampled != 0);
+    CHECK_TRUE("and they are different events", plain != sampled);
+    char name[PAPI_MAX_STR_LEN];
+    CHECK_PAPI(PAPI_event_code_to_name(sampled, name));
+    CHECK_TRUE("the sampled code names itself with :sampled", ends_with(name, "dram__bytes_read.sum:sampled"));
+    CHECK_EQ("a metric only PM sampling has is no Range Profiler event", code_of("dram__read_throughput"), 0);
+    CHECK_TRUE("but is a sampled event", code_of("dram__read_throughput:sampled") != 0);
+    CHECK_EQ("a metric PM sampling lacks has no sampled event",
+             code_of("smsp__sass_inst_executed_op_global_ld.sum:sampled"), 0);
+    CHECK_TRUE("a sampled event takes :device=0", code_of(READ ":device=0") != 0);
+    CHECK_EQ("and refuses :thread", code_of(READ ":thread"), 0);
+    return ct_done();
+}
+
+static int exact_case(void)
+{
+    env_defaults();
+    ct_library_init();
+    const char *names[] = { READ, "kernel.launches" };
+    long long v[2], mid[2];
+    gpu_read(0, 777);   /* before any set: sampling is not even enabled */
+    int es = new_set(names, 2);
+    CHECK_PAPI(PAPI_start(es));
+    CHECK_EQ("SetConfig once at the first start", fake_pm_calls("SetConfig"), 1);
+    CHECK_EQ("sampling started", fake_pm_started(0), 1);
+    long long prev = 0, added = 0;
+    for (int i = 1; i <= 10; i++) {
+        gpu_read(0, 1000 * i);
+        added += 1000 * i;
+        play_launches(1, FAKE_CTX0);
+        CHECK_PAPI(PAPI_read(es, mid));
+        if (mid[0] < prev || mid[0] > added)
+            ct_result(0, "read %d: %lld, after %lld, with %lld added", i, mid[0], prev, added);
+        prev = mid[0];
+    }
+    fake_pm_add(0, "dram__bytes_read.sum", 5);   /* in the sample in progress */
+    added += 5;
+    CHECK_PAPI(PAPI_read(es, mid));
+    CHECK_REL("a read right after the work does not see the sample in progress yet", mid[0], "<", added);
+    settle();
+    CHECK_PAPI(PAPI_read(es, mid));
+    CHECK_EQ("a read one age later sees every byte, the sample in progress included", mid[0], added);
+    CHECK_PAPI(PAPI_stop(es, v));
+    CHECK_EQ("and the stop gives the same", v[0], added);
+    CHECK_EQ("kernel.launches beside it", v[1], 10);
+    CHECK_EQ("sampling stopped with the last set", fake_pm_started(0), 0);
+    gpu_read(0, 999);   /* between the sets: not counted */
+    CHECK_PAPI(PAPI_start(es));
+    gpu_read(0, 50);
+    settle();
+    CHECK_PAPI(PAPI_stop(es, v));
+    CHECK_EQ("a second start/stop pair counts its own work only", v[0], 50);
+    CHECK_EQ("and configures nothing again", fake_pm_calls("SetConfig"), 1);
+    CHECK_EQ("a stop never disables PM sampling", fake_pm_calls("Disable"), 0);
+    CHECK_PAPI(PAPI_cleanup_eventset(es));
+    CHECK_PAPI(PAPI_destroy_eventset(&es));
+    CHECK_EQ("the cleanup of the last set does", fake_pm_calls("Disable"), 1);
+    PAPI_shutdown();
+    CHECK_EQ("and PAPI_shutdown does not again", fake_pm_calls("Disable"), 1);
+    return ct_done();
+}
+
+/* The whole: a set on its own thread, started before and stopped after the regions. */
+static pthread_barrier_t whole_go, whole_done;
+static long long whole_value;
+static void *whole_thread(void *arg)
+{
+    (void)arg;
+    const char *names[] = { READ };
+    PAPI_register_thread();
+    int es = new_set(names, 1);
+    CHECK_PAPI(PAPI_start(es));
+    pthread_barrier_wait(&whole_go);
+    pthread_barrier_wait(&whole_done);
+    CHECK_PAPI(PAPI_stop(es, &whole_value));
+    PAPI_cleanup_eventset(es);
+    PAPI_destroy_eventset(&es);
+    PAPI_unregister_thread();
+    return NULL;
+}
+
+static int readreset_case(void)
+{
+    env_defaults();
+    ct_library_init();
+    PAPI_MUST(PAPI_thread_init(ct_thread_id));
+    pthread_t t;
+    pthread_barrier_init(&whole_go, NULL, 2);
+    pthread_barrier_init(&whole_done, NULL, 2);
+    pthread_create(&t, NULL, whole_thread, NULL);
+    pthread_barrier_wait(&whole_go);
+    const char *names[] = { READ };
+    int es = new_set(names, 1);
+    CHECK_PAPI(PAPI_start(es));
+    long long sum = 0, v, added = 0;
+    for (int r = 0; r < 20; r++) {
+        /* Work in the region; some of it still in the sample in progress at the boundary. */
+        gpu_read(0, 100 + r);
+        fake_pm_add(0, "dram__bytes_read.sum", 7);
+        added += 107 + r;
+        nap_us(r % 3 ? 300 : 2500);
+        CHECK_PAPI(PAPI_read(es, &v));
+        CHECK_PAPI(PAPI_reset(es));
+        sum += v;
+    }
+    settle();
+    CHECK_PAPI(PAPI_stop(es, &v));
+    sum += v;
+    pthread_barrier_wait(&whole_done);
+    pthread_join(t, NULL);
+    CHECK_EQ("the whole counts every byte", whole_value, added);
+    CHECK_EQ("the regions add up to the whole", sum, whole_value);
+    return ct_done();
+}
+
+static int union_case(void)
+{
+    env_defaults();
+    ct_library_init();
+    const char *a[] = { READ }, *b[] = { WRITE };
+    long long va, vb;
+    int sa = new_set(a, 1);
+    CHECK_PAPI(PAPI_start(sa));
+    gpu_read(0, 300);
+    settle();
+    CHECK_EQ("one SetConfig for the first set", fake_pm_calls("SetConfig"), 1);
+    /* The second set on this thread would be a second running set of one component: stop the
+     * first for its start, as a tool with one set per phase does. */
+    CHECK_PAPI(PAPI_stop(sa, &va));
+    CHECK_EQ("the first set's bytes", va, 300);
+    int sb = new_set(b, 1);
+    CHECK_PAPI(PAPI_start(sb));
+    CHECK_EQ("the union configures once more", fake_pm_calls("SetConfig"), 2);
+    CHECK_EQ("on a new PM sampling object (a second SetConfig on one does not take)", fake_pm_calls("Enable"), 2);
+    fake_pm_add(0, "dram__bytes_write.sum", 40);
+    gpu_read(0, 60);
+    settle();
+    CHECK_PAPI(PAPI_stop(sb, &vb));
+    CHECK_EQ("the second set reads its metric", vb, 40);
+    CHECK_PAPI(PAPI_start(sa));
+    CHECK_EQ("the first set starts again without a configuration", fake_pm_calls("SetConfig"), 2);
+    gpu_read(0, 8);
+    settle();
+    CHECK_PAPI(PAPI_stop(sa, &va));
+    CHECK_EQ("and reads its own metric in the union", va, 8);
+    return ct_done();
+}
+
+static int sig_es, sig_reads, sig_bad, sig_refused;
+static long long sig_last;
+static void on_prof(int sig)
+{
+    (void)sig;
+    long long v = 0;
+    if (PAPI_read(sig_es, &v) != PAPI_OK || v < sig_last)
+        sig_bad++;
+    sig_last = v;
+    sig_reads++;
+    if (sig_reads == 50) {
+        long long w;
+        sig_refused += PAPI_reset(sig_es) != PAPI_OK;
+        sig_refused += PAPI_stop(sig_es, &w) != PAPI_OK;
+    }
+}
+
+static int sigread_case(void)
+{
+    env_defaults();
+    ct_library_init();
+    const char *names[] = { READ };
+    sig_es = new_set(names, 1);
+    CHECK_PAPI(PAPI_start(sig_es));
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_prof;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGPROF, &sa, NULL);
+    timer_t tm = ct_sigprof_timer(1000);
+    long long added = 0, v;
+    for (int i = 0; i < 400; i++) {
+        fake_pm_add(0, "dram__bytes_read.sum", 3);
+        added += 3;
+        if (i % 10 == 0)
+            fake_pm_tick(0);
+        if (i % 7 == 0)
+            PAPI_read(sig_es, &v);
+        nap_us(500);
+    }
+    settle();
+    timer_delete(tm);
+    signal(SIGPROF, SIG_IGN);
+    CHECK_PAPI(PAPI_stop(sig_es, &v));
+    ct_note("%d reads in the handler", sig_reads);
+    CHECK_REL("the handler read", sig_reads, ">", 50);
+    CHECK_EQ("every handler read PAPI_OK and never went down", sig_bad, 0);
+    CHECK_EQ("PAPI_reset and PAPI_stop in the handler are refused", sig_refused, 2);
+    CHECK_EQ("the stop is exact", v, added);
+    return ct_done();
+}
+
+static int conflict_case(void)
+{
+    char err[8192] = "";
+    long long v;
+    env_defaults();
+    setenv("PAPI_VERBOSE", "1", 1);
+    fake_range_error(CUPTI_SUCCESS);
+    fake_set_current(FAKE_CTX0);
+    ct_library_init();
+    const char *rp[] = { "dram__bytes_read.sum" }, *sp[] = { READ };
+    int r = new_set(rp, 1);
+    CHECK_PAPI(PAPI_start(r));
+    int s = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&s));
+    capture_stderr_begin();
+    int rc = ct_add(s, READ);
+    capture_stderr_end(err, sizeof err);
+    CHECK_EQ("a sampled metric on a device the Range Profiler holds: PAPI_ECNFLCT at the add", rc, PAPI_ECNFLCT);
+    CHECK_TRUE("the sentence names the holder", strstr(err, "Range Profiler") != NULL);
+    CHECK_PAPI(PAPI_stop(r, &v));
+    CHECK_PAPI(PAPI_cleanup_eventset(r));
+    CHECK_PAPI(ct_add(s, READ));
+    CHECK_PAPI(PAPI_start(s));
+    gpu_read(0, 11);
+    settle();
+    CHECK_PAPI(PAPI_stop(s, &v));
+    CHECK_EQ("once the Range Profiler's set is cleaned up, the sampled set counts", v, 11);
+    (void)sp;
+    capture_stderr_begin();
+    rc = ct_add(r, "dram__bytes_read.sum");
+    capture_stderr_end(err, sizeof err);
+    CHECK_EQ("and now the Range Profiler's add is refused", rc, PAPI_ECNFLCT);
+    CHECK_TRUE("naming PM sampling", strstr(err, "PM sampling") != NULL);
+    return ct_done();
+}
+
+static int busy_case(void)
+{
+    char err[8192] = "";
+    long long v;
+    env_defaults();
+    setenv("PAPI_VERBOSE", "1", 1);
+    ct_library_init();
+    fake_pm_fault("Start", 1, CUPTI_ERROR_HARDWARE_BUSY);
+    const char *sp[] = { READ }, *cb[] = { "kernel.launches" };
+    int s = new_set(sp, 1);
+    capture_stderr_begin();
+    int rc = PAPI_start(s);
+    capture_stderr_end(err, sizeof err);
+    CHECK_EQ("another profiler holds the counters: PAPI_ECNFLCT", rc, PAPI_ECNFLCT);
+    CHECK_TRUE("and says so", strstr(err, "another profiler") != NULL);
+    int c = new_set(cb, 1);
+    CHECK_PAPI(PAPI_start(c));
+    play_launches(4, FAKE_CTX0);
+    CHECK_PAPI(PAPI_stop(c, &v));
+    CHECK_EQ("callback events keep counting", v, 4);
+    CHECK_PAPI(PAPI_start(s));
+    gpu_read(0, 21);
+    settle();
+    CHECK_PAPI(PAPI_stop(s, &v));
+    CHECK_EQ("with the counters free the same set counts", v, 21);
+    return ct_done();
+}
+
+static int noperm_case(void)
+{
+    char err[8192] = "";
+    env_defaults();
+    setenv("PAPI_VERBOSE", "1", 1);
+    ct_library_init();
+    fake_pm_fault("Enable", -1, CUPTI_ERROR_INSUFFICIENT_PRIVILEGES);
+    const char *sp[] = { READ };
+    int s = new_set(sp, 1);
+    capture_stderr_begin();
+    int rc = PAPI_start(s);
+    capture_stderr_end(err, sizeof err);
+    CHECK_EQ("no permission: PAPI_EPERM", rc, PAPI_EPERM);
+    CHECK_TRUE("naming the module option", strstr(err, "NVreg_RestrictProfilingToAdminUsers") != NULL);
+    return ct_done();
+}
+
+static int unsupported_case(void)
+{
+    char err[8192] = "";
+    setenv("PAPI_VERBOSE", "1", 1);
+    fake_pm_unsupported(1);
+    ct_library_init();
+    int s = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&s));
+    capture_stderr_begin();
+    int rc = ct_add(s, READ);
+    capture_stderr_end(err, sizeof err);
+    CHECK_EQ("a device CUPTI cannot PM-sample: PAPI_ENOSUPP at the add", rc, PAPI_ENOSUPP);
+    CHECK_TRUE("with the reason", strstr(err, "does not support PM sampling") != NULL);
+    CHECK_PAPI(ct_add(s, "kernel.launches"));
+    return ct_done();
+}
+
+static int overflow_case(void)
+{
+    char err[8192] = "";
+    long long v;
+    setenv("CUPTI_CB_SAMPLING_BUFFER_MB", "1", 1);   /* 256 records of the fake's 4 KiB */
+    setenv("CUPTI_CB_SAMPLING_DECODE_US", "200000", 1);
+    env_defaults();
+    setenv("PAPI_VERBOSE", "1", 1);
+    ct_library_init();
+    const char *sp[] = { READ };
+    int s = new_set(sp, 1);
+    CHECK_PAPI(PAPI_start(s));
+    for (int i = 0; i < 300; i++)
+        gpu_read(0, 1);   /* 300 samples before the next decode */
+    settle();
+    capture_stderr_begin();
+    int rc = PAPI_stop(s, &v);
+    capture_stderr_end(err, sizeof err);
+    ct_note("lost in the fake: %lu", fake_pm_lost(0));
+    CHECK_REL("the fake dropped samples", fake_pm_lost(0), ">", 0);
+    CHECK_EQ("values that miss samples: PAPI_ECMP", rc, PAPI_ECMP);
+    CHECK_TRUE("saying what to change", strstr(err, "CUPTI_CB_SAMPLING_DECODE_US") != NULL);
+    /* PAPI_stop read first and failed: the set still runs. */
+    CHECK_PAPI(PAPI_reset(s));
+    gpu_read(0, 9);
+    settle();
+    CHECK_PAPI(PAPI_stop(s, &v));
+    CHECK_EQ("PAPI_reset starts a new window, read exactly at the stop", v, 9);
+    return ct_done();
+}
+
+static int decodefail_case(void)
+{
+    long long v;
+    env_defaults();
+    ct_library_init();
+    const char *sp[] = { READ };
+    int s = new_set(sp, 1);
+    CHECK_PAPI(PAPI_start(s));
+    gpu_read(0, 5);
+    fake_pm_fault("DecodeData", 1, CUPTI_ERROR_UNKNOWN);
+    nap_us(5000);   /* the decode thread meets the fault */
+    CHECK_EQ("a failed decode: the read fails", PAPI_read(s, &v), PAPI_ECMP);
+    CHECK_PAPI(PAPI_reset(s));
+    gpu_read(0, 17);
+    settle();
+    CHECK_PAPI(PAPI_stop(s, &v));
+    CHECK_EQ("a reset starts a good window, read exactly", v, 17);
+    return ct_done();
+}
+
+static int badenv_case(void)
+{
+    char err[8192] = "";
+    setenv("CUPTI_CB_SAMPLING_INTERVAL_US", "abc", 1);
+    setenv("PAPI_VERBOSE", "1", 1);
+    ct_library_init();
+    const char *sp[] = { READ };
+    int s = new_set(sp, 1);
+    capture_stderr_begin();
+    int rc = PAPI_start(s);
+    capture_stderr_end(err, sizeof err);
+    CHECK_EQ("a bad interval: PAPI_EINVAL", rc, PAPI_EINVAL);
+    CHECK_TRUE("naming the variable", strstr(err, "CUPTI_CB_SAMPLING_INTERVAL_US=abc") != NULL);
+    return ct_done();
+}
+
+static int profiler_case(void)
+{
+    long long v;
+    env_defaults();
+    ct_library_init();
+    const char *sp[] = { READ };
+    int s = new_set(sp, 1);
+    CHECK_PAPI(PAPI_start(s));
+    CHECK_EQ("the profiler is up while sampling", fake_profiler_up(), 1);
+    CHECK_PAPI(PAPI_stop(s, &v));
+    CHECK_EQ("never initialized twice in a row", fake_profiler_double_inits(), 0);
+    PAPI_shutdown();
+    CHECK_EQ("down after PAPI_shutdown", fake_profiler_up(), 0);
+    return ct_done();
+}
+
+int main(int argc, char **argv)
+{
+    static const struct fake_case cases[] = {
+        { "listing", listing_case },       { "exact", exact_case },         { "readreset", readreset_case },
+        { "union", union_case },           { "sigread", sigread_case },     { "conflict", conflict_case },
+        { "busy", busy_case },             { "noperm", noperm_case },       { "unsupported", unsupported_case },
+        { "overflow", overflow_case },     { "decodefail", decodefail_case }, { "badenv", badenv_case },
+        { "profiler", profiler_case },
+    };
+    return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
+}
