@@ -69,11 +69,12 @@ static void gpu_read(int dev, double v)
 }
 
 /* The age of a read: the sample in progress completes (one interval), the decode thread's next
- * pass (one period) adds it; twice the interval, the period and 1 ms more. */
+ * pass (one period) adds it; twice the interval, the period and 1 ms more, on an idle machine.
+ * make check shares its cores: four times that and 20 ms more. */
 static void settle(void)
 {
     const char *i = getenv("CUPTI_CB_SAMPLING_INTERVAL_US"), *d = getenv("CUPTI_CB_SAMPLING_DECODE_US");
-    nap_us(2 * (i ? atol(i) : 500) + (d ? atol(d) : 1000) + 1000);
+    nap_us(4 * (2 * (i ? atol(i) : 500) + (d ? atol(d) : 1000) + 1000) + 20000);
 }
 
 static void env_defaults(void)
