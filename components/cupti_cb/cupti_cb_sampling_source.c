@@ -102,6 +102,7 @@ struct sset {
 	uint64_t last_ns;
 	int have_last;
 	long long out[MAX_EVENTS];	/* the values at the stop */
+	int bad;			/* the event whose window lost samples in the last failed read, or -1 */
 	char why[CUPTI_CB_WHY_LEN];
 };
 
@@ -507,7 +508,10 @@ static int default_device(struct ssrc *m)
 static void *s_set_new(void *self)
 {
 	(void)self;
-	return calloc(1, sizeof(struct sset));
+	struct sset *s = calloc(1, sizeof(struct sset));
+	if (s)
+		s->bad = -1;
+	return s;
 }
 
 static void let_go_locked(struct ssrc *m, struct sset *s)
@@ -802,16 +806,12 @@ static int s_set_start(void *self, void *set, char *why, size_t len)
 /* The window's values from totals t, or an error when a session lost
  * samples in it. */
 static int window_values(struct sset *s, const struct cupti_cb_profiler_total *t, const uint64_t *lost,
-			 long long *v, int write_why)
+			 long long *v)
 {
 	int b = atomic_load(&s->cur);
 	for (unsigned i = 0; i < s->n; i++) {
 		if (lost[i] != s->base[b].lost[i]) {
-			if (write_why)
-				snprintf(s->why, sizeof s->why,
-					 "device %d: sampled values since the set's start or reset miss GPU work: %.300s; "
-					 "PAPI_reset starts a new window",
-					 s->dev[i], cupti_cb_sampling_session_lost_why(s->sess[i]));
+			s->bad = (int)i;	/* the sentence is made when asked (s_set_why): none here, in a handler */
 			return CUPTI_CB_ECUPTI;
 		}
 		const struct cupti_cb_profiler_total *from = &s->base[b].t[i];
@@ -825,13 +825,15 @@ static int window_values(struct sset *s, const struct cupti_cb_profiler_total *t
 	return CUPTI_CB_OK;
 }
 
-/* A copy of the published totals: the same path in a signal handler, which
- * only leaves the set's last-read memory alone (a reset it interrupted
- * may be reading it). */
+/* A copy of the published totals: no lock, no system call, the same in a
+ * signal handler. The adapter's guard keeps a handler's read out of a
+ * start, reset or stop of the same set on its thread (PAPI reads a set
+ * only on its own thread), so the read may note its totals for the reset
+ * that follows. */
 static int s_set_read(void *self, void *set, long long *values)
 {
-	struct ssrc *m = self;
 	struct sset *s = set;
+	(void)self;
 	if (!s->running) {
 		memcpy(values, s->out, s->n * sizeof values[0]);
 		return CUPTI_CB_OK;
@@ -840,15 +842,13 @@ static int s_set_read(void *self, void *set, long long *values)
 	uint64_t lost[MAX_EVENTS];
 	if (snapshot(s, t, lost))
 		return CUPTI_CB_EUNAVAIL;
-	int handler = cupti_cb_in_signal_context();
-	int rc = window_values(s, t, lost, values, !handler);
-	if (rc || handler)
+	int rc = window_values(s, t, lost, values);
+	if (rc)
 		return rc;
 	memcpy(s->last, t, s->n * sizeof t[0]);
 	memcpy(s->last_lost, lost, s->n * sizeof lost[0]);
 	s->last_ns = cupti_cb_mono_ns();
 	s->have_last = 1;
-	(void)m;
 	return CUPTI_CB_OK;
 }
 
@@ -869,9 +869,9 @@ static int s_set_stop(void *self, void *set)
 	struct cupti_cb_profiler_total t[MAX_EVENTS];
 	uint64_t lost[MAX_EVENTS];
 	if (s->have_last)
-		rc = window_values(s, s->last, s->last_lost, s->out, 1);
+		rc = window_values(s, s->last, s->last_lost, s->out);
 	else if (snapshot(s, t, lost) == 0)
-		rc = window_values(s, t, lost, s->out, 1);
+		rc = window_values(s, t, lost, s->out);
 	else
 		memset(s->out, 0, sizeof s->out);
 	int prev = cupti_cb_own_begin();
@@ -889,18 +889,16 @@ static int s_set_stop(void *self, void *set)
  * where that read ended: tools that read and reset at every region
  * boundary (TAU, Caliper) then lose no sample decoded between the two
  * calls, and the regions add up to the whole. Otherwise it starts at the
- * totals now. */
+ * totals now. Lock-free like a read, so allowed in a signal handler too. */
 static int s_set_reset(void *self, void *set)
 {
 	struct ssrc *m = self;
 	struct sset *s = set;
-	if (cupti_cb_in_signal_context())
-		return CUPTI_CB_EUNAVAIL;
 	if (!s->running) {
 		memset(s->out, 0, sizeof s->out);
 		return CUPTI_CB_OK;
 	}
-	if (s->have_last && m->have_opt && cupti_cb_mono_ns() - s->last_ns <= m->opt.decode_ns) {
+	if (s->have_last && cupti_cb_mono_ns() - s->last_ns <= m->opt.decode_ns) {
 		rebase(s, s->last, s->last_lost);
 		return CUPTI_CB_OK;
 	}
@@ -915,7 +913,18 @@ static int s_set_reset(void *self, void *set)
 static const char *s_set_why(void *self, void *set)
 {
 	(void)self;
-	return set ? ((struct sset *)set)->why : "";
+	struct sset *s = set;
+	if (!s)
+		return "";
+	if (s->bad >= 0 && (unsigned)s->bad < s->n) {
+		unsigned i = (unsigned)s->bad;
+		snprintf(s->why, sizeof s->why,
+			 "device %d: sampled values since the set's start or reset miss GPU work: %.300s; PAPI_reset "
+			 "starts a new window",
+			 s->dev[i], cupti_cb_sampling_session_lost_why(s->sess[i]));
+		s->bad = -1;
+	}
+	return s->why;
 }
 
 static void s_set_free(void *self, void *set)
