@@ -238,12 +238,12 @@ static void part_app(const char *mode, int launches, int iters, size_t mib, int 
     const char *check = "none";
     if (!bare) {
         long long v[1];
-        /* PAPI_stop returns a read's values, and a sampled read is a copy as old as two intervals,
-         * a decode period and a decode: wait that long (and a margin) for the last streaming
-         * kernels to be in it. */
+        /* PAPI_stop returns a read's values, and a sampled read is a copy as old as an interval and
+         * two decode periods: wait that long (and a margin) for the last streaming kernels to be in
+         * it. */
         if (sampled) {
             const char *iv = getenv("CUPTI_CB_SAMPLING_INTERVAL_US"), *dp = getenv("CUPTI_CB_SAMPLING_DECODE_US");
-            usleep((useconds_t)(2 * (iv && *iv ? atol(iv) : 500) + (dp && *dp ? atol(dp) : 1000) + 2000));
+            usleep((useconds_t)(2 * (iv && *iv ? atol(iv) : 500) + 2 * (dp && *dp ? atol(dp) : 1000) + 2000));
         }
         PAPI_CHECK(PAPI_stop(es, v));
         double want = callback ? (double)reps * (launches + iters) : (double)reps * iters * (double)(mib << 20);

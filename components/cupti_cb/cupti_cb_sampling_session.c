@@ -250,9 +250,9 @@ static int decode_locked(struct cupti_cb_sampling_session *s)
 			break;
 		}
 		if (s->trace > 1)
-			TRACE(s, "decode: %zu completed, %zu populated of %zu, stop reason %d, overflow %d",
-			      gp.numCompletedSamples, gp.numPopulatedSamples, gp.numTotalSamples, (int)dp.decodeStopReason,
-			      (int)dp.overflow);
+			TRACE(s, "decode at %.3f ms: %zu completed, %zu populated of %zu, stop reason %d, overflow %d",
+			      cupti_cb_mono_ns() / 1e6, gp.numCompletedSamples, gp.numPopulatedSamples, gp.numTotalSamples,
+			      (int)dp.decodeStopReason, (int)dp.overflow);
 		add_samples(s, gp.numCompletedSamples);
 		if (dp.overflow)
 			s->last_end = 0;	/* the gap that follows is the loss just counted */
@@ -279,19 +279,28 @@ static int decode_locked(struct cupti_cb_sampling_session *s)
 
 /* ---- the decode thread ------------------------------------------------------ */
 
-static void deadline_after(struct timespec *ts, uint64_t ns)
+static void to_timespec(uint64_t ns, struct timespec *ts)
 {
-	clock_gettime(CLOCK_MONOTONIC, ts);
-	uint64_t t = (uint64_t)ts->tv_nsec + ns;
-	ts->tv_sec += (time_t)(t / 1000000000u);
-	ts->tv_nsec = (long)(t % 1000000000u);
+	ts->tv_sec = (time_t)(ns / 1000000000u);
+	ts->tv_nsec = (long)(ns % 1000000000u);
 }
 
+static uint64_t monotonic_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Passes on a fixed cadence, one every decode period (a pass that ran
+ * late is followed at once by the next, never by a burst), so that a
+ * read is never older than an interval and two periods. */
 static void *decode_main(void *arg)
 {
 	struct cupti_cb_sampling_session *s = arg;
 	/* Its CUPTI calls are cupti_cb's own, never the application's. */
 	(void)cupti_cb_own_begin();
+	uint64_t next = monotonic_ns();
 	pthread_mutex_lock(&s->wait_lock);
 	while (!s->quit) {
 		pthread_mutex_unlock(&s->wait_lock);
@@ -299,9 +308,13 @@ static void *decode_main(void *arg)
 		if (s->started)
 			decode_locked(s);
 		pthread_mutex_unlock(&s->lock);
-		pthread_mutex_lock(&s->wait_lock);
+		next += s->opt.decode_ns;
+		uint64_t now = monotonic_ns();
+		if (next < now)
+			next = now;
 		struct timespec ts;
-		deadline_after(&ts, s->opt.decode_ns);
+		to_timespec(next, &ts);
+		pthread_mutex_lock(&s->wait_lock);
 		while (!s->quit && pthread_cond_timedwait(&s->wake, &s->wait_lock, &ts) != ETIMEDOUT)
 			;
 	}

@@ -9,8 +9,9 @@
  * are averaged over the samples' GPU time), and the totals are published
  * (cupti_cb_publish.h). A reader copies the last published totals: no
  * lock, no call of CUPTI or the driver, safe in a signal handler. What a
- * read sees is at most one interval (the sample in progress) plus one
- * decode period plus one decode old.
+ * read sees is at most one interval (the sample in progress) and two
+ * decode periods (the thread's cadence, and a pass) old, while a pass
+ * takes less than a period.
  *
  * One session per device collects the union of the metrics every event
  * set of the device wants, in one pass (PM sampling takes single-pass

@@ -865,6 +865,8 @@ static int s_set_stop(void *self, void *set)
 		return CUPTI_CB_EUNAVAIL;
 	if (!s->running)
 		return CUPTI_CB_OK;
+	if (m->e->trace > 1)
+		TRACE(m, "stop at %.3f ms (the last read at %.3f ms)", cupti_cb_mono_ns() / 1e6, s->last_ns / 1e6);
 	int rc = CUPTI_CB_OK;
 	struct cupti_cb_profiler_total t[MAX_EVENTS];
 	uint64_t lost[MAX_EVENTS];

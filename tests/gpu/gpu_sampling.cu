@@ -89,11 +89,11 @@ static long interval_us(void)
     return env_us("CUPTI_CB_SAMPLING_INTERVAL_US", 500);
 }
 
-/* How long after synchronized work a read must see all of it: two sampling intervals (the sample
- * that holds the end of the work completes), a decode period and 1 ms for the decode itself. */
+/* How long after synchronized work a read must see all of it: the age of a read (cupti_cb(7): an
+ * interval and two decode periods), with one more interval and 1 ms of margin. */
 static long settle_read_us(void)
 {
-    return 2 * interval_us() + env_us("CUPTI_CB_SAMPLING_DECODE_US", 1000) + 1000;
+    return 2 * interval_us() + 2 * env_us("CUPTI_CB_SAMPLING_DECODE_US", 1000) + 1000;
 }
 
 /* PAPI_stop returns the values of a read it makes just before it stops the set, and a sampled

@@ -45,6 +45,7 @@
 #include "fake_play.h"
 #include "cupti_cb.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/time.h>
@@ -55,10 +56,12 @@
 #define READ "dram__bytes_read.sum:sampled"
 #define WRITE "dram__bytes_write.sum:sampled"
 
+/* Sleeps us microseconds, all of them: a SIGPROF handler cuts nanosleep short. */
 static void nap_us(long us)
 {
     struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
-    nanosleep(&ts, NULL);
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
 }
 
 /* v bytes read on device dev, in the sample open now, then the sample completes. */
@@ -68,13 +71,13 @@ static void gpu_read(int dev, double v)
     fake_pm_tick(dev);
 }
 
-/* The age of a read: the sample in progress completes (one interval), the decode thread's next
- * pass (one period) adds it; twice the interval, the period and 1 ms more, on an idle machine.
- * make check shares its cores: four times that and 20 ms more. */
+/* The age of a read: the sample in progress completes (one interval), the decode thread's cadence
+ * and pass add it (two periods), on an idle machine. make check shares its cores: four times that
+ * and 20 ms more. */
 static void settle(void)
 {
     const char *i = getenv("CUPTI_CB_SAMPLING_INTERVAL_US"), *d = getenv("CUPTI_CB_SAMPLING_DECODE_US");
-    nap_us(4 * (2 * (i ? atol(i) : 500) + (d ? atol(d) : 1000) + 1000) + 20000);
+    nap_us(4 * ((i ? atol(i) : 500) + 2 * (d ? atol(d) : 1000)) + 20000);
 }
 
 static void env_defaults(void)
