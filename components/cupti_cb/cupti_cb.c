@@ -952,7 +952,7 @@ static int cupti_cb_ntv_enum_events(unsigned int *code, int modifier)
  * must not load anything. */
 static int cupti_cb_ntv_name_to_code(const char *name, unsigned int *code)
 {
-	int claimed = 0, err = PAPI_ENOEVNT, any = 0;
+	int claimed = 0, err = PAPI_ENOEVNT, any = 0, told = 0;
 	if (!n_sources)
 		open_sources();
 	FOR_SOURCES(s)
@@ -967,8 +967,13 @@ static int cupti_cb_ntv_name_to_code(const char *name, unsigned int *code)
 			continue;
 		int rc = cupti_cb_event_parse(s, name, &c);
 		if (rc) {
-			if (!claimed)
+			/* The most telling refusal: a source that cannot list its
+			 * events now (another profiler, no permission) over one that
+			 * does not have the name. */
+			if (!claimed || err == PAPI_ENOEVNT)
 				err = papi_error(rc);
+			if ((rc == CUPTI_CB_ECONFLICT || rc == CUPTI_CB_EPERM) && !told++)
+				PAPIERROR("cupti_cb: %s: %s", name, s->ops->why(s->self));
 			claimed = 1;
 			continue;
 		}

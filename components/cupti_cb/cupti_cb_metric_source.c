@@ -153,7 +153,11 @@ static int profiler_up(void *arg, char *why, size_t len)
 		/* A failed initialization may leave part of the profiler up: undo it too. */
 		CUpti_Profiler_DeInitialize_Params dp = { CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE, NULL };
 		m->p.cuptiProfilerDeInitialize(&dp);
-		snprintf(why, len, "cuptiProfilerInitialize failed: %s", cupti_cb_cupti_error(&m->e->api, r));
+		snprintf(why, len, "cuptiProfilerInitialize failed: %s%s", cupti_cb_cupti_error(&m->e->api, r),
+			 r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ?
+				 " (another profiler, such as Nsight Compute, holds CUPTI's profiler in this process: "
+				 "hardware metrics cannot be listed or counted beside it; the callback events can)" :
+				 "");
 		return -1;
 	}
 	TRACE(m, "profiler initialized");
@@ -296,7 +300,10 @@ static int ensure_catalog_locked(struct msrc *m)
 static int ensure_catalog(struct msrc *m)
 {
 	pthread_mutex_lock(&m->lock);
+	int tried = m->tried_catalog;
 	int rc = ensure_catalog_locked(m);
+	if (rc && !tried)
+		TRACE(m, "no catalogue: %s", m->why);
 	unlock_source(m);
 	return rc;
 }
@@ -347,7 +354,7 @@ static int m_lookup(void *self, const char *base, uint32_t *code)
 {
 	struct msrc *m = self;
 	if (ensure_catalog(m))
-		return CUPTI_CB_ENOEVNT;
+		return cupti_cb_profiler_refusal(m->why);
 	return cupti_cb_profiler_events_lookup(&m->events, base, code);
 }
 

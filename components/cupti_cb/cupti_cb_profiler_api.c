@@ -1,5 +1,6 @@
 /* cupti_cb_profiler_api.c: resolve the profiler entry points from libcupti. */
 #include "cupti_cb_profiler_api.h"
+#include "cupti_cb_core.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -145,3 +146,12 @@ void cupti_cb_profiler_unsupported(const CUpti_Profiler_DeviceSupported_Params *
 		snprintf(why + o, len - o, " CUPTI names no reason (a MIG instance?)");
 }
 
+
+int cupti_cb_profiler_refusal(const char *why)
+{
+	if (strstr(why, "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED") || strstr(why, "CUPTI_ERROR_HARDWARE_BUSY"))
+		return CUPTI_CB_ECONFLICT;
+	if (strstr(why, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"))
+		return CUPTI_CB_EPERM;
+	return CUPTI_CB_ENOEVNT;
+}

@@ -98,6 +98,13 @@ int cupti_cb_pm_sampling_api_load(struct cupti_cb_pm_sampling_api *p, void *cupt
 void cupti_cb_profiler_unsupported(const CUpti_Profiler_DeviceSupported_Params *d, int ordinal, const char *what,
 				   char *why, size_t len);
 
+/* Why a metric catalogue could not be built, as the error a lookup of one
+ * of its names gives: CUPTI_CB_ECONFLICT where another profiler holds
+ * CUPTI's profiler (Nsight Compute: cuptiProfilerInitialize gives
+ * CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) or the counters,
+ * CUPTI_CB_EPERM without permission, else CUPTI_CB_ENOEVNT. */
+int cupti_cb_profiler_refusal(const char *why);
+
 /* CUPTI's name of r ("CUPTI_ERROR_INVALID_METRIC_NAME"), never NULL. */
 const char *cupti_cb_profiler_api_error(const struct cupti_cb_profiler_api *p, CUptiResult r);
 

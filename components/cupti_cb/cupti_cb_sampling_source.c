@@ -127,7 +127,11 @@ static int profiler_up(void *arg, char *why, size_t len)
 	if (r != CUPTI_SUCCESS) {
 		CUpti_Profiler_DeInitialize_Params dp = { CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE, NULL };
 		m->p.cuptiProfilerDeInitialize(&dp);
-		snprintf(why, len, "cuptiProfilerInitialize failed: %s", cupti_cb_profiler_api_error(&m->p, r));
+		snprintf(why, len, "cuptiProfilerInitialize failed: %s%s", cupti_cb_profiler_api_error(&m->p, r),
+			 r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ?
+				 " (another profiler, such as Nsight Compute, holds CUPTI's profiler in this process: "
+				 "hardware metrics cannot be listed or counted beside it; the callback events can)" :
+				 "");
 		return -1;
 	}
 	TRACE(m, "profiler initialized");
@@ -270,7 +274,10 @@ static int ensure_catalog_locked(struct ssrc *m)
 static int ensure_catalog(struct ssrc *m)
 {
 	pthread_mutex_lock(&m->lock);
+	int tried = m->tried_catalog;
 	int rc = ensure_catalog_locked(m);
+	if (rc && !tried)
+		TRACE(m, "no catalogue: %s", m->why);
 	pthread_mutex_unlock(&m->lock);
 	return rc;
 }
@@ -316,7 +323,8 @@ static int s_next(void *self, uint32_t *code)
 static int s_lookup(void *self, const char *base, uint32_t *code)
 {
 	struct ssrc *m = self;
-	return ensure_catalog(m) ? CUPTI_CB_ENOEVNT : cupti_cb_profiler_events_lookup(&m->events, base, code);
+	return ensure_catalog(m) ? cupti_cb_profiler_refusal(m->why) :
+				   cupti_cb_profiler_events_lookup(&m->events, base, code);
 }
 
 /* Device-wide counts: ":process" changes nothing, ":thread" has no meaning. */

@@ -182,6 +182,9 @@ void fake_device_vgpu_unsupported(int on);
  * InitializeInjection of the first cuInit (fake_injecting()): what a driver that is not yet
  * initialized may answer there. */
 void fake_profiler_refuse_in_cuinit(int on);
+/* Every cuptiProfilerInitialize fails with err (CUPTI_SUCCESS: as usual again), as under Nsight
+ * Compute, which holds CUPTI's profiler (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED). */
+void fake_profiler_init_error(CUptiResult err);
 int fake_profiler_refused_in_cuinit(void); /* the calls so refused */
 
 /* ------------------------------------------------------------------ PM sampling (libcupti) */

@@ -256,10 +256,19 @@ FORWARD_HOST(GetMaxNumHardwareMetricsPerPass)
 
 /* ---- the target: a supported device of the fake chip -------------------------------------- */
 
+static _Atomic CUptiResult init_err = CUPTI_SUCCESS;
+
+void fake_profiler_init_error(CUptiResult err)
+{
+	atomic_store(&init_err, err);
+}
+
 CUptiResult CUPTIAPI cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params *p)
 {
 	(void)p;
 	atomic_fetch_add(&n_init, 1);
+	if (atomic_load(&init_err) != CUPTI_SUCCESS)
+		return atomic_load(&init_err);
 	if (atomic_load(&refuse_in_cuinit) && injecting()) {
 		atomic_fetch_add(&n_refused, 1);
 		return CUPTI_ERROR_NOT_INITIALIZED;

@@ -38,6 +38,10 @@
  *   decodefail - cuptiPmSamplingDecodeData fails: the read fails with PAPI_ECMP; a reset starts a
  *               good window that then reads exactly.
  *   badenv    - CUPTI_CB_SAMPLING_INTERVAL_US=abc: PAPI_start gives PAPI_EINVAL naming the variable.
+ *   otherprofiler - another profiler holds CUPTI's profiler in the process (Nsight Compute:
+ *               cuptiProfilerInitialize gives MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED): adding a sampled
+ *               or a Range Profiler metric gives PAPI_ECNFLCT with a sentence naming the cause, not
+ *               PAPI_ENOEVNT; callback events still add and count.
  *   profiler  - CUPTI's profiler is up while a session exists, shared with the Range Profiler's
  *               source without a second initialization, and down after PAPI_shutdown.
  */
@@ -501,6 +505,31 @@ static int badenv_case(void)
     return ct_done();
 }
 
+static int otherprofiler_case(void)
+{
+    char err[8192] = "";
+    long long v;
+    setenv("PAPI_VERBOSE", "1", 1);
+    fake_profiler_init_error(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
+    ct_library_init();
+    int s = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&s));
+    capture_stderr_begin();
+    int rc = ct_add(s, READ);
+    capture_stderr_end(err, sizeof err);
+    CHECK_EQ("a sampled metric beside another profiler: PAPI_ECNFLCT", rc, PAPI_ECNFLCT);
+    CHECK_TRUE("naming the other profiler", strstr(err, "another profiler") != NULL);
+    CHECK_EQ("a Range Profiler metric too", ct_add(s, "dram__bytes_read.sum"), PAPI_ECNFLCT);
+    CHECK_EQ("without a catalogue a metric-like name cannot be told apart: PAPI_ECNFLCT too",
+             ct_add(s, "dram__no_such_metric.sum:sampled"), PAPI_ECNFLCT);
+    CHECK_PAPI(ct_add(s, "kernel.launches"));
+    CHECK_PAPI(PAPI_start(s));
+    play_launches(2, FAKE_CTX0);
+    CHECK_PAPI(PAPI_stop(s, &v));
+    CHECK_EQ("callback events count", v, 2);
+    return ct_done();
+}
+
 static int profiler_case(void)
 {
     long long v;
@@ -524,7 +553,7 @@ int main(int argc, char **argv)
         { "union", union_case },           { "sigread", sigread_case },     { "conflict", conflict_case },
         { "busy", busy_case },             { "noperm", noperm_case },       { "unsupported", unsupported_case },
         { "overflow", overflow_case },     { "decodefail", decodefail_case }, { "badenv", badenv_case },
-        { "profiler", profiler_case },
+        { "profiler", profiler_case },     { "otherprofiler", otherprofiler_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
