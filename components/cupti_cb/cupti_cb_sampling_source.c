@@ -755,13 +755,28 @@ static int flush_sessions(struct sset *s, char *why, size_t len)
 	return 0;
 }
 
+/* Whether the devices the set holds are still those its events name: an
+ * event without a device qualifier follows the starting thread's current
+ * device, as the Range Profiler's do. */
+static int same_devices(struct ssrc *m, struct sset *s)
+{
+	int def = default_device(m);
+	for (unsigned i = 0; i < s->n; i++) {
+		int d = CUPTI_CB_CODE_DEV(s->codes[i]) >= 0 ? CUPTI_CB_CODE_DEV(s->codes[i]) : def;
+		if (d != s->dev[i])
+			return 0;
+	}
+	return 1;
+}
+
 static int start_locked(struct ssrc *m, struct sset *s, char *why, size_t len)
 {
 	if (!m->have_catalog) {
 		snprintf(why, len, "sampled hardware metrics are not available: %s", m->why);
 		return CUPTI_CB_EUNAVAIL;
 	}
-	if (!s->held || s->epoch != m->epoch) {
+	if (!s->held || s->epoch != m->epoch || !same_devices(m, s)) {
+		let_go_locked(m, s);
 		int rc = hold_locked(m, s, why, len);
 		if (rc) {
 			let_go_locked(m, s);

@@ -42,6 +42,9 @@
  *               cuptiProfilerInitialize gives MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED): adding a sampled
  *               or a Range Profiler metric gives PAPI_ECNFLCT with a sentence naming the cause, not
  *               PAPI_ENOEVNT; callback events still add and count.
+ *   devices   - an event without :device counts the device of the starting thread's current
+ *               context, at each start (device 1, then device 0 after the thread switched); one
+ *               with :device=1 counts device 1 only, whatever the thread's device.
  *   profiler  - CUPTI's profiler is up while a session exists, shared with the Range Profiler's
  *               source without a second initialization, and down after PAPI_shutdown.
  */
@@ -530,6 +533,33 @@ static int otherprofiler_case(void)
     return ct_done();
 }
 
+static int devices_case(void)
+{
+    long long v[2];
+    env_defaults();
+    fake_device_count(CUDA_SUCCESS, 2);
+    ct_library_init();
+    const char *names[] = { READ, READ ":device=1" };
+    int es = new_set(names, 2);
+    fake_set_current(FAKE_CTX1);
+    CHECK_PAPI(PAPI_start(es));
+    gpu_read(1, 5);
+    gpu_read(0, 7);
+    settle();
+    CHECK_PAPI(PAPI_stop(es, v));
+    CHECK_EQ("started on device 1: the event without a device counts device 1", v[0], 5);
+    CHECK_EQ(":device=1 counts device 1", v[1], 5);
+    fake_set_current(FAKE_CTX0);
+    CHECK_PAPI(PAPI_start(es));
+    gpu_read(1, 3);
+    gpu_read(0, 4);
+    settle();
+    CHECK_PAPI(PAPI_stop(es, v));
+    CHECK_EQ("started again on device 0: it counts device 0", v[0], 4);
+    CHECK_EQ(":device=1 still counts device 1", v[1], 3);
+    return ct_done();
+}
+
 static int profiler_case(void)
 {
     long long v;
@@ -553,7 +583,7 @@ int main(int argc, char **argv)
         { "union", union_case },           { "sigread", sigread_case },     { "conflict", conflict_case },
         { "busy", busy_case },             { "noperm", noperm_case },       { "unsupported", unsupported_case },
         { "overflow", overflow_case },     { "decodefail", decodefail_case }, { "badenv", badenv_case },
-        { "profiler", profiler_case },     { "otherprofiler", otherprofiler_case },
+        { "profiler", profiler_case },     { "otherprofiler", otherprofiler_case }, { "devices", devices_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
