@@ -34,8 +34,10 @@
  *   devices    one set of :device=0 and :device=1 events, different work on each device: each
  *              event counts its device's work (SKIP of this case with one GPU).
  * Own-process modes for tests/gpu/ncu-crosscheck.sh:
- *   values     prints "<kernel> <metric> <value>" of one stream_read (dram__bytes_read.sum) and one
- *              stream_write (dram__bytes_write.sum), each in a sampled window of its own;
+ *   values     prints "<kernel> <metric> <value>" of one stream_read (dram__bytes_read.sum) and of
+ *              one stream_write followed by the flush read that writes its dirty L2 lines back
+ *              ("stream_write+flush_read", dram__bytes_write.sum), each in a sampled window of its
+ *              own;
  *   ncu        the same kernels without PAPI, for Nsight Compute to measure;
  *   under-ncu  run under ncu: a sampled set must be refused with PAPI_ECNFLCT (or PAPI_EPERM);
  *              if it starts, its values must be right.
@@ -634,17 +636,21 @@ static int values_mode(void)
         long long v[2];
         settle(d);
         int es = ct_started({RD, WR});
-        if (k == 0)
+        if (k == 0) {
             reads(d, 1);
-        else
+        } else {
+            /* The write and the read that writes its dirty L2 lines back: Nsight Compute (with
+             * --cache-control none) counts them in the two kernels, the window in one. */
             writes(d, 1);
+            flush(d);
+        }
         CUDA_MUST(cudaDeviceSynchronize());
         stop_aged(es, v);
         ct_destroy(&es);
         if (k == 0)
             printf("stream_read dram__bytes_read.sum %.0f\n", val(RD, v[0]));
         else
-            printf("stream_write dram__bytes_write.sum %.0f\n", val(WR, v[1]));
+            printf("stream_write+flush_read dram__bytes_write.sum %.0f\n", val(WR, v[1]));
     }
     return 0;
 }
@@ -659,6 +665,7 @@ static int ncu_mode(void)
     CUDA_MUST(cudaDeviceSynchronize());
     settle(d);
     writes(d, 1);
+    flush(d);
     CUDA_MUST(cudaDeviceSynchronize());
     return 0;
 }
