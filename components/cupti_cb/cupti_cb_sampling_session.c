@@ -211,7 +211,7 @@ static int decode_locked(struct cupti_cb_sampling_session *s)
 	if (!s->have_cfg || !s->image)
 		return 0;
 	uint64_t t0 = cupti_cb_mono_ns();
-	int rc = 0;
+	int rc = 0, overflowed = 0;
 	for (int round = 0; round < 64; round++) {
 		CUpti_PmSampling_DecodeData_Params dp = { .structSize = CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE };
 		dp.pPmSamplingObject = s->obj;
@@ -254,8 +254,11 @@ static int decode_locked(struct cupti_cb_sampling_session *s)
 			      gp.numCompletedSamples, gp.numPopulatedSamples, gp.numTotalSamples, (int)dp.decodeStopReason,
 			      (int)dp.overflow);
 		add_samples(s, gp.numCompletedSamples);
-		if (dp.overflow)
-			s->last_end = 0;	/* the gap that follows is the loss just counted */
+		/* The gap that follows is the loss just counted, also when the
+		 * buffer before it fills more images than the one that told. */
+		overflowed |= dp.overflow;
+		if (overflowed)
+			s->last_end = 0;
 		/* A sample still being written stays in the image for the next
 		 * decode to complete; an image without one, or a full one, starts
 		 * again (a copy of an initialized image costs far less than
