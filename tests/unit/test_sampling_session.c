@@ -1207,6 +1207,93 @@ static void test_concurrency(void)
 	cupti_cb_sampling_session_destroy(&cs);
 }
 
+/* The reason of the last loss, read as a read of the source reads it once
+ * its window lost samples (every read after that), while the decode thread
+ * notes loss after loss of two kinds: each reason read must be whole. */
+static atomic_long w_reads, w_torn;
+static char w_example[300];
+static atomic_int w_have_example;
+
+static int whole_reason(const char *w)
+{
+	static const char gap0[] = "PM sampling lost the samples of ",
+			  gap1[] = " ms (a gap between two decoded samples)",
+			  ev0[] = "a sample could not be evaluated: cuptiProfilerHostEvaluateToGpuValues failed for range ",
+			  ev1[] = " metrics: CUPTI_ERROR_SOMETHING";
+	size_t n = strlen(w);
+	if (!n)
+		return 1;	/* no loss yet */
+	if (!strncmp(w, gap0, sizeof gap0 - 1))
+		return n >= sizeof gap0 - 1 + sizeof gap1 - 1 && !strcmp(w + n - (sizeof gap1 - 1), gap1);
+	if (!strncmp(w, ev0, sizeof ev0 - 1))
+		return n >= sizeof ev0 - 1 + sizeof ev1 - 1 && !strcmp(w + n - (sizeof ev1 - 1), ev1);
+	return 0;
+}
+
+static void *why_reader(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop_readers)) {
+		const char *w = cupti_cb_sampling_session_lost_why(&cs);
+		char copy[300];
+		size_t i = 0;
+		for (; i + 1 < sizeof copy && w[i]; i++)
+			copy[i] = w[i];
+		copy[i] = 0;
+		atomic_fetch_add(&w_reads, 1);
+		if (!whole_reason(copy)) {
+			atomic_fetch_add(&w_torn, 1);
+			if (!atomic_exchange(&w_have_example, 1))
+				memcpy(w_example, copy, sizeof copy);
+		}
+	}
+	return NULL;
+}
+
+static void test_reason_while_losing(void)
+{
+	struct cupti_cb_sampling_options o = reset_fake();
+	o.decode_ns = 100000;
+	o.max_samples = 4;
+	o.buffer_bytes = MAXREC * REC_BYTES;
+	CHECK_EQ(open_session(&cs, &o), 0, "init");
+	const char *names[] = { "a.sum" };
+	const int add[] = { 1 };
+	CHECK_EQ(cupti_cb_sampling_session_want(&cs, names, add, 1, cids, why, sizeof why), 0, "want");
+	pthread_mutex_lock(&gl);
+	auto_ns = INTERVAL;
+	pthread_mutex_unlock(&gl);
+	atomic_store(&stop_readers, 0);
+	CHECK_EQ(cupti_cb_sampling_session_run(&cs, why, sizeof why), 0, "run");
+	pthread_t th[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&th[i], NULL, why_reader, NULL);
+	struct timespec t0, t1, nap = { 0, 150000 };
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long k = 0;; k++) {
+		pthread_mutex_lock(&gl);
+		if (k % 2)
+			drop_next = 1 + (int)(k % 3);	/* gaps of 1, 2 or 3 ms */
+		else
+			evaluate_errors = 1;
+		pthread_mutex_unlock(&gl);
+		nanosleep(&nap, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if ((double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9 > 1.5)
+			break;
+	}
+	CHECK_EQ(cupti_cb_sampling_session_halt(&cs, why, sizeof why), 0, "halt");
+	atomic_store(&stop_readers, 1);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	uint64_t lost = lost_of(&cs);
+	printf("# %llu losses, %ld reasons read\n", (unsigned long long)lost, atomic_load(&w_reads));
+	CHECK(lost > 100, "losses noted while the reason was read: %llu", (unsigned long long)lost);
+	CHECK(atomic_load(&w_torn) == 0, "reasons read torn: %ld of %ld (e.g. '%s')", atomic_load(&w_torn),
+	      atomic_load(&w_reads), atomic_load(&w_have_example) ? w_example : "");
+	cupti_cb_sampling_session_destroy(&cs);
+}
+
 int main(void)
 {
 	test_options();
@@ -1221,5 +1308,6 @@ int main(void)
 	test_flush();
 	test_union();
 	test_concurrency();
+	test_reason_while_losing();
 	return checks_done();
 }
