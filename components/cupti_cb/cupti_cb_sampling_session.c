@@ -94,10 +94,21 @@ static int cupti_failed(struct cupti_cb_sampling_session *s, CUptiResult r, cons
 	}
 }
 
+/* lost_why as the long longs of a publication. */
+#define WHY_WORDS (sizeof(((struct cupti_cb_sampling_session *)0)->lost_why) / sizeof(long long))
+_Static_assert(WHY_WORDS * sizeof(long long) == sizeof(((struct cupti_cb_sampling_session *)0)->lost_why),
+	       "lost_why must fill whole words of a publication");
+
+/* The reason is published for readers, never read where it is written: a
+ * read of the source formats it while the decode thread may note the next
+ * loss. */
 static void note_loss(struct cupti_cb_sampling_session *s, uint64_t n, const char *fmt, const char *what)
 {
+	long long v[WHY_WORDS];
 	s->lost += n;
 	snprintf(s->lost_why, sizeof s->lost_why, fmt, what);
+	memcpy(v, s->lost_why, sizeof v);
+	cupti_cb_publish_write(&s->pub_why, v, WHY_WORDS, 0);
 	TRACE(s, "%s", s->lost_why);
 }
 
@@ -139,9 +150,19 @@ int cupti_cb_sampling_session_snapshot(struct cupti_cb_sampling_session *s, cons
 	return 0;
 }
 
-const char *cupti_cb_sampling_session_lost_why(const struct cupti_cb_sampling_session *s)
+void cupti_cb_sampling_session_lost_why(struct cupti_cb_sampling_session *s, char *buf, size_t len)
 {
-	return s->lost_why;
+	long long v[WHY_WORDS];
+	char text[sizeof v + 1];
+	if (!len)
+		return;
+	if (cupti_cb_publish_read(&s->pub_why, v, WHY_WORDS) == CUPTI_CB_PUBLISH_BUSY) {
+		snprintf(buf, len, "samples were lost, for reasons that kept changing while they were read");
+		return;
+	}
+	memcpy(text, v, sizeof v);
+	text[sizeof v] = 0;
+	snprintf(buf, len, "%s", text);
 }
 
 /* ---- decoding (under lock) ----------------------------------------------------- */
@@ -551,6 +572,7 @@ int cupti_cb_sampling_session_init(struct cupti_cb_sampling_session *s, const st
 	s->time_trigger = 1;
 	snprintf(s->chip, sizeof s->chip, "%s", chip);
 	cupti_cb_publish_init(&s->pub);
+	cupti_cb_publish_init(&s->pub_why);
 	CUpti_PmSampling_Enable_Params ep = { .structSize = CUpti_PmSampling_Enable_Params_STRUCT_SIZE };
 	ep.deviceIndex = (size_t)ordinal;
 	CUptiResult r = pm->cuptiPmSamplingEnable(&ep);

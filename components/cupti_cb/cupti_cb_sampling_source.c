@@ -807,11 +807,14 @@ static int window_values(struct sset *s, const struct cupti_cb_profiler_total *t
 	int b = atomic_load(&s->cur);
 	for (unsigned i = 0; i < s->n; i++) {
 		if (lost[i] != s->base[b].lost[i]) {
-			if (write_why)
+			if (write_why) {
+				char lost_why[256];
+				cupti_cb_sampling_session_lost_why(s->sess[i], lost_why, sizeof lost_why);
 				snprintf(s->why, sizeof s->why,
 					 "device %d: sampled values since the set's start or reset miss GPU work: %.300s; "
 					 "PAPI_reset starts a new window",
-					 s->dev[i], cupti_cb_sampling_session_lost_why(s->sess[i]));
+					 s->dev[i], lost_why);
+			}
 			return CUPTI_CB_ECUPTI;
 		}
 		const struct cupti_cb_profiler_total *from = &s->base[b].t[i];

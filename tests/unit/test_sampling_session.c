@@ -606,6 +606,14 @@ static uint64_t locked_samples(struct cupti_cb_sampling_session *s)
 	return v;
 }
 
+/* The reason of the last loss. */
+static char reason_buf[300];
+static const char *reason(struct cupti_cb_sampling_session *s)
+{
+	cupti_cb_sampling_session_lost_why(s, reason_buf, sizeof reason_buf);
+	return reason_buf;
+}
+
 static int contains(const char *hay, const char *needle)
 {
 	return hay && strstr(hay, needle) != NULL;
@@ -838,8 +846,7 @@ static void test_gap(void)
 	const int add[] = { 1 };
 	unsigned id;
 	CHECK_EQ(cupti_cb_sampling_session_want(&s, names, add, 1, &id, why, sizeof why), 0, "want");
-	CHECK(cupti_cb_sampling_session_lost_why(&s) && !cupti_cb_sampling_session_lost_why(&s)[0],
-	      "no loss: no reason");
+	CHECK(!reason(&s)[0], "no loss: no reason");
 	CHECK_EQ(cupti_cb_sampling_session_run(&s, why, sizeof why), 0, "run");
 	gpu_add("a.sum", 1);
 	gpu_advance(INTERVAL);
@@ -851,9 +858,9 @@ static void test_gap(void)
 	CHECK_EQ(cupti_cb_sampling_session_halt(&s, why, sizeof why), 0, "halt");
 	CHECK_EQ(count_of(&s, id), 5, "a.sum of the samples decoded");
 	CHECK_EQ(lost_of(&s), 1, "a gap of 2 ms between two samples counts as a loss");
-	CHECK(contains(cupti_cb_sampling_session_lost_why(&s), "gap") &&
-		      contains(cupti_cb_sampling_session_lost_why(&s), "2.000 ms"),
-	      "why: %s", cupti_cb_sampling_session_lost_why(&s));
+	CHECK(contains(reason(&s), "gap") &&
+		      contains(reason(&s), "2.000 ms"),
+	      "why: %s", reason(&s));
 	cupti_cb_sampling_session_destroy(&s);
 }
 
@@ -878,9 +885,9 @@ static void test_overflow(void)
 	CHECK_EQ(cupti_cb_sampling_session_halt(&s, why, sizeof why), 0, "halt");
 	CHECK_EQ(count_of(&s, id), 4, "a.sum of the 4 samples the buffer kept, over 2 full images");
 	CHECK_EQ(lost_of(&s), 1, "the overflow counts as one loss");
-	CHECK(contains(cupti_cb_sampling_session_lost_why(&s), "overflowed") &&
-		      contains(cupti_cb_sampling_session_lost_why(&s), CUPTI_CB_ENV_SAMPLING_BUFFER),
-	      "why names the overflow and what to change: %s", cupti_cb_sampling_session_lost_why(&s));
+	CHECK(contains(reason(&s), "overflowed") &&
+		      contains(reason(&s), CUPTI_CB_ENV_SAMPLING_BUFFER),
+	      "why names the overflow and what to change: %s", reason(&s));
 	CHECK_EQ(cupti_cb_sampling_session_run(&s, why, sizeof why), 0, "run again");
 	gpu_add("a.sum", 2);
 	gpu_advance(INTERVAL);
@@ -913,8 +920,8 @@ static void test_out_of_memory(void)
 	CHECK(rc == CUPTI_CB_SAMPLING_EFAIL && contains(why, "lost") && contains(why, "overflowed"),
 	      "a flush that meets CUPTI_ERROR_OUT_OF_MEMORY says why: %s", why);
 	CHECK_EQ(lost_of(&s), 1, "OUT_OF_MEMORY counts as one loss");
-	CHECK(contains(cupti_cb_sampling_session_lost_why(&s), "overflowed"), "why: %s",
-	      cupti_cb_sampling_session_lost_why(&s));
+	CHECK(contains(reason(&s), "overflowed"), "why: %s",
+	      reason(&s));
 	CHECK(fake_int(&n_stop) == 1 && fake_int(&n_start) == 2 && fake_int(&cur->started),
 	      "sampling restarted (%d stops, %d starts)", fake_int(&n_stop), fake_int(&n_start));
 	uint64_t before = count_of(&s, id);
@@ -944,8 +951,8 @@ static void test_failed_decode(void)
 	CHECK(rc == CUPTI_CB_SAMPLING_EFAIL && contains(why, "cuptiPmSamplingDecodeData") && contains(why, "device 0"),
 	      "a flush whose decode fails says why: %s", why);
 	CHECK_EQ(lost_of(&s), 1, "a failed decode counts as a loss");
-	CHECK(contains(cupti_cb_sampling_session_lost_why(&s), "cuptiPmSamplingDecodeData"), "why: %s",
-	      cupti_cb_sampling_session_lost_why(&s));
+	CHECK(contains(reason(&s), "cuptiPmSamplingDecodeData"), "why: %s",
+	      reason(&s));
 	fake_set(&evaluate_errors, 1);
 	gpu_add("a.sum", 9);
 	rc = cupti_cb_sampling_session_flush(&s, why, sizeof why);
@@ -1115,12 +1122,8 @@ static void *reader(void *arg)
 			last = t[0].count;
 		/* As a read of the source does when its window lost samples. */
 		if (lost != last_lost) {
-			const char *w = cupti_cb_sampling_session_lost_why(&cs);
 			char copy[256];
-			size_t i = 0;
-			for (; i + 1 < sizeof copy && w[i]; i++)
-				copy[i] = w[i];
-			copy[i] = 0;
+			cupti_cb_sampling_session_lost_why(&cs, copy, sizeof copy);
 			if (!strstr(copy, "gap"))
 				atomic_fetch_add(&r_why_bad, 1);
 			last_lost = lost;
@@ -1234,12 +1237,8 @@ static void *why_reader(void *arg)
 {
 	(void)arg;
 	while (!atomic_load(&stop_readers)) {
-		const char *w = cupti_cb_sampling_session_lost_why(&cs);
 		char copy[300];
-		size_t i = 0;
-		for (; i + 1 < sizeof copy && w[i]; i++)
-			copy[i] = w[i];
-		copy[i] = 0;
+		cupti_cb_sampling_session_lost_why(&cs, copy, sizeof copy);
 		atomic_fetch_add(&w_reads, 1);
 		if (!whole_reason(copy)) {
 			atomic_fetch_add(&w_torn, 1);
