@@ -21,9 +21,16 @@
  * not take). Everything of the fake is under one mutex: the decode thread
  * and the test thread both call it.
  *
+ * The cases that count decodes, overflows and restarts exactly have the
+ * session's decode thread find no record in the buffer (quiet_thread):
+ * its first pass, whenever the scheduler runs it, would otherwise drain
+ * the buffer before the overflow the case builds up. The decodes of
+ * flush, halt and want, on the test's thread, are the fake's.
+ *
  * Also built with ThreadSanitizer (test_sampling_session_tsan): the
- * concurrency case has the decode thread publish while two reader threads
- * and a SIGPROF handler snapshot. */
+ * concurrency cases have the decode thread publish while two reader
+ * threads and a SIGPROF handler snapshot, and note losses while two
+ * threads read their reason. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -170,6 +177,8 @@ static int decode_errors;	/* decodes that fail with decode_error */
 static int evaluate_errors;
 static double lost_work[MAXM];	/* per configured index of the live object: work never decoded */
 static int rests_lost, rests_completed;
+static int quiet_thread;	/* decodes off the test's thread find no record */
+static pthread_t test_thread;
 
 #define OBJ(p) ((struct fobj *)(void *)(p))
 
@@ -414,6 +423,12 @@ static CUptiResult f_DecodeData(CUpti_PmSampling_DecodeData_Params *p)
 	pthread_mutex_lock(&gl);
 	struct fobj *o = OBJ(p->pPmSamplingObject);
 	CUptiResult r = o && o->live && o->configured ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_OPERATION;
+	if (!r && quiet_thread && !pthread_equal(pthread_self(), test_thread)) {
+		p->decodeStopReason = CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS;
+		p->overflow = 0;
+		pthread_mutex_unlock(&gl);
+		return CUPTI_SUCCESS;
+	}
 	if (!r) {
 		n_decode++;
 		if (o->started && auto_ns)
@@ -549,8 +564,9 @@ static const struct cupti_cb_pm_sampling_api pm = {
 
 static char why[1024];
 
-/* A fresh fake and options: 1 ms interval, a decode thread that sleeps
- * (decodes come from the calls of the test), 16 records of buffer. */
+/* A fresh fake and options: 1 ms interval, a decode thread that sleeps an
+ * hour between passes and finds no record (quiet_thread: the decodes are
+ * those of the test's calls), 16 records of buffer. */
 static struct cupti_cb_sampling_options reset_fake(void)
 {
 	pthread_mutex_lock(&gl);
@@ -562,6 +578,8 @@ static struct cupti_cb_sampling_options reset_fake(void)
 	enable_error = decode_error = 0, decode_errors = evaluate_errors = 0;
 	memset(lost_work, 0, sizeof lost_work);
 	rests_lost = rests_completed = 0;
+	quiet_thread = 1;
+	test_thread = pthread_self();
 	pthread_mutex_unlock(&gl);
 	struct cupti_cb_sampling_options o = {
 		.interval_ns = INTERVAL, .decode_ns = 3600000000000ull, .buffer_bytes = 16 * REC_BYTES, .max_samples = 8
@@ -1135,6 +1153,7 @@ static void *reader(void *arg)
 static void test_concurrency(void)
 {
 	struct cupti_cb_sampling_options o = reset_fake();
+	fake_set(&quiet_thread, 0);
 	o.decode_ns = 200000;	/* 0.2 ms */
 	o.max_samples = 4;
 	o.buffer_bytes = MAXREC * REC_BYTES;
@@ -1252,6 +1271,7 @@ static void *why_reader(void *arg)
 static void test_reason_while_losing(void)
 {
 	struct cupti_cb_sampling_options o = reset_fake();
+	fake_set(&quiet_thread, 0);
 	o.decode_ns = 100000;
 	o.max_samples = 4;
 	o.buffer_bytes = MAXREC * REC_BYTES;
