@@ -1090,6 +1090,42 @@ static void test_union(void)
 	CHECK(cur == NULL && n_disable == n_enable, "destroy disables the last object");
 }
 
+/* A new union whose new object cannot be enabled (another profiler took
+ * the counters between Disable and Enable): the want fails, and destroy
+ * still stops the decode thread and frees everything (the source frees
+ * the session right after). */
+static void test_failed_reenable(void)
+{
+	struct cupti_cb_sampling_options o = reset_fake();
+	o.decode_ns = 1000000;
+	struct cupti_cb_sampling_session *s = calloc(1, sizeof *s);
+	CHECK_EQ(open_session(s, &o), 0, "init");
+	const char *a[] = { "a.sum" }, *b[] = { "b.sum" };
+	const int add[] = { 1 };
+	unsigned ida, idb;
+	CHECK_EQ(cupti_cb_sampling_session_want(s, a, add, 1, &ida, why, sizeof why), 0, "want a.sum");
+	CHECK_EQ(cupti_cb_sampling_session_run(s, why, sizeof why), 0, "run");
+	gpu_add("a.sum", 4);
+	gpu_advance(INTERVAL);
+	pthread_mutex_lock(&gl);
+	enable_error = CUPTI_ERROR_HARDWARE_BUSY;
+	pthread_mutex_unlock(&gl);
+	int rc = cupti_cb_sampling_session_want(s, b, add, 1, &idb, why, sizeof why);
+	pthread_mutex_lock(&gl);
+	enable_error = 0;
+	pthread_mutex_unlock(&gl);
+	CHECK(rc == CUPTI_CB_SAMPLING_EBUSY && contains(why, "cuptiPmSamplingEnable") && contains(why, "another profiler"),
+	      "a new object that cannot be enabled: %s", why);
+	CHECK(s->n_entries == 1 && s->entries[ida].refs == 1, "the union is what it was (%u entries)", s->n_entries);
+	CHECK_EQ(count_of(s, ida), 4, "a.sum's total kept");
+	CHECK_EQ(cupti_cb_sampling_session_halt(s, why, sizeof why), 0, "halt");
+	cupti_cb_sampling_session_destroy(s);
+	CHECK(!s->have_thread && s->image == NULL && s->entries[0].name == NULL,
+	      "destroy stopped the decode thread and freed the session's memory");
+	if (!s->have_thread)
+		free(s);	/* else the thread would wake in freed memory */
+}
+
 /* ------------------------------------------------------------ concurrency */
 
 static struct cupti_cb_sampling_session cs;
@@ -1326,6 +1362,7 @@ int main(void)
 	test_failed_decode();
 	test_flush();
 	test_union();
+	test_failed_reenable();
 	test_concurrency();
 	test_reason_while_losing();
 	return checks_done();
