@@ -587,15 +587,18 @@ int cupti_cb_sampling_session_init(struct cupti_cb_sampling_session *s, const st
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s->wake, &ca);
 	pthread_condattr_destroy(&ca);
+	s->inited = 1;
 	TRACE(s, "PM sampling enabled (%s; interval %llu us, decode every %llu us, buffer %zu MiB)", chip,
 	      (unsigned long long)(opt->interval_ns / 1000), (unsigned long long)(opt->decode_ns / 1000),
 	      opt->buffer_bytes >> 20);
 	return 0;
 }
 
+/* Also without an object: a new union whose Enable failed leaves none,
+ * and the thread, the images and the names still go. */
 void cupti_cb_sampling_session_destroy(struct cupti_cb_sampling_session *s)
 {
-	if (!s->obj)
+	if (!s->inited)
 		return;
 	stop_thread(s);
 	pthread_mutex_lock(&s->lock);
@@ -604,7 +607,8 @@ void cupti_cb_sampling_session_destroy(struct cupti_cb_sampling_session *s)
 	      (unsigned long long)s->decodes, s->decode_ns_max / 1e6, (unsigned long long)s->lost);
 	CUpti_PmSampling_Disable_Params dp = { .structSize = CUpti_PmSampling_Disable_Params_STRUCT_SIZE };
 	dp.pPmSamplingObject = s->obj;
-	s->pm->cuptiPmSamplingDisable(&dp);
+	if (s->obj)
+		s->pm->cuptiPmSamplingDisable(&dp);
 	if (s->have_cfg)
 		cupti_cb_profiler_config_free(&s->cfg);
 	for (unsigned i = 0; i < CUPTI_CB_SAMPLING_MAX_METRICS; i++)

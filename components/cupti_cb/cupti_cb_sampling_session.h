@@ -85,6 +85,7 @@ struct cupti_cb_sampling_session {
 	const struct cupti_cb_profiler_api *p;
 	const struct cupti_cb_pm_sampling_api *pm;
 	int ordinal;
+	int inited;			/* init succeeded: destroy has work to do */
 	char chip[64];
 	struct cupti_cb_sampling_options opt;
 	int trace;
