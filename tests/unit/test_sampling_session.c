@@ -172,7 +172,7 @@ static unsigned lag;		/* decodes before a completed sample can be read */
 static int drop_next;		/* samples the hardware loses silently */
 static int split_next;		/* the next completed sample is written in two decodes */
 static int oom_mode;		/* a full buffer: OUT_OF_MEMORY until a restart */
-static CUptiResult enable_error, decode_error;
+static CUptiResult enable_error, decode_error, start_error;
 static int decode_errors;	/* decodes that fail with decode_error */
 static int evaluate_errors;
 static double lost_work[MAXM];	/* per configured index of the live object: work never decoded */
@@ -319,6 +319,8 @@ static CUptiResult f_Start(CUpti_PmSampling_Start_Params *p)
 	pthread_mutex_lock(&gl);
 	struct fobj *o = OBJ(p->pPmSamplingObject);
 	CUptiResult r = o && o->live && o->configured && !o->started ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_OPERATION;
+	if (!r && start_error)
+		r = start_error;
 	if (!r) {
 		o->started = 1;
 		o->open_start = fnow;
@@ -575,7 +577,7 @@ static struct cupti_cb_sampling_options reset_fake(void)
 	fnow = 1000000000u;
 	n_enable = n_disable = n_setconfig = n_start = n_stop = n_decode = 0;
 	auto_ns = 0, lag = 0, drop_next = split_next = oom_mode = 0;
-	enable_error = decode_error = 0, decode_errors = evaluate_errors = 0;
+	enable_error = decode_error = start_error = 0, decode_errors = evaluate_errors = 0;
 	memset(lost_work, 0, sizeof lost_work);
 	rests_lost = rests_completed = 0;
 	quiet_thread = 1;
@@ -1126,6 +1128,37 @@ static void test_failed_reenable(void)
 		free(s);	/* else the thread would wake in freed memory */
 }
 
+/* A new union configured, but sampling cannot start again (another
+ * profiler took the counters): the sets that run miss GPU work from now
+ * on, so their reads must see a loss, with the reason. */
+static void test_failed_restart(void)
+{
+	struct cupti_cb_sampling_options o = reset_fake();
+	struct cupti_cb_sampling_session s;
+	CHECK_EQ(open_session(&s, &o), 0, "init");
+	const char *a[] = { "a.sum" }, *b[] = { "b.sum" };
+	const int add[] = { 1 };
+	unsigned ida, idb;
+	CHECK_EQ(cupti_cb_sampling_session_want(&s, a, add, 1, &ida, why, sizeof why), 0, "want a.sum");
+	CHECK_EQ(cupti_cb_sampling_session_run(&s, why, sizeof why), 0, "a set runs");
+	gpu_add("a.sum", 4);
+	gpu_advance(INTERVAL);
+	pthread_mutex_lock(&gl);
+	start_error = CUPTI_ERROR_HARDWARE_BUSY;
+	pthread_mutex_unlock(&gl);
+	int rc = cupti_cb_sampling_session_want(&s, b, add, 1, &idb, why, sizeof why);
+	CHECK(rc == CUPTI_CB_SAMPLING_EBUSY && contains(why, "cuptiPmSamplingStart"),
+	      "the union is configured, the start after it refused: %s", why);
+	CHECK(!fake_int(&cur->started), "sampling is stopped");
+	CHECK_EQ(count_of(&s, ida), 4, "a.sum up to the reconfiguration");
+	CHECK_EQ(lost_of(&s), 1, "the running set's window misses work from now on: a loss");
+	CHECK(contains(reason(&s), "cuptiPmSamplingStart"), "why: %s", reason(&s));
+	pthread_mutex_lock(&gl);
+	start_error = 0;
+	pthread_mutex_unlock(&gl);
+	cupti_cb_sampling_session_destroy(&s);
+}
+
 /* ------------------------------------------------------------ concurrency */
 
 static struct cupti_cb_sampling_session cs;
@@ -1363,6 +1396,7 @@ int main(void)
 	test_flush();
 	test_union();
 	test_failed_reenable();
+	test_failed_restart();
 	test_concurrency();
 	test_reason_while_losing();
 	return checks_done();
