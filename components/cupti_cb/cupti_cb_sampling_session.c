@@ -484,6 +484,17 @@ static int reenable(struct cupti_cb_sampling_session *s, char *why, size_t len)
 	return 0;
 }
 
+/* A reconfiguration stopped sampling that ran and could not start it
+ * again: the running sets miss GPU work from now on, and their reads must
+ * say so. */
+static void note_stopped(struct cupti_cb_sampling_session *s, int was, const char *why)
+{
+	if (!was || s->started)
+		return;
+	note_loss(s, 1, "PM sampling stopped for a new set of metrics and could not start again: %s", why);
+	publish(s);
+}
+
 /* Configures the union of every entry (the first n_new entries after
  * old_n are new). On failure the old configuration stays. */
 static int configure_locked(struct cupti_cb_sampling_session *s, unsigned n, char *why, size_t len)
@@ -525,6 +536,7 @@ static int configure_locked(struct cupti_cb_sampling_session *s, unsigned n, cha
 		 * one the session samples nothing until a want succeeds. */
 		if (s->have_cfg && set_config(s, &s->cfg, why + strlen(why), 0) == 0 && was)
 			start_locked(s, why + strlen(why), 0);
+		note_stopped(s, was, why);
 		return rc;
 	}
 	TRACE(s, "%u metrics configured in %.1f ms (counter-data image of %zu bytes, %u samples)", n,
@@ -539,7 +551,9 @@ static int configure_locked(struct cupti_cb_sampling_session *s, unsigned n, cha
 	s->last_end = 0;
 	s->n_entries = n;
 	publish(s);
-	return was ? start_locked(s, why, len) : 0;
+	if (was && (rc = start_locked(s, why, len)))
+		note_stopped(s, was, why);
+	return rc;
 }
 
 /* ---- the session ------------------------------------------------------------------- */
