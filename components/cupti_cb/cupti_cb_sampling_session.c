@@ -94,10 +94,21 @@ static int cupti_failed(struct cupti_cb_sampling_session *s, CUptiResult r, cons
 	}
 }
 
+/* lost_why as the long longs of a publication. */
+#define WHY_WORDS (sizeof(((struct cupti_cb_sampling_session *)0)->lost_why) / sizeof(long long))
+_Static_assert(WHY_WORDS * sizeof(long long) == sizeof(((struct cupti_cb_sampling_session *)0)->lost_why),
+	       "lost_why must fill whole words of a publication");
+
+/* The reason is published for readers, never read where it is written: a
+ * read of the source formats it while the decode thread may note the next
+ * loss. */
 static void note_loss(struct cupti_cb_sampling_session *s, uint64_t n, const char *fmt, const char *what)
 {
+	long long v[WHY_WORDS];
 	s->lost += n;
 	snprintf(s->lost_why, sizeof s->lost_why, fmt, what);
+	memcpy(v, s->lost_why, sizeof v);
+	cupti_cb_publish_write(&s->pub_why, v, WHY_WORDS, 0);
 	TRACE(s, "%s", s->lost_why);
 }
 
@@ -139,9 +150,19 @@ int cupti_cb_sampling_session_snapshot(struct cupti_cb_sampling_session *s, cons
 	return 0;
 }
 
-const char *cupti_cb_sampling_session_lost_why(const struct cupti_cb_sampling_session *s)
+void cupti_cb_sampling_session_lost_why(struct cupti_cb_sampling_session *s, char *buf, size_t len)
 {
-	return s->lost_why;
+	long long v[WHY_WORDS];
+	char text[sizeof v + 1];
+	if (!len)
+		return;
+	if (cupti_cb_publish_read(&s->pub_why, v, WHY_WORDS) == CUPTI_CB_PUBLISH_BUSY) {
+		snprintf(buf, len, "samples were lost, for reasons that kept changing while they were read");
+		return;
+	}
+	memcpy(text, v, sizeof v);
+	text[sizeof v] = 0;
+	snprintf(buf, len, "%s", text);
 }
 
 /* ---- decoding (under lock) ----------------------------------------------------- */
@@ -211,7 +232,7 @@ static int decode_locked(struct cupti_cb_sampling_session *s)
 	if (!s->have_cfg || !s->image)
 		return 0;
 	uint64_t t0 = cupti_cb_mono_ns();
-	int rc = 0;
+	int rc = 0, overflowed = 0;
 	for (int round = 0; round < 64; round++) {
 		CUpti_PmSampling_DecodeData_Params dp = { .structSize = CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE };
 		dp.pPmSamplingObject = s->obj;
@@ -254,8 +275,11 @@ static int decode_locked(struct cupti_cb_sampling_session *s)
 			      cupti_cb_mono_ns() / 1e6, gp.numCompletedSamples, gp.numPopulatedSamples, gp.numTotalSamples,
 			      (int)dp.decodeStopReason, (int)dp.overflow);
 		add_samples(s, gp.numCompletedSamples);
-		if (dp.overflow)
-			s->last_end = 0;	/* the gap that follows is the loss just counted */
+		/* The gap that follows is the loss just counted, also when the
+		 * buffer before it fills more images than the one that told. */
+		overflowed |= dp.overflow;
+		if (overflowed)
+			s->last_end = 0;
 		/* A sample still being written stays in the image for the next
 		 * decode to complete; an image without one, or a full one, starts
 		 * again (a copy of an initialized image costs far less than
@@ -473,6 +497,17 @@ static int reenable(struct cupti_cb_sampling_session *s, char *why, size_t len)
 	return 0;
 }
 
+/* A reconfiguration stopped sampling that ran and could not start it
+ * again: the running sets miss GPU work from now on, and their reads must
+ * say so. */
+static void note_stopped(struct cupti_cb_sampling_session *s, int was, const char *why)
+{
+	if (!was || s->started)
+		return;
+	note_loss(s, 1, "PM sampling stopped for a new set of metrics and could not start again: %s", why);
+	publish(s);
+}
+
 /* Configures the union of every entry (the first n_new entries after
  * old_n are new). On failure the old configuration stays. */
 static int configure_locked(struct cupti_cb_sampling_session *s, unsigned n, char *why, size_t len)
@@ -514,6 +549,7 @@ static int configure_locked(struct cupti_cb_sampling_session *s, unsigned n, cha
 		 * one the session samples nothing until a want succeeds. */
 		if (s->have_cfg && set_config(s, &s->cfg, why + strlen(why), 0) == 0 && was)
 			start_locked(s, why + strlen(why), 0);
+		note_stopped(s, was, why);
 		return rc;
 	}
 	TRACE(s, "%u metrics configured in %.1f ms (counter-data image of %zu bytes, %u samples)", n,
@@ -528,7 +564,9 @@ static int configure_locked(struct cupti_cb_sampling_session *s, unsigned n, cha
 	s->last_end = 0;
 	s->n_entries = n;
 	publish(s);
-	return was ? start_locked(s, why, len) : 0;
+	if (was && (rc = start_locked(s, why, len)))
+		note_stopped(s, was, why);
+	return rc;
 }
 
 /* ---- the session ------------------------------------------------------------------- */
@@ -561,6 +599,7 @@ int cupti_cb_sampling_session_init(struct cupti_cb_sampling_session *s, const st
 	s->time_trigger = 1;
 	snprintf(s->chip, sizeof s->chip, "%s", chip);
 	cupti_cb_publish_init(&s->pub);
+	cupti_cb_publish_init(&s->pub_why);
 	CUpti_PmSampling_Enable_Params ep = { .structSize = CUpti_PmSampling_Enable_Params_STRUCT_SIZE };
 	ep.deviceIndex = (size_t)ordinal;
 	CUptiResult r = pm->cuptiPmSamplingEnable(&ep);
@@ -575,15 +614,18 @@ int cupti_cb_sampling_session_init(struct cupti_cb_sampling_session *s, const st
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s->wake, &ca);
 	pthread_condattr_destroy(&ca);
+	s->inited = 1;
 	TRACE(s, "PM sampling enabled (%s; interval %llu us, decode every %llu us, buffer %zu MiB)", chip,
 	      (unsigned long long)(opt->interval_ns / 1000), (unsigned long long)(opt->decode_ns / 1000),
 	      opt->buffer_bytes >> 20);
 	return 0;
 }
 
+/* Also without an object: a new union whose Enable failed leaves none,
+ * and the thread, the images and the names still go. */
 void cupti_cb_sampling_session_destroy(struct cupti_cb_sampling_session *s)
 {
-	if (!s->obj)
+	if (!s->inited)
 		return;
 	stop_thread(s);
 	pthread_mutex_lock(&s->lock);
@@ -592,7 +634,8 @@ void cupti_cb_sampling_session_destroy(struct cupti_cb_sampling_session *s)
 	      (unsigned long long)s->decodes, s->decode_ns_max / 1e6, (unsigned long long)s->lost);
 	CUpti_PmSampling_Disable_Params dp = { .structSize = CUpti_PmSampling_Disable_Params_STRUCT_SIZE };
 	dp.pPmSamplingObject = s->obj;
-	s->pm->cuptiPmSamplingDisable(&dp);
+	if (s->obj)
+		s->pm->cuptiPmSamplingDisable(&dp);
 	if (s->have_cfg)
 		cupti_cb_profiler_config_free(&s->cfg);
 	for (unsigned i = 0; i < CUPTI_CB_SAMPLING_MAX_METRICS; i++)

@@ -86,6 +86,7 @@ struct cupti_cb_sampling_session {
 	const struct cupti_cb_profiler_api *p;
 	const struct cupti_cb_pm_sampling_api *pm;
 	int ordinal;
+	int inited;			/* init succeeded: destroy has work to do */
 	char chip[64];
 	struct cupti_cb_sampling_options opt;
 	int trace;
@@ -123,6 +124,7 @@ struct cupti_cb_sampling_session {
 	int quit;			/* under wait_lock */
 
 	struct cupti_cb_publish pub;	/* lost, samples, then each entry's total */
+	struct cupti_cb_publish pub_why;	/* lost_why, for cupti_cb_sampling_session_lost_why */
 };
 
 /* Enables PM sampling on device ordinal (chip: its chip name). The caller
@@ -161,7 +163,9 @@ int cupti_cb_sampling_session_halt(struct cupti_cb_sampling_session *s, char *wh
  * decode thread overtook the reader on every try. */
 int cupti_cb_sampling_session_snapshot(struct cupti_cb_sampling_session *s, const unsigned *ids, unsigned n,
 				       struct cupti_cb_profiler_total *out, uint64_t *lost);
-/* The reason of the last loss ("" if none). */
-const char *cupti_cb_sampling_session_lost_why(const struct cupti_cb_sampling_session *s);
+/* The reason of the last loss ("" if none) into buf: a copy published
+ * like the totals (the decode thread may note the next loss meanwhile);
+ * no lock, async-signal-safe. */
+void cupti_cb_sampling_session_lost_why(struct cupti_cb_sampling_session *s, char *buf, size_t len);
 
 #endif

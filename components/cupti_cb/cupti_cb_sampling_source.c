@@ -943,10 +943,12 @@ static const char *s_set_why(void *self, void *set)
 		return "";
 	if (s->bad >= 0 && (unsigned)s->bad < s->n) {
 		unsigned i = (unsigned)s->bad;
+		char lost_why[256];
+		cupti_cb_sampling_session_lost_why(s->sess[i], lost_why, sizeof lost_why);
 		snprintf(s->why, sizeof s->why,
 			 "device %d: sampled values since the set's start or reset miss GPU work: %.300s; PAPI_reset "
 			 "starts a new window",
-			 s->dev[i], cupti_cb_sampling_session_lost_why(s->sess[i]));
+			 s->dev[i], lost_why);
 		s->bad = -1;
 	}
 	return s->why;
