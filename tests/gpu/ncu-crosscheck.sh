@@ -7,7 +7,9 @@
 #   sampled   gpu_sampling values (one PM-sampling window per kernel, ':sampled' events, settled
 #             L2 before each): stream_read's dram__bytes_read.sum, and the dram__bytes_write.sum of
 #             stream_write and the read after it that writes its dirty L2 lines back (ncu with
-#             --cache-control none, summed over the two kernels), must agree within 0.1%;
+#             --cache-control none, summed over the two kernels; ours less the writes the read's
+#             window saw outside any kernel), must agree within 0.1% (the writes within 0.2%: the
+#             DRAM writes outside kernels vary by a few MB between windows);
 #   conflict  gpu_sampling under-ncu, run under ncu: a sampled set must be refused with
 #             PAPI_ECNFLCT (or PAPI_EPERM), or, if it starts, count right; a crash fails.
 # Counters agree also when both lie under 64 KiB (a kernel that reads no memory still shows a few
@@ -57,6 +59,7 @@ compare() {
         verdict=
         if [ "$metric" != gpu__time_duration.sum ]; then
             verdict=$(awk -v d="$diff" -v a="$value" -v b="$nv" -v m="$metric" -v t="$tol" 'BEGIN {
+                if (m == "dram__bytes_write.sum" && t < 0.2) t = 0.2   # writes outside kernels: gpu_sampling.cu
                 if (d <= t && d >= -t) print "ok"
                 else if (m ~ /^dram__bytes_/ && a < 65536 && b < 65536) print "ok (both under 64 KiB)"
                 else print "DIFFERS" }')
