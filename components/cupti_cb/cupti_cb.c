@@ -754,6 +754,18 @@ static void guard_leave(cupti_cb_control_t *c)
  * A set of callback events only is read without a lock or a system call.
  * A source's error is the read's error (PAPI then hands out no value):
  * values that miss what they count are never PAPI_OK. */
+/* A read whose values undercount (CUPTI_CB_EDROPPED): the values stand,
+ * with the source's sentence, or the activity source's one. */
+static void dropped_warning(unsigned i, cupti_cb_control_t *c)
+{
+	const char *w = sources[i].ops->set_why ? sources[i].ops->set_why(sources[i].self, c->set[i]) : "";
+	if (w && w[0])
+		PAPIERROR("cupti_cb: %s", w);
+	else
+		PAPIERROR("cupti_cb: CUPTI dropped GPU activity records since the last read: the gpu.* "
+			  "values undercount (CUPTI_CB_TRACE=1 shows how many)");
+}
+
 static int read_sources(cupti_cb_control_t *c)
 {
 	int rc = PAPI_OK;
@@ -762,8 +774,7 @@ static int read_sources(cupti_cb_control_t *c)
 			continue;
 		int r = sources[i].ops->set_read(sources[i].self, c->set[i], c->src_values[i]);
 		if (r == CUPTI_CB_EDROPPED && !cupti_cb_in_signal_context())	/* PAPIERROR writes with stdio */
-			PAPIERROR("cupti_cb: CUPTI dropped GPU activity records since the last read: the gpu.* "
-				  "values undercount (CUPTI_CB_TRACE=1 shows how many)");
+			dropped_warning(i, c);
 		else if (r != CUPTI_CB_OK && r != CUPTI_CB_EDROPPED && rc == PAPI_OK)
 			rc = source_failed(i, c, r, "the read");
 	}

@@ -111,6 +111,7 @@ struct cupti_cb_sampling_session {
 	/* Samples lost (a hardware-buffer overflow, a failed decode or
 	 * evaluation): a reader whose window saw this grow misses GPU work. */
 	uint64_t lost;
+	uint64_t hard;			/* of lost: the overflows and failures, not the gaps */
 	char lost_why[256];
 	uint64_t samples;		/* samples added to the totals */
 	uint64_t decodes;
@@ -123,7 +124,7 @@ struct cupti_cb_sampling_session {
 	int have_thread;
 	int quit;			/* under wait_lock */
 
-	struct cupti_cb_publish pub;	/* lost, samples, then each entry's total */
+	struct cupti_cb_publish pub;	/* lost, hard, then each entry's total */
 	struct cupti_cb_publish pub_why;	/* lost_why, for cupti_cb_sampling_session_lost_why */
 };
 
@@ -163,6 +164,11 @@ int cupti_cb_sampling_session_halt(struct cupti_cb_sampling_session *s, char *wh
  * decode thread overtook the reader on every try. */
 int cupti_cb_sampling_session_snapshot(struct cupti_cb_sampling_session *s, const unsigned *ids, unsigned n,
 				       struct cupti_cb_profiler_total *out, uint64_t *lost);
+/* The same, with the hard losses among them (*hard): samples lost for sure
+ * (an overflow, a failed decode or evaluation), where lost also counts the
+ * gaps between decoded samples. */
+int cupti_cb_sampling_session_snapshot_hard(struct cupti_cb_sampling_session *s, const unsigned *ids, unsigned n,
+					    struct cupti_cb_profiler_total *out, uint64_t *lost, uint64_t *hard);
 /* The reason of the last loss ("" if none) into buf: a copy published
  * like the totals (the decode thread may note the next loss meanwhile);
  * no lock, async-signal-safe. */

@@ -74,6 +74,12 @@ struct ssrc {
 	size_t passes_val;
 };
 
+/* A session's losses as a window sees them: every loss, and the hard ones
+ * (cupti_cb_sampling_session_snapshot_hard). */
+struct loss {
+	uint64_t all, hard;
+};
+
 /* One event set's sampled metrics. A read compares the sessions'
  * published totals with the set's base; the base has two copies so that a
  * read in a signal handler that interrupts a reset sees one whole. */
@@ -92,17 +98,18 @@ struct sset {
 	struct cupti_cb_sampling_session *sess[MAX_EVENTS];
 	struct {
 		struct cupti_cb_profiler_total t[MAX_EVENTS];
-		uint64_t lost[MAX_EVENTS];
+		struct loss lost[MAX_EVENTS];
 	} base[2];
 	atomic_int cur;			/* the base readers use */
 	/* The last ordinary read's totals, and when: a reset right after it
 	 * continues from there (see reset). */
 	struct cupti_cb_profiler_total last[MAX_EVENTS];
-	uint64_t last_lost[MAX_EVENTS];
+	struct loss last_lost[MAX_EVENTS];
 	uint64_t last_ns;
 	int have_last;
 	long long out[MAX_EVENTS];	/* the values at the stop */
 	int bad;			/* the event whose window lost samples in the last failed read, or -1 */
+	int bad_soft;			/* and they were gaps (a warning), not a hard loss */
 	char why[CUPTI_CB_WHY_LEN];
 };
 
@@ -703,16 +710,17 @@ static int hold_locked(struct ssrc *m, struct sset *s, char *why, size_t len)
 }
 
 /* The sessions' totals now, for every event. */
-static int snapshot(struct sset *s, struct cupti_cb_profiler_total *t, uint64_t *lost)
+static int snapshot(struct sset *s, struct cupti_cb_profiler_total *t, struct loss *lost)
 {
 	for (unsigned i = 0; i < s->n; i++)
-		if (cupti_cb_sampling_session_snapshot(s->sess[i], &s->sid[i], 1, &t[i], &lost[i]))
+		if (cupti_cb_sampling_session_snapshot_hard(s->sess[i], &s->sid[i], 1, &t[i], &lost[i].all,
+							    &lost[i].hard))
 			return -1;
 	return 0;
 }
 
 /* The window starts at t (two copies: see struct sset). */
-static void rebase(struct sset *s, const struct cupti_cb_profiler_total *t, const uint64_t *lost)
+static void rebase(struct sset *s, const struct cupti_cb_profiler_total *t, const struct loss *lost)
 {
 	int w = 1 - atomic_load(&s->cur);
 	memcpy(s->base[w].t, t, s->n * sizeof t[0]);
@@ -798,7 +806,7 @@ static int start_locked(struct ssrc *m, struct sset *s, char *why, size_t len)
 		return rc;
 	}
 	struct cupti_cb_profiler_total t[MAX_EVENTS];
-	uint64_t lost[MAX_EVENTS];
+	struct loss lost[MAX_EVENTS];
 	if (snapshot(s, t, lost)) {
 		snprintf(why, len, "the sampled totals could not be read");
 		return CUPTI_CB_ECUPTI;
@@ -828,14 +836,20 @@ static int s_set_start(void *self, void *set, char *why, size_t len)
 
 /* The window's values from totals t, or an error when a session lost
  * samples in it. */
-static int window_values(struct sset *s, const struct cupti_cb_profiler_total *t, const uint64_t *lost,
+static int window_values(struct sset *s, const struct cupti_cb_profiler_total *t, const struct loss *lost,
 			 long long *v)
 {
-	int b = atomic_load(&s->cur);
+	int b = atomic_load(&s->cur), rc = CUPTI_CB_OK;
 	for (unsigned i = 0; i < s->n; i++) {
-		if (lost[i] != s->base[b].lost[i]) {
+		if (lost[i].hard != s->base[b].lost[i].hard) {
 			s->bad = (int)i;	/* the sentence is made when asked (s_set_why): none here, in a handler */
+			s->bad_soft = 0;
 			return CUPTI_CB_ECUPTI;
+		}
+		if (lost[i].all != s->base[b].lost[i].all && rc == CUPTI_CB_OK) {
+			s->bad = (int)i;
+			s->bad_soft = 1;
+			rc = CUPTI_CB_EDROPPED;	/* gaps: the values, and a warning */
 		}
 		const struct cupti_cb_profiler_total *from = &s->base[b].t[i];
 		if (s->integer[i]) {
@@ -845,7 +859,7 @@ static int window_values(struct sset *s, const struct cupti_cb_profiler_total *t
 			memcpy(&v[i], &d, sizeof d);
 		}
 	}
-	return CUPTI_CB_OK;
+	return rc;
 }
 
 /* A copy of the published totals: no lock, no system call, the same in a
@@ -862,17 +876,17 @@ static int s_set_read(void *self, void *set, long long *values)
 		return CUPTI_CB_OK;
 	}
 	struct cupti_cb_profiler_total t[MAX_EVENTS];
-	uint64_t lost[MAX_EVENTS];
+	struct loss lost[MAX_EVENTS];
 	if (snapshot(s, t, lost))
 		return CUPTI_CB_EUNAVAIL;
 	int rc = window_values(s, t, lost, values);
-	if (rc)
+	if (rc && rc != CUPTI_CB_EDROPPED)
 		return rc;
 	memcpy(s->last, t, s->n * sizeof t[0]);
 	memcpy(s->last_lost, lost, s->n * sizeof lost[0]);
 	s->last_ns = cupti_cb_mono_ns();
 	s->have_last = 1;
-	return CUPTI_CB_OK;
+	return rc;
 }
 
 /* PAPI_stop reads the set, then stops it: its values are that read's, a
@@ -892,7 +906,7 @@ static int s_set_stop(void *self, void *set)
 		TRACE(m, "stop at %.3f ms (the last read at %.3f ms)", cupti_cb_mono_ns() / 1e6, s->last_ns / 1e6);
 	int rc = CUPTI_CB_OK;
 	struct cupti_cb_profiler_total t[MAX_EVENTS];
-	uint64_t lost[MAX_EVENTS];
+	struct loss lost[MAX_EVENTS];
 	if (s->have_last)
 		rc = window_values(s, s->last, s->last_lost, s->out);
 	else if (snapshot(s, t, lost) == 0)
@@ -907,7 +921,7 @@ static int s_set_stop(void *self, void *set)
 	s->running = 0;
 	pthread_mutex_unlock(&m->lock);
 	cupti_cb_own_end(prev);
-	return rc;
+	return rc == CUPTI_CB_EDROPPED ? CUPTI_CB_OK : rc;	/* the stop's read gave the warning */
 }
 
 /* A new window. Right after a read (within one decode period) it starts
@@ -928,7 +942,7 @@ static int s_set_reset(void *self, void *set)
 		return CUPTI_CB_OK;
 	}
 	struct cupti_cb_profiler_total t[MAX_EVENTS];
-	uint64_t lost[MAX_EVENTS];
+	struct loss lost[MAX_EVENTS];
 	if (snapshot(s, t, lost))
 		return CUPTI_CB_EUNAVAIL;
 	rebase(s, t, lost);
@@ -945,10 +959,15 @@ static const char *s_set_why(void *self, void *set)
 		unsigned i = (unsigned)s->bad;
 		char lost_why[256];
 		cupti_cb_sampling_session_lost_why(s->sess[i], lost_why, sizeof lost_why);
-		snprintf(s->why, sizeof s->why,
-			 "device %d: sampled values since the set's start or reset miss GPU work: %.300s; PAPI_reset "
-			 "starts a new window",
-			 s->dev[i], lost_why);
+		if (s->bad_soft)
+			snprintf(s->why, sizeof s->why,
+				 "device %d: the sampled values since the set's start or reset may undercount: %.300s",
+				 s->dev[i], lost_why);
+		else
+			snprintf(s->why, sizeof s->why,
+				 "device %d: sampled values since the set's start or reset miss GPU work: %.300s; "
+				 "PAPI_reset starts a new window",
+				 s->dev[i], lost_why);
 		s->bad = -1;
 	}
 	return s->why;

@@ -618,6 +618,16 @@ static uint64_t lost_of(struct cupti_cb_sampling_session *s)
 	return l;
 }
 
+/* The hard losses (overflows, failures), which the gaps are not. */
+static uint64_t hard_of(struct cupti_cb_sampling_session *s)
+{
+	struct cupti_cb_profiler_total t;
+	uint64_t l = 0, h = 0;
+	unsigned id = 0;
+	(void)cupti_cb_sampling_session_snapshot_hard(s, &id, 1, &t, &l, &h);
+	return h;
+}
+
 static uint64_t locked_samples(struct cupti_cb_sampling_session *s)
 {
 	pthread_mutex_lock(&s->lock);
@@ -878,6 +888,7 @@ static void test_gap(void)
 	CHECK_EQ(cupti_cb_sampling_session_halt(&s, why, sizeof why), 0, "halt");
 	CHECK_EQ(count_of(&s, id), 5, "a.sum of the samples decoded");
 	CHECK_EQ(lost_of(&s), 1, "a gap of 2 ms between two samples counts as a loss");
+	CHECK_EQ(hard_of(&s), 0, "but not as a hard one (a read warns and counts)");
 	CHECK(contains(reason(&s), "gap") &&
 		      contains(reason(&s), "2.000 ms"),
 	      "why: %s", reason(&s));
@@ -905,6 +916,7 @@ static void test_overflow(void)
 	CHECK_EQ(cupti_cb_sampling_session_halt(&s, why, sizeof why), 0, "halt");
 	CHECK_EQ(count_of(&s, id), 4, "a.sum of the 4 samples the buffer kept, over 2 full images");
 	CHECK_EQ(lost_of(&s), 1, "the overflow counts as one loss");
+	CHECK_EQ(hard_of(&s), 1, "a hard one");
 	CHECK(contains(reason(&s), "overflowed") &&
 		      contains(reason(&s), CUPTI_CB_ENV_SAMPLING_BUFFER),
 	      "why names the overflow and what to change: %s", reason(&s));
