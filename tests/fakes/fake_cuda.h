@@ -211,6 +211,10 @@ int fake_profiler_refused_in_cuinit(void); /* the calls so refused */
  * one the object was asked for. */
 void fake_pm_add(int dev, const char *metric, double v);
 /* The sample open on dev completes now (its end: now); the next one opens. Nothing if stopped. */
+/* The next n samples of device dev that complete are left out of the hardware buffer, with no
+ * overflow: a gap between two decoded samples, as the GPU left beside several threads' first CUDA
+ * calls (H200, CUDA 13.0). */
+void fake_pm_skip(int dev, int n);
 void fake_pm_tick(int dev);
 /* The next n calls of cuptiPmSampling<call> ("Enable", "Disable", "SetConfig", "Start", "Stop",
  * "DecodeData", "GetCounterAvailability", "GetCounterDataSize", "CounterDataImageInitialize",

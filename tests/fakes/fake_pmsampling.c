@@ -222,6 +222,9 @@ static int ring_grow(struct pm_object *o)
 	return 0;
 }
 
+/* Samples the hardware leaves out (fake_pm_skip), per device, under pmlock. */
+static int skip_next[FAKE_PM_MAX_DEVICES];
+
 static void drop_one(struct pm_object *o)
 {
 	o->overflow = 1;
@@ -231,6 +234,10 @@ static void drop_one(struct pm_object *o)
 /* A completed sample goes into the hardware buffer, or is dropped as the append mode says. */
 static void push(struct pm_object *o, uint64_t start, uint64_t end, const double *v)
 {
+	if (skip_next[o->dev] > 0) {
+		skip_next[o->dev]--;	/* never written: a gap, with no overflow */
+		return;
+	}
 	if (o->count == o->capacity) {
 		drop_one(o);
 		if (o->append == CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST)
@@ -324,6 +331,14 @@ void fake_pm_add(int dev, const char *metric, double v)
 	int i = o && o->started && metric ? name_index(o, metric) : -1;
 	if (i >= 0)
 		o->open[i] += v;
+	pthread_mutex_unlock(&pmlock);
+}
+
+void fake_pm_skip(int dev, int n)
+{
+	pthread_mutex_lock(&pmlock);
+	if (dev >= 0 && dev < FAKE_PM_MAX_DEVICES)
+		skip_next[dev] = n;
 	pthread_mutex_unlock(&pmlock);
 }
 

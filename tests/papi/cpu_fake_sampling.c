@@ -42,6 +42,10 @@
  *               cuptiProfilerInitialize gives MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED): adding a sampled
  *               or a Range Profiler metric gives PAPI_ECNFLCT with a sentence naming the cause, not
  *               PAPI_ENOEVNT; callback events still add and count.
+ *   gap       - the GPU leaves samples out (a gap between two decoded samples, no overflow): a read of
+ *               a set of a sampled metric and kernel.launches still returns PAPI_OK with the values
+ *               (the samples it has, and every launch), and PAPI_VERBOSE prints that the sampled
+ *               values may undercount; an overflow, by contrast, fails the read.
  *   devices   - an event without :device counts the device of the starting thread's current
  *               context, at each start (device 1, then device 0 after the thread switched); one
  *               with :device=1 counts device 1 only, whatever the thread's device.
@@ -533,6 +537,36 @@ static int otherprofiler_case(void)
     return ct_done();
 }
 
+static int gap_case(void)
+{
+    char err[8192] = "";
+    long long v[2];
+    env_defaults();
+    setenv("PAPI_VERBOSE", "1", 1);
+    ct_library_init();
+    const char *names[] = { READ, "kernel.launches" };
+    int es = new_set(names, 2);
+    CHECK_PAPI(PAPI_start(es));
+    gpu_read(0, 10);
+    fake_pm_skip(0, 2);
+    fake_pm_add(0, "dram__bytes_read.sum", 1000);   /* in a sample the GPU leaves out */
+    nap_us(2500);                                    /* it and the next complete: 2 ms missing */
+    gpu_read(0, 30);
+    play_launches(5, FAKE_CTX0);
+    settle();
+    capture_stderr_begin();
+    int rc = PAPI_read(es, v);
+    capture_stderr_end(err, sizeof err);
+    CHECK_EQ("a read over a gap returns PAPI_OK", rc, PAPI_OK);
+    CHECK_EQ("with the samples decoded", v[0], 40);
+    CHECK_EQ("and every launch", v[1], 5);
+    CHECK_EQ("the fake counted no overflow", fake_pm_lost(0), 0);
+    CHECK_TRUE("PAPI_VERBOSE says the sampled values may undercount", strstr(err, "may undercount") != NULL);
+    CHECK_PAPI(PAPI_stop(es, v));
+    CHECK_EQ("the stop returns them too", v[0], 40);
+    return ct_done();
+}
+
 static int devices_case(void)
 {
     long long v[2];
@@ -584,6 +618,7 @@ int main(int argc, char **argv)
         { "busy", busy_case },             { "noperm", noperm_case },       { "unsupported", unsupported_case },
         { "overflow", overflow_case },     { "decodefail", decodefail_case }, { "badenv", badenv_case },
         { "profiler", profiler_case },     { "otherprofiler", otherprofiler_case }, { "devices", devices_case },
+        { "gap", gap_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
