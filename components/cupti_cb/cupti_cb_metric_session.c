@@ -60,24 +60,6 @@ static int device_supported(struct cupti_cb_metric_session *s, char *why, size_t
 	return -1;
 }
 
-int cupti_cb_metric_session_supported(struct cupti_cb_api *api, const struct cupti_cb_profiler_api *p, int ordinal,
-				char *why, size_t len)
-{
-	CUdevice dev;
-	if (!api->cuDeviceGet || api->cuDeviceGet(&dev, ordinal) != CUDA_SUCCESS)
-		return 0;
-	CUpti_Profiler_DeviceSupported_Params d = {
-		.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE };
-	d.cuDevice = dev;
-	d.api = CUPTI_PROFILER_RANGE_PROFILING;
-	if (p->cuptiProfilerDeviceSupported(&d) != CUPTI_SUCCESS ||
-	    (d.isSupported != CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED &&
-	     d.isSupported != CUPTI_PROFILER_CONFIGURATION_DISABLED))
-		return 0;
-	cupti_cb_profiler_unsupported(&d, ordinal, "range profiling", why, len);
-	return -1;
-}
-
 int cupti_cb_metric_session_init(struct cupti_cb_metric_session *s, struct cupti_cb_api *api,
 			   const struct cupti_cb_profiler_api *p, int device_ordinal, const char *chip,
 			   char *why, size_t len)

@@ -126,12 +126,6 @@ struct cupti_cb_metric_session {
 int cupti_cb_metric_session_init(struct cupti_cb_metric_session *s, struct cupti_cb_api *api,
 			   const struct cupti_cb_profiler_api *p, int device_ordinal, const char *chip,
 			   char *why, size_t len);
-/* Whether device ordinal can be range-profiled, as cupti_cb_metric_session_init
- * checks it, without a session or a context (the profiler initialized):
- * 0, or -1 with the sentence naming what keeps it from profiling. Where
- * CUPTI cannot answer, 0: the range profiler's enable tells. */
-int cupti_cb_metric_session_supported(struct cupti_cb_api *api, const struct cupti_cb_profiler_api *p, int ordinal,
-				char *why, size_t len);
 /* Stops collection and disables the range profiler on every context. */
 void cupti_cb_metric_session_destroy(struct cupti_cb_metric_session *s);
 

@@ -24,18 +24,14 @@
 #include "cupti_cb_services.h"
 #include "cupti_cb_profiler_config.h"
 #include "cupti_cb_profiler_catalog.h"
+#include "cupti_cb_profiler_base.h"
 #include "cupti_cb_profiler_events.h"
-#include "cupti_cb_profiler_permission.h"
 #include "cupti_cb_publish.h"
 #include "cupti_cb_metric_session.h"
 #include "cupti_cb_profiler_api.h"
 #include "cupti_cb_signal_context.h"
 #include "cupti_cb_source.h"
 
-#define ENV_CHIP CUPTI_CB_ENV_CHIP
-/* The driver's parameters, where it says whether profiling is for
- * administrators only (cupti_cb_profiler_permission.h); tests name another file. */
-#define ENV_PARAMS "CUPTI_CB_NVIDIA_PARAMS"
 /* Hardware metrics in one set: a set that fits one pass holds far fewer;
  * the per-set state and the scratch arrays on the stack are sized by it. */
 #define MAX_EVENTS 128
@@ -61,18 +57,9 @@ struct msrc {
 	unsigned n_pending;
 	atomic_int has_pending;
 	unsigned long lost_contexts;	/* pending list full: not profiled (traced) */
-	atomic_int n_devices;		/* -1 until counted (cupti_cb_services_count_devices) */
-	int tried_catalog;
-	int have_catalog;
-	int have_profiler_api;
-	unsigned profiler_holds;	/* the chip lookup and each session (profiler_hold) */
-	struct cupti_cb_profiler_api p;
-	struct cupti_cb_profiler_catalog cat;
-	struct cupti_cb_profiler_events events;	/* cat as events; events.cat set once built */
-	char chip[64];
-	char why[CUPTI_CB_WHY_LEN];
-	char dev_chip[CUPTI_CB_MAX_DEVICES][64];	/* "" until asked */
-	char dev_unsupported[CUPTI_CB_MAX_DEVICES][256];	/* why the device cannot be profiled; "": it can */
+	/* The Profiler API, the profiler's holds, the devices' chips and the
+	 * catalogue, shared in form with PM sampling's source. */
+	struct cupti_cb_profiler_base b;
 	struct cupti_cb_metric_session *sess[CUPTI_CB_MAX_DEVICES];
 	unsigned epoch;			/* bumped when the sessions go (PAPI_shutdown) */
 	/* Idle reads. All GPU work is issued through driver calls, and a sample
@@ -88,7 +75,6 @@ struct msrc {
 	/* The last pass count computed, by its list of names. */
 	char *passes_key;
 	size_t passes_val;
-	int restricted;			/* cupti_cb_profiler_permission_restricted_here, once; 2: not asked yet */
 };
 
 /* One event set's metrics. */
@@ -125,87 +111,28 @@ static void on_context(void *arg, CUcontext ctx, int created);
 
 /* ---- opening --------------------------------------------------------------- */
 
-static int load_profiler_api(struct msrc *m)
-{
-	if (m->have_profiler_api)
-		return 0;
-	if (cupti_cb_profiler_api_load(&m->p, m->e->api.cupti_lib, m->why, sizeof m->why))
-		return -1;
-	m->have_profiler_api = 1;
-	return 0;
-}
-
-/* The CUPTI profiler is initialized only while cupti_cb needs it: to ask
- * the chips' names, and while a device's session exists. An initialized
- * profiler costs every kernel launch of the process, whether or not
- * anything is profiled: on an H100 (CUDA 13.0, driver 580) four threads
- * launching at once paid 3.5 times a bare launch while it was up, and
- * nothing once cuptiProfilerDeInitialize had run (results/bench/RESULTS.md). So
- * cupti_cb calls cuptiProfilerInitialize when the first hold is taken and
- * cuptiProfilerDeInitialize when the last one goes, never twice in a row. */
+/* The profiler's holds, the devices, their chips and the catalogue are the
+ * base's (cupti_cb_profiler_base.h), under this source's lock. */
 #define COUNTERS_WHO "Range Profiler"
-static int profiler_up(void *arg, char *why, size_t len)
-{
-	struct msrc *m = arg;
-	CUpti_Profiler_Initialize_Params ip = { CUpti_Profiler_Initialize_Params_STRUCT_SIZE, NULL };
-	CUptiResult r = m->p.cuptiProfilerInitialize(&ip);
-	if (r != CUPTI_SUCCESS) {
-		/* A failed initialization may leave part of the profiler up: undo it too. */
-		CUpti_Profiler_DeInitialize_Params dp = { CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE, NULL };
-		m->p.cuptiProfilerDeInitialize(&dp);
-		snprintf(why, len, "cuptiProfilerInitialize failed: %s%s", cupti_cb_cupti_error(&m->e->api, r),
-			 r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ?
-				 " (another profiler, such as Nsight Compute, holds CUPTI's profiler in this process: "
-				 "hardware metrics cannot be listed or counted beside it; the callback events can)" :
-				 "");
-		return -1;
-	}
-	TRACE(m, "profiler initialized");
-	return 0;
-}
 
-static void profiler_down(void *arg)
-{
-	struct msrc *m = arg;
-	CUpti_Profiler_DeInitialize_Params dp = { CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE, NULL };
-	CUptiResult r = m->p.cuptiProfilerDeInitialize(&dp);
-	TRACE(m, "profiler de-initialized: %s", cupti_cb_cupti_error(&m->e->api, r));
-}
-
-/* The profiler is the process's, shared with PM sampling through the
- * services; m->profiler_holds counts this source's holds. */
 static int profiler_hold(struct msrc *m)
 {
-	if (cupti_cb_services_profiler_hold(m->e, profiler_up, m, m->why, sizeof m->why))
-		return -1;
-	m->profiler_holds++;
-	return 0;
+	return cupti_cb_profiler_base_hold(&m->b, m->b.why, sizeof m->b.why);
 }
 
 static void profiler_release(struct msrc *m)
 {
-	if (!m->profiler_holds)
-		return;
-	m->profiler_holds--;
-	cupti_cb_services_profiler_release(m->e, profiler_down, m);
+	cupti_cb_profiler_base_release(&m->b);
 }
 
-/* cuInit and the device count, once: the chip of a device needs no more
- * (no subscription, no context). */
 static int count_devices_locked(struct msrc *m)
 {
-	int n = 0;
-	if (atomic_load(&m->n_devices) >= 0)
-		return atomic_load(&m->n_devices);
-	if (cupti_cb_services_count_devices(m->e, &n, m->why, sizeof m->why))
-		n = 0;
-	atomic_store(&m->n_devices, n > CUPTI_CB_MAX_DEVICES ? CUPTI_CB_MAX_DEVICES : n);
-	return atomic_load(&m->n_devices);
+	return cupti_cb_profiler_base_devices_locked(&m->b);
 }
 
 static int count_devices(struct msrc *m)
 {
-	int n = atomic_load(&m->n_devices);
+	int n = atomic_load(&m->b.n_devices);
 	if (n >= 0)
 		return n;
 	pthread_mutex_lock(&m->lock);
@@ -214,96 +141,23 @@ static int count_devices(struct msrc *m)
 	return n;
 }
 
-/* The chip of every device, asked once, under one short hold of the
- * profiler (cuptiDeviceGetChipName needs it, the catalogue does not), and
- * whether it can be profiled at all (an add refuses a device that cannot:
- * see refusal_at_add). */
 static const char *device_chip(struct msrc *m, int dev)
 {
-	int n = count_devices_locked(m);
-	if (dev < 0 || dev >= n)
-		return NULL;
-	if (m->dev_chip[dev][0])
-		return m->dev_chip[dev];
-	/* cupti_cb's own driver calls (the profiler's, cuDeviceGet, and the
-	 * driver calls CUPTI makes for the device), not the calling thread's:
-	 * an add on a thread of cupti_cb_run counted one there (gpu_run_metrics,
-	 * H100). */
-	int own = cupti_cb_own_begin();
-	if (profiler_hold(m)) {
-		cupti_cb_own_end(own);
-		return NULL;
-	}
-	for (int d = 0; d < n; d++) {
-		if (m->dev_chip[d][0])
-			continue;
-		CUpti_Device_GetChipName_Params cp = { CUpti_Device_GetChipName_Params_STRUCT_SIZE, NULL,
-						       (size_t)d, NULL };
-		CUptiResult r = m->p.cuptiDeviceGetChipName(&cp);
-		(void)cupti_cb_metric_session_supported(&m->e->api, &m->p, d, m->dev_unsupported[d],
-						  sizeof m->dev_unsupported[d]);
-		if (r == CUPTI_SUCCESS && cp.pChipName)
-			snprintf(m->dev_chip[d], sizeof m->dev_chip[d], "%s", cp.pChipName);
-		else if (d == dev)
-			snprintf(m->why, sizeof m->why, "cuptiDeviceGetChipName(%d) failed: %s", dev,
-				 cupti_cb_cupti_error(&m->e->api, r));
-	}
-	cupti_cb_own_end(own);
-	profiler_release(m);
-	return m->dev_chip[dev][0] ? m->dev_chip[dev] : NULL;
+	return cupti_cb_profiler_base_chip_locked(&m->b, dev);
 }
 
-/* The catalogue: of CUPTI_CB_CHIP's chip at once, else of device 0's
- * chip once the driver is open. Tried once per chip source. */
 static int ensure_catalog_locked(struct msrc *m)
 {
-	if (m->have_catalog)
-		return 0;
-	const char *env = getenv(ENV_CHIP);
-	int named = env && env[0];
-	if (m->tried_catalog)
-		return -1;
-	/* Given the device count, cupti_cb is inside the program's own cuInit (an injected tool:
-	 * cupti_cb_run), where the profiler must not be asked the chip: there
-	 * cuptiProfilerInitialize fails and still leaves every later kernel launch 3.5 times
-	 * dearer (H100, CUDA 13.0). The catalogue waits for a later listing or lookup, made once
-	 * the count is no longer given, unless the chip is named. */
-	const char *given = getenv(CUPTI_CB_ENV_DEVICE_COUNT);
-	if (!named && given && given[0]) {
-		snprintf(m->why, sizeof m->why, "the metric catalogue is not built while " CUPTI_CB_ENV_DEVICE_COUNT
-						" is set (inside cuInit): name the chip with " ENV_CHIP
-						" (for example GH100), or list again later");
-		return -1;
-	}
-	m->tried_catalog = 1;
-	if (load_profiler_api(m))
-		return -1;
-	const char *chip = named ? env : device_chip(m, 0);
-	if (!chip) {
-		if (!m->why[0])
-			snprintf(m->why, sizeof m->why, "no CUDA device to take the chip name from: "
-							"name one with " ENV_CHIP " (for example GH100)");
-		return -1;
-	}
-	snprintf(m->chip, sizeof m->chip, "%s", chip);
-	uint64_t t0 = cupti_cb_mono_ns();
-	if (cupti_cb_profiler_catalog_build(&m->cat, &m->p, m->chip, m->why, sizeof m->why))
-		return -1;
-	m->events.cat = &m->cat;
-	m->have_catalog = 1;
-	m->why[0] = '\0';
-	TRACE(m, "catalogue of %s%s: %u metrics in %.1f ms", m->chip, named ? " (" ENV_CHIP ")" : "",
-	      m->cat.n_metrics, (cupti_cb_mono_ns() - t0) / 1e6);
-	return 0;
+	return cupti_cb_profiler_base_catalog_locked(&m->b);
 }
 
 static int ensure_catalog(struct msrc *m)
 {
 	pthread_mutex_lock(&m->lock);
-	int tried = m->tried_catalog;
+	int tried = m->b.tried_catalog;
 	int rc = ensure_catalog_locked(m);
 	if (rc && !tried)
-		TRACE(m, "no catalogue: %s", m->why);
+		TRACE(m, "no catalogue: %s", m->b.why);
 	unlock_source(m);
 	return rc;
 }
@@ -324,10 +178,10 @@ static void m_opened(void *self, enum cupti_cb_stage stage)
 
 static int decode(struct msrc *m, uint32_t code, uint32_t *metric, uint32_t *variant)
 {
-	if (!m->have_catalog)
+	if (!m->b.have_catalog)
 		return CUPTI_CB_ENOEVNT;
 	int n = CUPTI_CB_CODE_DEV(code) >= 0 ? count_devices(m) : 0;
-	return cupti_cb_profiler_events_decode(&m->events, code, n, metric, variant);
+	return cupti_cb_profiler_events_decode(&m->b.events, code, n, metric, variant);
 }
 
 static int m_valid(void *self, uint32_t code)
@@ -341,21 +195,21 @@ static int m_first(void *self, uint32_t *code)
 	struct msrc *m = self;
 	if (ensure_catalog(m))
 		return CUPTI_CB_ENOEVNT;
-	return cupti_cb_profiler_events_first(&m->events, code);
+	return cupti_cb_profiler_events_first(&m->b.events, code);
 }
 
 static int m_next(void *self, uint32_t *code)
 {
 	struct msrc *m = self;
-	return m->have_catalog ? cupti_cb_profiler_events_next(&m->events, code) : CUPTI_CB_ENOEVNT;
+	return m->b.have_catalog ? cupti_cb_profiler_events_next(&m->b.events, code) : CUPTI_CB_ENOEVNT;
 }
 
 static int m_lookup(void *self, const char *base, uint32_t *code)
 {
 	struct msrc *m = self;
 	if (ensure_catalog(m))
-		return cupti_cb_profiler_refusal(m->why);
-	return cupti_cb_profiler_events_lookup(&m->events, base, code);
+		return cupti_cb_profiler_refusal(m->b.why);
+	return cupti_cb_profiler_events_lookup(&m->b.events, base, code);
 }
 
 /* A metric counts a device's work, whoever issued it: ":process" is
@@ -376,7 +230,7 @@ static int m_base_name(void *self, uint32_t code, char *buf, size_t len)
 	struct msrc *m = self;
 	uint32_t metric, variant;
 	int rc = decode(m, code, &metric, &variant);
-	return rc ? rc : cupti_cb_profiler_events_base_name(&m->events, metric, variant, buf, len);
+	return rc ? rc : cupti_cb_profiler_events_base_name(&m->b.events, metric, variant, buf, len);
 }
 
 static int m_descr(void *self, uint32_t code, char *buf, size_t len)
@@ -387,7 +241,7 @@ static int m_descr(void *self, uint32_t code, char *buf, size_t len)
 	if (rc)
 		return rc;
 	pthread_mutex_lock(&m->lock);
-	cupti_cb_profiler_events_descr(&m->events, metric, buf, len);
+	cupti_cb_profiler_events_descr(&m->b.events, metric, buf, len);
 	unlock_source(m);
 	return CUPTI_CB_OK;
 }
@@ -408,20 +262,20 @@ static int m_facts(void *self, uint32_t code, struct cupti_cb_event_facts *f)
 	if (rc)
 		return rc;
 	pthread_mutex_lock(&m->lock);
-	cupti_cb_profiler_events_facts(&m->events, metric, variant, f);
+	cupti_cb_profiler_events_facts(&m->b.events, metric, variant, f);
 	unlock_source(m);
 	return CUPTI_CB_OK;
 }
 
 static const char *m_why(void *self)
 {
-	return ((struct msrc *)self)->why;
+	return ((struct msrc *)self)->b.why;
 }
 
 static unsigned m_count(void *self)
 {
 	struct msrc *m = self;
-	return m->have_catalog ? m->cat.n_metrics : 0;
+	return m->b.have_catalog ? m->b.cat.n_metrics : 0;
 }
 
 /* ---- sessions -------------------------------------------------------------- */
@@ -497,14 +351,9 @@ static void on_context_own(void *arg, CUcontext ctx, int created)
 	unlock_source(m);
 }
 
-/* A device of another chip than the catalogue's cannot use its names. */
 static int other_chip(struct msrc *m, int dev, const char *chip, char *why, size_t len)
 {
-	if (!strcmp(chip, m->chip))
-		return 0;
-	snprintf(why, len, "device %d is a %s, but the metric catalogue is of %s (" ENV_CHIP "): unset " ENV_CHIP
-			   " or name this chip", dev, chip, m->chip);
-	return 1;
+	return cupti_cb_profiler_base_other_chip(&m->b, dev, chip, why, len);
 }
 
 /* The device's session, made at its first use. */
@@ -514,7 +363,7 @@ static struct cupti_cb_metric_session *session(struct msrc *m, int dev, char *wh
 		return m->sess[dev];
 	const char *chip = device_chip(m, dev);
 	if (!chip) {
-		snprintf(why, len, "%s", m->why);
+		snprintf(why, len, "%s", m->b.why);
 		return NULL;
 	}
 	if (other_chip(m, dev, chip, why, len))
@@ -523,12 +372,12 @@ static struct cupti_cb_metric_session *session(struct msrc *m, int dev, char *wh
 		return NULL;
 	struct cupti_cb_metric_session *s = calloc(1, sizeof *s);
 	if (!s || profiler_hold(m)) {
-		snprintf(why, len, "%s", s ? m->why : "out of memory");
+		snprintf(why, len, "%s", s ? m->b.why : "out of memory");
 		free(s);
 		cupti_cb_services_release_counters(m->e, dev, COUNTERS_WHO);
 		return NULL;
 	}
-	if (cupti_cb_metric_session_init(s, &m->e->api, &m->p, dev, chip, why, len)) {
+	if (cupti_cb_metric_session_init(s, &m->e->api, &m->b.p, dev, chip, why, len)) {
 		profiler_release(m);
 		free(s);
 		cupti_cb_services_release_counters(m->e, dev, COUNTERS_WHO);
@@ -609,16 +458,9 @@ static int other_chip(struct msrc *m, int dev, const char *chip, char *why, size
 static int refusal_at_add(struct msrc *m, struct mset *s, char *why, size_t len)
 {
 	uint8_t seen[CUPTI_CB_MAX_DEVICES] = { 0 };
-	if (m->restricted == 2)
-		m->restricted = cupti_cb_profiler_permission_restricted_here(getenv(ENV_PARAMS));
-	if (m->restricted == 1) {
-		snprintf(why, len, "access to the GPU performance counters is restricted to admin users "
-				   "(RmProfilingAdminOnly: 1 in the driver's parameters) and this process is none: load "
-				   "the nvidia module with NVreg_RestrictProfilingToAdminUsers=0 (a line \"options nvidia "
-				   "NVreg_RestrictProfilingToAdminUsers=0\" in /etc/modprobe.d, then reload the module or "
-				   "reboot), or run as root");
-		return CUPTI_CB_EPERM;
-	}
+	int rc = cupti_cb_profiler_base_permission(&m->b, why, len);
+	if (rc)
+		return rc;
 	int def = default_device(m);
 	for (unsigned i = 0; i < s->n; i++) {
 		int d = CUPTI_CB_CODE_DEV(s->codes[i]) >= 0 ? CUPTI_CB_CODE_DEV(s->codes[i]) : def;
@@ -626,18 +468,13 @@ static int refusal_at_add(struct msrc *m, struct mset *s, char *why, size_t len)
 			continue;
 		seen[d] = 1;
 		pthread_mutex_lock(&m->lock);
-		const char *chip = device_chip(m, d);	/* NULL: no device; the start says why */
-		int other = chip && other_chip(m, d, chip, why, len);
-		if (!other && chip && m->dev_unsupported[d][0]) {
-			snprintf(why, len, "%s", m->dev_unsupported[d]);
-			other = 1;
-		}
+		rc = cupti_cb_profiler_base_check_device_locked(&m->b, d, why, len);
 		unlock_source(m);
-		if (other)
-			return CUPTI_CB_EUNAVAIL;
-		int busy = cupti_cb_services_check_counters(m->e, d, COUNTERS_WHO, why, len);
-		if (busy)
-			return busy;	/* PM sampling holds the device */
+		if (rc)
+			return rc;
+		rc = cupti_cb_services_check_counters(m->e, d, COUNTERS_WHO, why, len);
+		if (rc)
+			return rc;	/* PM sampling holds the device */
 	}
 	return CUPTI_CB_OK;
 }
@@ -663,10 +500,10 @@ static int m_set_update(void *self, void *set, const uint32_t *codes, unsigned n
 		if (rc)
 			return rc;
 		s->codes[i] = codes[i];
-		cupti_cb_profiler_catalog_full_name(&m->cat, metric, variant, s->names[i], sizeof s->names[i]);
+		cupti_cb_profiler_catalog_full_name(&m->b.cat, metric, variant, s->names[i], sizeof s->names[i]);
 		s->full[i] = s->names[i];
-		s->additive[i] = cupti_cb_profiler_catalog_is_additive(&m->cat, metric, variant);
-		s->integer[i] = (uint8_t)cupti_cb_profiler_catalog_is_integer(&m->cat, metric, variant);
+		s->additive[i] = cupti_cb_profiler_catalog_is_additive(&m->b.cat, metric, variant);
+		s->integer[i] = (uint8_t)cupti_cb_profiler_catalog_is_integer(&m->b.cat, metric, variant);
 	}
 	s->n = n;
 	if (n == 0)
@@ -686,7 +523,7 @@ static int m_set_update(void *self, void *set, const uint32_t *codes, unsigned n
 			 "these %u metrics need %zu passes on %s, and cupti_cb collects one pass over a PAPI "
 			 "range (the application's work cannot be replayed): split them into event sets of "
 			 "one pass each, or into several runs",
-			 n, passes, m->chip);
+			 n, passes, m->b.chip);
 		s->n = 0;
 		return CUPTI_CB_EPASSES;
 	}
@@ -723,13 +560,13 @@ static size_t passes_of(struct msrc *m, struct mset *s, char *why, size_t len)
 	}
 	struct cupti_cb_profiler_config cfg;
 	uint64_t t0 = cupti_cb_mono_ns();
-	if (cupti_cb_profiler_config_build(&cfg, &m->p, m->chip, NULL, names, n, why, len)) {
+	if (cupti_cb_profiler_config_build(&cfg, &m->b.p, m->b.chip, NULL, names, n, why, len)) {
 		free(key);
 		return 0;
 	}
 	size_t passes = cfg.passes;
 	cupti_cb_profiler_config_free(&cfg);
-	TRACE(m, "%u metrics need %zu pass%s on %s (%.1f ms)", s->n, passes, passes == 1 ? "" : "es", m->chip,
+	TRACE(m, "%u metrics need %zu pass%s on %s (%.1f ms)", s->n, passes, passes == 1 ? "" : "es", m->b.chip,
 	      (cupti_cb_mono_ns() - t0) / 1e6);
 	free(m->passes_key);
 	m->passes_key = key;
@@ -981,8 +818,8 @@ static void let_go_locked(struct msrc *m, struct mset *s)
 static int start_locked(struct msrc *m, struct mset *s, char *why, size_t len)
 {
 	int dev[MAX_EVENTS];
-	if (!m->have_catalog) {
-		snprintf(why, len, "hardware metrics are not available: %s", m->why);
+	if (!m->b.have_catalog) {
+		snprintf(why, len, "hardware metrics are not available: %s", m->b.why);
 		return CUPTI_CB_EUNAVAIL;
 	}
 	int rc = cupti_cb_services_watch_contexts(m->e, on_context, m, why, len);
@@ -1206,9 +1043,7 @@ static void *m_open(struct cupti_cb_services *services, unsigned id)
 		return NULL;
 	m->e = services;
 	m->id = id;
-	m->events.id = id;
-	m->restricted = 2;
-	atomic_init(&m->n_devices, -1);
+	cupti_cb_profiler_base_init(&m->b, services, id, "metrics", CUPTI_PROFILER_TYPE_RANGE_PROFILER);
 	pthread_mutex_init(&m->lock, NULL);
 	pthread_mutex_init(&m->pend_lock, NULL);
 	return m;

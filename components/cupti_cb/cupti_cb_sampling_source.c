@@ -27,17 +27,15 @@
 #include <string.h>
 
 #include "cupti_cb_profiler_api.h"
+#include "cupti_cb_profiler_base.h"
 #include "cupti_cb_profiler_catalog.h"
 #include "cupti_cb_profiler_config.h"
 #include "cupti_cb_profiler_events.h"
-#include "cupti_cb_profiler_permission.h"
 #include "cupti_cb_sampling_session.h"
 #include "cupti_cb_services.h"
 #include "cupti_cb_signal_context.h"
 #include "cupti_cb_source.h"
 
-#define ENV_CHIP CUPTI_CB_ENV_CHIP
-#define ENV_PARAMS "CUPTI_CB_NVIDIA_PARAMS"	/* the driver's parameters (tests name another file) */
 #define MAX_EVENTS 64			/* sampled metrics in one event set */
 #define COUNTERS_WHO "PM sampling (:sampled)"
 
@@ -53,23 +51,14 @@ struct ssrc {
 	struct cupti_cb_services *e;
 	unsigned id;
 	pthread_mutex_t lock;
-	atomic_int n_devices;		/* -1 until counted */
-	int tried_catalog, have_catalog, have_api;
-	unsigned profiler_holds;	/* this source's holds of CUPTI's profiler */
-	struct cupti_cb_profiler_api p;
-	struct cupti_cb_pm_sampling_api pm;
-	struct cupti_cb_profiler_catalog cat;
-	struct cupti_cb_profiler_events events;
-	char chip[64];
-	char why[CUPTI_CB_WHY_LEN];
-	char dev_chip[CUPTI_CB_MAX_DEVICES][64];
-	char dev_unsupported[CUPTI_CB_MAX_DEVICES][256];
+	/* The Profiler API, the profiler's holds, the devices' chips and the
+	 * catalogue, shared in form with the Range Profiler's source. */
+	struct cupti_cb_profiler_base b;
 	struct cupti_cb_sampling_session *sess[CUPTI_CB_MAX_DEVICES];
 	uint8_t claimed[CUPTI_CB_MAX_DEVICES];	/* the device's counters claimed (cupti_cb_services_claim_counters) */
 	struct cupti_cb_sampling_options opt;
 	int have_opt;
 	unsigned epoch;			/* bumped when the sessions go (PAPI_shutdown, fork) */
-	int restricted;			/* 2: not asked yet */
 	char *passes_key;		/* the last pass count computed, by its list of names */
 	size_t passes_val;
 };
@@ -115,74 +104,24 @@ struct sset {
 
 /* ---- opening ------------------------------------------------------------------ */
 
-static int load_api(struct ssrc *m)
-{
-	if (m->have_api)
-		return 0;
-	if (cupti_cb_profiler_api_load(&m->p, m->e->api.cupti_lib, m->why, sizeof m->why) ||
-	    cupti_cb_pm_sampling_api_load(&m->pm, m->e->api.cupti_lib, m->why, sizeof m->why))
-		return -1;
-	m->have_api = 1;
-	return 0;
-}
-
-static int profiler_up(void *arg, char *why, size_t len)
-{
-	struct ssrc *m = arg;
-	CUpti_Profiler_Initialize_Params ip = { CUpti_Profiler_Initialize_Params_STRUCT_SIZE, NULL };
-	CUptiResult r = m->p.cuptiProfilerInitialize(&ip);
-	if (r != CUPTI_SUCCESS) {
-		CUpti_Profiler_DeInitialize_Params dp = { CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE, NULL };
-		m->p.cuptiProfilerDeInitialize(&dp);
-		snprintf(why, len, "cuptiProfilerInitialize failed: %s%s", cupti_cb_profiler_api_error(&m->p, r),
-			 r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ?
-				 " (another profiler, such as Nsight Compute, holds CUPTI's profiler in this process: "
-				 "hardware metrics cannot be listed or counted beside it; the callback events can)" :
-				 "");
-		return -1;
-	}
-	TRACE(m, "profiler initialized");
-	return 0;
-}
-
-static void profiler_down(void *arg)
-{
-	struct ssrc *m = arg;
-	CUpti_Profiler_DeInitialize_Params dp = { CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE, NULL };
-	m->p.cuptiProfilerDeInitialize(&dp);
-	TRACE(m, "profiler de-initialized");
-}
-
 static int profiler_hold(struct ssrc *m, char *why, size_t len)
 {
-	if (cupti_cb_services_profiler_hold(m->e, profiler_up, m, why, len))
-		return -1;
-	m->profiler_holds++;
-	return 0;
+	return cupti_cb_profiler_base_hold(&m->b, why, len);
 }
 
 static void profiler_release(struct ssrc *m)
 {
-	if (!m->profiler_holds)
-		return;
-	m->profiler_holds--;
-	cupti_cb_services_profiler_release(m->e, profiler_down, m);
+	cupti_cb_profiler_base_release(&m->b);
 }
 
 static int count_devices_locked(struct ssrc *m)
 {
-	int n = atomic_load(&m->n_devices);
-	if (n >= 0)
-		return n;
-	if (cupti_cb_services_count_devices(m->e, &n, m->why, sizeof m->why))
-		n = 0;
-	atomic_store(&m->n_devices, n > CUPTI_CB_MAX_DEVICES ? CUPTI_CB_MAX_DEVICES : n);
-	return atomic_load(&m->n_devices);
+	return cupti_cb_profiler_base_devices_locked(&m->b);
 }
 
 static int count_devices(struct ssrc *m)
 {
-	int n = atomic_load(&m->n_devices);
+	int n = atomic_load(&m->b.n_devices);
 	if (n >= 0)
 		return n;
 	pthread_mutex_lock(&m->lock);
@@ -191,100 +130,23 @@ static int count_devices(struct ssrc *m)
 	return n;
 }
 
-/* Whether CUPTI says the device can be PM-sampled; "" in dev_unsupported
- * when it can or cannot tell. */
-static void check_support(struct ssrc *m, int d)
-{
-	CUdevice dev;
-	m->dev_unsupported[d][0] = '\0';
-	if (!m->e->api.cuDeviceGet || m->e->api.cuDeviceGet(&dev, d) != CUDA_SUCCESS)
-		return;
-	CUpti_Profiler_DeviceSupported_Params q = { .structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE };
-	q.cuDevice = dev;
-	q.api = CUPTI_PROFILER_PM_SAMPLING;
-	if (m->p.cuptiProfilerDeviceSupported(&q) != CUPTI_SUCCESS ||
-	    (q.isSupported != CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED &&
-	     q.isSupported != CUPTI_PROFILER_CONFIGURATION_DISABLED))
-		return;
-	cupti_cb_profiler_unsupported(&q, d, "PM sampling", m->dev_unsupported[d], sizeof m->dev_unsupported[d]);
-}
-
-/* Every device's chip and support, asked once under a short hold of the
- * profiler. NULL: no such device, or CUPTI could not tell (m->why). */
 static const char *device_chip(struct ssrc *m, int dev)
 {
-	int n = count_devices_locked(m);
-	if (dev < 0 || dev >= n)
-		return NULL;
-	if (m->dev_chip[dev][0])
-		return m->dev_chip[dev];
-	if (load_api(m) || profiler_hold(m, m->why, sizeof m->why))
-		return NULL;
-	for (int d = 0; d < n; d++) {
-		if (m->dev_chip[d][0])
-			continue;
-		CUpti_Device_GetChipName_Params cp = { CUpti_Device_GetChipName_Params_STRUCT_SIZE, NULL, (size_t)d,
-						       NULL };
-		CUptiResult r = m->p.cuptiDeviceGetChipName(&cp);
-		check_support(m, d);
-		if (r == CUPTI_SUCCESS && cp.pChipName)
-			snprintf(m->dev_chip[d], sizeof m->dev_chip[d], "%s", cp.pChipName);
-		else if (d == dev)
-			snprintf(m->why, sizeof m->why, "cuptiDeviceGetChipName(%d) failed: %s", dev,
-				 cupti_cb_profiler_api_error(&m->p, r));
-	}
-	profiler_release(m);
-	return m->dev_chip[dev][0] ? m->dev_chip[dev] : NULL;
+	return cupti_cb_profiler_base_chip_locked(&m->b, dev);
 }
 
-/* The catalogue of the metrics PM sampling collects: of CUPTI_CB_CHIP's
- * chip, else of device 0's. Tried once. */
 static int ensure_catalog_locked(struct ssrc *m)
 {
-	if (m->have_catalog)
-		return 0;
-	if (m->tried_catalog)
-		return -1;
-	const char *env = getenv(ENV_CHIP);
-	int named = env && env[0];
-	const char *given = getenv(CUPTI_CB_ENV_DEVICE_COUNT);
-	if (!named && given && given[0]) {
-		/* Inside cuInit (an injected tool): the profiler must not be
-		 * asked there (cupti_cb_metric_source.c says why). */
-		snprintf(m->why, sizeof m->why, "the metric catalogue is not built while " CUPTI_CB_ENV_DEVICE_COUNT
-						" is set (inside cuInit): name the chip with " ENV_CHIP);
-		return -1;
-	}
-	m->tried_catalog = 1;
-	if (load_api(m))
-		return -1;
-	const char *chip = named ? env : device_chip(m, 0);
-	if (!chip) {
-		if (!m->why[0])
-			snprintf(m->why, sizeof m->why, "no CUDA device to take the chip name from: name one with "
-							ENV_CHIP " (for example GH100)");
-		return -1;
-	}
-	snprintf(m->chip, sizeof m->chip, "%s", chip);
-	uint64_t t0 = cupti_cb_mono_ns();
-	if (cupti_cb_profiler_catalog_build_for(&m->cat, &m->p, m->chip, CUPTI_PROFILER_TYPE_PM_SAMPLING, m->why,
-						sizeof m->why))
-		return -1;
-	m->events.cat = &m->cat;
-	m->have_catalog = 1;
-	m->why[0] = '\0';
-	TRACE(m, "catalogue of %s: %u metrics can be sampled (%.1f ms)", m->chip, m->cat.n_metrics,
-	      (cupti_cb_mono_ns() - t0) / 1e6);
-	return 0;
+	return cupti_cb_profiler_base_catalog_locked(&m->b);
 }
 
 static int ensure_catalog(struct ssrc *m)
 {
 	pthread_mutex_lock(&m->lock);
-	int tried = m->tried_catalog;
+	int tried = m->b.tried_catalog;
 	int rc = ensure_catalog_locked(m);
 	if (rc && !tried)
-		TRACE(m, "no catalogue: %s", m->why);
+		TRACE(m, "no catalogue: %s", m->b.why);
 	pthread_mutex_unlock(&m->lock);
 	return rc;
 }
@@ -303,10 +165,10 @@ static void s_opened(void *self, enum cupti_cb_stage stage)
 
 static int decode(struct ssrc *m, uint32_t code, uint32_t *metric, uint32_t *variant)
 {
-	if (!m->have_catalog)
+	if (!m->b.have_catalog)
 		return CUPTI_CB_ENOEVNT;
 	int n = CUPTI_CB_CODE_DEV(code) >= 0 ? count_devices(m) : 0;
-	return cupti_cb_profiler_events_decode(&m->events, code, n, metric, variant);
+	return cupti_cb_profiler_events_decode(&m->b.events, code, n, metric, variant);
 }
 
 static int s_valid(void *self, uint32_t code)
@@ -318,20 +180,20 @@ static int s_valid(void *self, uint32_t code)
 static int s_first(void *self, uint32_t *code)
 {
 	struct ssrc *m = self;
-	return ensure_catalog(m) ? CUPTI_CB_ENOEVNT : cupti_cb_profiler_events_first(&m->events, code);
+	return ensure_catalog(m) ? CUPTI_CB_ENOEVNT : cupti_cb_profiler_events_first(&m->b.events, code);
 }
 
 static int s_next(void *self, uint32_t *code)
 {
 	struct ssrc *m = self;
-	return m->have_catalog ? cupti_cb_profiler_events_next(&m->events, code) : CUPTI_CB_ENOEVNT;
+	return m->b.have_catalog ? cupti_cb_profiler_events_next(&m->b.events, code) : CUPTI_CB_ENOEVNT;
 }
 
 static int s_lookup(void *self, const char *base, uint32_t *code)
 {
 	struct ssrc *m = self;
-	return ensure_catalog(m) ? cupti_cb_profiler_refusal(m->why) :
-				   cupti_cb_profiler_events_lookup(&m->events, base, code);
+	return ensure_catalog(m) ? cupti_cb_profiler_refusal(m->b.why) :
+				   cupti_cb_profiler_events_lookup(&m->b.events, base, code);
 }
 
 /* Device-wide counts: ":process" changes nothing, ":thread" has no meaning. */
@@ -351,7 +213,7 @@ static int s_base_name(void *self, uint32_t code, char *buf, size_t len)
 	struct ssrc *m = self;
 	uint32_t metric, variant;
 	int rc = decode(m, code, &metric, &variant);
-	return rc ? rc : cupti_cb_profiler_events_base_name(&m->events, metric, variant, buf, len);
+	return rc ? rc : cupti_cb_profiler_events_base_name(&m->b.events, metric, variant, buf, len);
 }
 
 static int s_descr(void *self, uint32_t code, char *buf, size_t len)
@@ -365,7 +227,7 @@ static int s_descr(void *self, uint32_t code, char *buf, size_t len)
 	if (o < 0 || (size_t)o >= len)
 		return CUPTI_CB_OK;
 	pthread_mutex_lock(&m->lock);
-	cupti_cb_profiler_events_descr(&m->events, metric, buf + o, len - (size_t)o);
+	cupti_cb_profiler_events_descr(&m->b.events, metric, buf + o, len - (size_t)o);
 	pthread_mutex_unlock(&m->lock);
 	return CUPTI_CB_OK;
 }
@@ -386,20 +248,20 @@ static int s_facts(void *self, uint32_t code, struct cupti_cb_event_facts *f)
 	if (rc)
 		return rc;
 	pthread_mutex_lock(&m->lock);
-	cupti_cb_profiler_events_facts(&m->events, metric, variant, f);
+	cupti_cb_profiler_events_facts(&m->b.events, metric, variant, f);
 	pthread_mutex_unlock(&m->lock);
 	return CUPTI_CB_OK;
 }
 
 static const char *s_why(void *self)
 {
-	return ((struct ssrc *)self)->why;
+	return ((struct ssrc *)self)->b.why;
 }
 
 static unsigned s_count(void *self)
 {
 	struct ssrc *m = self;
-	return m->have_catalog ? m->cat.n_metrics : 0;
+	return m->b.have_catalog ? m->b.cat.n_metrics : 0;
 }
 
 /* ---- sessions (under the lock) --------------------------------------------------- */
@@ -430,11 +292,7 @@ static int session_error(int rc)
 
 static int other_chip(struct ssrc *m, int dev, const char *chip, char *why, size_t len)
 {
-	if (!strcmp(chip, m->chip))
-		return 0;
-	snprintf(why, len, "device %d is a %s, but the metric catalogue is of %s (" ENV_CHIP "): unset " ENV_CHIP
-			   " or name this chip", dev, chip, m->chip);
-	return 1;
+	return cupti_cb_profiler_base_other_chip(&m->b, dev, chip, why, len);
 }
 
 /* The device's session, made at its first use: the options, the
@@ -446,13 +304,13 @@ static struct cupti_cb_sampling_session *session(struct ssrc *m, int dev, int *e
 		return m->sess[dev];
 	const char *chip = device_chip(m, dev);
 	if (!chip) {
-		snprintf(why, len, "%s", m->why[0] ? m->why : "no such CUDA device");
+		snprintf(why, len, "%s", m->b.why[0] ? m->b.why : "no such CUDA device");
 		return NULL;
 	}
 	if (other_chip(m, dev, chip, why, len))
 		return NULL;
-	if (m->dev_unsupported[dev][0]) {
-		snprintf(why, len, "%s", m->dev_unsupported[dev]);
+	if (m->b.dev_unsupported[dev][0]) {
+		snprintf(why, len, "%s", m->b.dev_unsupported[dev]);
 		return NULL;
 	}
 	if (!m->have_opt && cupti_cb_sampling_options_from_env(&m->opt, why, len)) {
@@ -471,7 +329,7 @@ static struct cupti_cb_sampling_session *session(struct ssrc *m, int dev, int *e
 		*err = CUPTI_CB_ECUPTI;
 		return NULL;
 	}
-	int rc = cupti_cb_sampling_session_init(s, &m->p, &m->pm, dev, chip, &m->opt, m->e->trace, why, len);
+	int rc = cupti_cb_sampling_session_init(s, &m->b.p, &m->b.pm, dev, chip, &m->opt, m->e->trace, why, len);
 	if (rc) {
 		profiler_release(m);
 		free(s);
@@ -544,30 +402,19 @@ static void let_go_locked(struct ssrc *m, struct sset *s)
 static int refusal_at_add(struct ssrc *m, struct sset *s, char *why, size_t len)
 {
 	uint8_t seen[CUPTI_CB_MAX_DEVICES] = { 0 };
-	if (m->restricted == 2)
-		m->restricted = cupti_cb_profiler_permission_restricted_here(getenv(ENV_PARAMS));
-	if (m->restricted == 1) {
-		snprintf(why, len, "access to the GPU performance counters is restricted to admin users "
-				   "(RmProfilingAdminOnly: 1 in the driver's parameters) and this process is none: load "
-				   "the nvidia module with NVreg_RestrictProfilingToAdminUsers=0, or run as root");
-		return CUPTI_CB_EPERM;
-	}
+	int rc = cupti_cb_profiler_base_permission(&m->b, why, len);
+	if (rc)
+		return rc;
 	int def = default_device(m);
 	for (unsigned i = 0; i < s->n; i++) {
 		int d = CUPTI_CB_CODE_DEV(s->codes[i]) >= 0 ? CUPTI_CB_CODE_DEV(s->codes[i]) : def;
 		if (d < 0 || d >= CUPTI_CB_MAX_DEVICES || seen[d])
 			continue;
 		seen[d] = 1;
-		const char *chip = device_chip(m, d);	/* NULL: no device; the start says why */
-		if (chip && other_chip(m, d, chip, why, len))
-			return CUPTI_CB_EUNAVAIL;
-		if (chip && m->dev_unsupported[d][0]) {
-			snprintf(why, len, "%s", m->dev_unsupported[d]);
-			return CUPTI_CB_EUNAVAIL;
-		}
-		int busy = cupti_cb_services_check_counters(m->e, d, COUNTERS_WHO, why, len);
-		if (busy)
-			return busy;
+		if ((rc = cupti_cb_profiler_base_check_device_locked(&m->b, d, why, len)))
+			return rc;
+		if ((rc = cupti_cb_services_check_counters(m->e, d, COUNTERS_WHO, why, len)))
+			return rc;
 	}
 	return CUPTI_CB_OK;
 }
@@ -589,7 +436,7 @@ static size_t passes_of(struct ssrc *m, struct sset *s, char *why, size_t len)
 		return m->passes_val;
 	}
 	struct cupti_cb_profiler_config cfg;
-	if (cupti_cb_profiler_config_build_for(&cfg, &m->p, CUPTI_PROFILER_TYPE_PM_SAMPLING, m->chip, NULL, s->full,
+	if (cupti_cb_profiler_config_build_for(&cfg, &m->b.p, CUPTI_PROFILER_TYPE_PM_SAMPLING, m->b.chip, NULL, s->full,
 					       s->n, why, len)) {
 		free(key);
 		return 0;
@@ -613,10 +460,10 @@ static int set_update_locked(struct ssrc *m, struct sset *s, const uint32_t *cod
 		if (rc)
 			return rc;
 		s->codes[i] = codes[i];
-		cupti_cb_profiler_catalog_full_name(&m->cat, metric, variant, s->names[i], sizeof s->names[i]);
+		cupti_cb_profiler_catalog_full_name(&m->b.cat, metric, variant, s->names[i], sizeof s->names[i]);
 		s->full[i] = s->names[i];
-		s->additive[i] = cupti_cb_profiler_catalog_is_additive(&m->cat, metric, variant);
-		s->integer[i] = (uint8_t)cupti_cb_profiler_catalog_is_integer(&m->cat, metric, variant);
+		s->additive[i] = cupti_cb_profiler_catalog_is_additive(&m->b.cat, metric, variant);
+		s->integer[i] = (uint8_t)cupti_cb_profiler_catalog_is_integer(&m->b.cat, metric, variant);
 	}
 	s->n = n;
 	if (n == 0)
@@ -629,7 +476,7 @@ static int set_update_locked(struct ssrc *m, struct sset *s, const uint32_t *cod
 		snprintf(why, len,
 			 "these %u metrics need %zu passes on %s, and PM sampling collects one pass: sample fewer "
 			 "metrics in one set, or read them from the Range Profiler (the names without :sampled)",
-			 n, passes, m->chip);
+			 n, passes, m->b.chip);
 		rc = CUPTI_CB_EPASSES;
 	}
 	if (rc)
@@ -779,8 +626,8 @@ static int same_devices(struct ssrc *m, struct sset *s)
 
 static int start_locked(struct ssrc *m, struct sset *s, char *why, size_t len)
 {
-	if (!m->have_catalog) {
-		snprintf(why, len, "sampled hardware metrics are not available: %s", m->why);
+	if (!m->b.have_catalog) {
+		snprintf(why, len, "sampled hardware metrics are not available: %s", m->b.why);
 		return CUPTI_CB_EUNAVAIL;
 	}
 	if (!s->held || s->epoch != m->epoch || !same_devices(m, s)) {
@@ -1017,7 +864,7 @@ static void s_after_fork_child(void *self)
 	pthread_mutex_init(&m->lock, NULL);
 	memset(m->sess, 0, sizeof m->sess);
 	memset(m->claimed, 0, sizeof m->claimed);
-	m->profiler_holds = 0;
+	m->b.holds = 0;
 	m->epoch++;
 }
 
@@ -1028,9 +875,7 @@ static void *s_open(struct cupti_cb_services *services, unsigned id)
 		return NULL;
 	m->e = services;
 	m->id = id;
-	m->events.id = id;
-	m->restricted = 2;
-	atomic_init(&m->n_devices, -1);
+	cupti_cb_profiler_base_init(&m->b, services, id, "sampling", CUPTI_PROFILER_TYPE_PM_SAMPLING);
 	pthread_mutex_init(&m->lock, NULL);
 	return m;
 }
