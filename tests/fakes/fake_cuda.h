@@ -214,6 +214,9 @@ void fake_pm_add(int dev, const char *metric, double v);
 /* The next n samples of device dev that complete are left out of the hardware buffer, with no
  * overflow: a gap between two decoded samples, as the GPU left beside several threads' first CUDA
  * calls (H200, CUDA 13.0). */
+/* As CUPTI 13.0 on an H100: a second cuptiPmSamplingSetConfig on one object succeeds, and no sample
+ * of that object completes again; an enabled object, started or not, makes the Range Profiler's start
+ * on its device return CUPTI_ERROR_HARDWARE_BUSY. */
 void fake_pm_skip(int dev, int n);
 void fake_pm_tick(int dev);
 /* The next n calls of cuptiPmSampling<call> ("Enable", "Disable", "SetConfig", "Start", "Stop",

@@ -68,6 +68,7 @@ struct pm_record {
 struct pm_object { /* a CUpti_PmSampling_Object */
 	int dev;
 	int configured, started;
+	int stale;		/* configured twice: as on an H100 (CUDA 13.0), no sample completes again */
 	uint64_t interval;
 	CUpti_PmSampling_TriggerMode trigger;
 	CUpti_PmSampling_HardwareBuffer_AppendMode append;
@@ -280,7 +281,7 @@ static void push_empty(struct pm_object *o)
  */
 static void advance(struct pm_object *o, uint64_t now)
 {
-	if (!o || !o->started || now < o->open_start || now - o->open_start < o->interval)
+	if (!o || !o->started || o->stale || now < o->open_start || now - o->open_start < o->interval)
 		return;
 	uint64_t empty = (now - o->open_start) / o->interval - 1;
 	complete_open(o, o->open_start + o->interval);
@@ -347,7 +348,7 @@ void fake_pm_tick(int dev)
 	pthread_mutex_lock(&pmlock);
 	advance_all();
 	struct pm_object *o = dev >= 0 && dev < FAKE_PM_MAX_DEVICES ? objs[dev] : NULL;
-	if (o && o->started)
+	if (o && o->started && !o->stale)
 		complete_open(o, now_ns());
 	pthread_mutex_unlock(&pmlock);
 }
@@ -384,7 +385,8 @@ size_t fake_pm_buffered(int dev)
 CUptiResult fake_pm_exclusive(int dev, CUptiResult (*fn)(void *), void *arg)
 {
 	pthread_mutex_lock(&pmlock);
-	int busy = dev >= 0 && dev < FAKE_PM_MAX_DEVICES && objs[dev] && objs[dev]->started;
+	/* An enabled object holds the counters, started or not (H100, CUDA 13.0). */
+	int busy = dev >= 0 && dev < FAKE_PM_MAX_DEVICES && objs[dev];
 	CUptiResult r = busy ? CUPTI_ERROR_HARDWARE_BUSY : fn(arg);
 	pthread_mutex_unlock(&pmlock);
 	return r;
@@ -479,6 +481,7 @@ static CUptiResult set_config(struct pm_object *o, const CUpti_PmSampling_SetCon
 	o->ring = NULL;
 	o->ring_alloc = o->head = o->count = 0;
 	o->overflow = 0;
+	o->stale = o->configured;	/* a second configuration is taken, and samples no more */
 	o->configured = 1;
 	return CUPTI_SUCCESS;
 }
@@ -532,7 +535,8 @@ CUptiResult CUPTIAPI cuptiPmSamplingStop(CUpti_PmSampling_Stop_Params *p)
 		r = CUPTI_ERROR_INVALID_OPERATION;
 	else {
 		/* Everything added before the stop is in a completed sample. */
-		complete_open(o, now_ns());
+		if (!o->stale)
+			complete_open(o, now_ns());
 		o->started = 0;
 	}
 	pthread_mutex_unlock(&pmlock);

@@ -553,6 +553,27 @@ static void range_disable(CUpti_RangeProfiler_Object *r)
 	CHECK_R(cuptiRangeProfilerDisable(&p), CUPTI_SUCCESS);
 }
 
+/* A second configuration of one object is taken, and no sample completes after it. */
+static void check_second_config(void)
+{
+	CUpti_PmSampling_Object *o;
+	CHECK_R(enable(0, &o), CUPTI_SUCCESS);
+	CHECK_R(config(o, 1000, 4, CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL,
+		       CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST),
+		CUPTI_SUCCESS);
+	CHECK_R(config(o, 1000, 4, CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL,
+		       CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST),
+		CUPTI_SUCCESS);
+	CHECK_R(start(o), CUPTI_SUCCESS);
+	fake_pm_add(0, READ, 5);
+	fake_pm_tick(0);
+	CHECK(fake_pm_buffered(0) == 0, "a sample completed after a second SetConfig: %zu buffered",
+	      fake_pm_buffered(0));
+	CHECK_R(stop(o), CUPTI_SUCCESS);
+	CHECK(fake_pm_buffered(0) == 0, "the stop completed a sample after a second SetConfig");
+	CHECK_R(disable(o), CUPTI_SUCCESS);
+}
+
 static void check_busy(void)
 {
 	CUpti_PmSampling_Object *o;
@@ -573,9 +594,16 @@ static void check_busy(void)
 	CHECK(fake_range_starts() == starts + 1, "range starts %d, want %d", fake_range_starts(), starts + 1);
 	CHECK_R(range_stop(r1), CUPTI_SUCCESS);
 	CHECK_R(stop(o), CUPTI_SUCCESS);
+	/* Stopped but enabled, the object still holds device 0 (as on an H100). */
+	CHECK_R(range_start(r0), CUPTI_ERROR_HARDWARE_BUSY);
+	CHECK_R(disable(o), CUPTI_SUCCESS);
 
 	/* A range on device 0 holds it: no PM sampling there, until the range stops. */
 	CHECK_R(range_start(r0b), CUPTI_SUCCESS);
+	CHECK_R(enable(0, &o), CUPTI_SUCCESS);
+	CHECK_R(config(o, 1000, 4, CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL,
+		       CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_LATEST),
+		CUPTI_SUCCESS);
 	CHECK_R(start(o), CUPTI_ERROR_HARDWARE_BUSY);
 	CHECK(fake_pm_started(0) == 0, "started while busy");
 	CHECK_R(range_stop(r0b), CUPTI_SUCCESS);
@@ -889,6 +917,7 @@ int main(void)
 	check_overflow(CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST, oldest);
 	check_overflow(CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_LATEST, latest);
 	check_busy();
+	check_second_config();
 	check_faults();
 #ifdef FAKE_PM_CHECK_HOST
 	check_host();

@@ -25,7 +25,8 @@
  *               PAPI_stop in the handler is refused (it takes the source's lock).
  *   conflict  - a Range Profiler set holding device 0: the add of a sampled metric is refused with
  *               PAPI_ECNFLCT and a sentence naming the holder; once that set is cleaned up the
- *               sampled set starts; then the Range Profiler's add is refused the same way.
+ *               sampled set starts; then the Range Profiler's add is refused the same way, and it
+ *               starts once the sampled set is cleaned up (a stopped one still holds the device).
  *   busy      - another profiler holds the counters (cuptiPmSamplingStart: HARDWARE_BUSY):
  *               PAPI_start gives PAPI_ECNFLCT and says so; the callback events of another set
  *               keep counting; with the counters free again the same set starts.
@@ -46,6 +47,8 @@
  *               a set of a sampled metric and kernel.launches still returns PAPI_OK with the values
  *               (the samples it has, and every launch), and PAPI_VERBOSE prints that the sampled
  *               values may undercount; an overflow, by contrast, fails the read.
+ *   overflowrefused - PAPI_overflow on a sampled metric (HPCToolkit's way) is refused with the
+ *               source's sentence: a sample is known only once decoded, never at a CUDA call.
  *   devices   - an event without :device counts the device of the starting thread's current
  *               context, at each start (device 1, then device 0 after the thread switched); one
  *               with :device=1 counts device 1 only, whatever the thread's device.
@@ -380,6 +383,12 @@ static int conflict_case(void)
     capture_stderr_end(err, sizeof err);
     CHECK_EQ("and now the Range Profiler's add is refused", rc, PAPI_ECNFLCT);
     CHECK_TRUE("naming PM sampling", strstr(err, "PM sampling") != NULL);
+    /* The sampled set stopped is not enough (an enabled PM sampling object keeps the Range
+     * Profiler from starting); once it is cleaned up the Range Profiler's set starts. */
+    CHECK_PAPI(PAPI_cleanup_eventset(s));
+    CHECK_PAPI(ct_add(r, "dram__bytes_read.sum"));
+    CHECK_PAPI(PAPI_start(r));
+    CHECK_PAPI(PAPI_stop(r, &v));
     return ct_done();
 }
 
@@ -567,6 +576,26 @@ static int gap_case(void)
     return ct_done();
 }
 
+static void no_handler(int es, void *address, long long overflow_vector, void *context)
+{
+    (void)es, (void)address, (void)overflow_vector, (void)context;
+}
+
+static int overflow_refused_case(void)
+{
+    char err[8192] = "";
+    setenv("PAPI_VERBOSE", "1", 1);
+    ct_library_init();
+    const char *names[] = { READ };
+    int es = new_set(names, 1), code = code_of(READ);
+    capture_stderr_begin();
+    int rc = PAPI_overflow(es, code, 100, 0, no_handler);
+    capture_stderr_end(err, sizeof err);
+    CHECK_EQ("PAPI_overflow on a sampled metric is refused: PAPI_ENOSUPP", rc, PAPI_ENOSUPP);
+    CHECK_TRUE("saying why", strstr(err, "decoded") != NULL);
+    return ct_done();
+}
+
 static int devices_case(void)
 {
     long long v[2];
@@ -618,7 +647,7 @@ int main(int argc, char **argv)
         { "busy", busy_case },             { "noperm", noperm_case },       { "unsupported", unsupported_case },
         { "overflow", overflow_case },     { "decodefail", decodefail_case }, { "badenv", badenv_case },
         { "profiler", profiler_case },     { "otherprofiler", otherprofiler_case }, { "devices", devices_case },
-        { "gap", gap_case },
+        { "gap", gap_case },               { "overflowrefused", overflow_refused_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
