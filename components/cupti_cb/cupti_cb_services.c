@@ -833,16 +833,6 @@ int cupti_cb_services_check_counters(struct cupti_cb_services *e, int dev, const
 	return claim(e, dev, who, 0, why, len);
 }
 
-const char *cupti_cb_services_counters_holder(struct cupti_cb_services *e, int dev)
-{
-	if (dev < 0 || dev >= CUPTI_CB_MAX_DEVICES)
-		return NULL;
-	pthread_mutex_lock(&e->counters_lock);
-	const char *holder = e->counters_holder[dev];
-	pthread_mutex_unlock(&e->counters_lock);
-	return holder;
-}
-
 void cupti_cb_services_release_counters(struct cupti_cb_services *e, int dev, const char *who)
 {
 	if (dev < 0 || dev >= CUPTI_CB_MAX_DEVICES)

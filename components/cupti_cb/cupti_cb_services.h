@@ -234,8 +234,6 @@ int cupti_cb_services_claim_counters(struct cupti_cb_services *e, int dev, const
 /* The same check without the claim: for an add, which knows the
  * conflict before a start. */
 int cupti_cb_services_check_counters(struct cupti_cb_services *e, int dev, const char *who, char *why, size_t len);
-/* The label of the source holding device dev's counters, or NULL. */
-const char *cupti_cb_services_counters_holder(struct cupti_cb_services *e, int dev);
 void cupti_cb_services_release_counters(struct cupti_cb_services *e, int dev, const char *who);
 
 static inline struct cupti_cb_thread_counters *cupti_cb_services_thread_counters(struct cupti_cb_services *e)
