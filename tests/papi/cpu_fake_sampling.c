@@ -49,6 +49,9 @@
  *               values may undercount; an overflow, by contrast, fails the read.
  *   overflowrefused - PAPI_overflow on a sampled metric (HPCToolkit's way) is refused with the
  *               source's sentence: a sample is known only once decoded, never at a CUDA call.
+ *   hl        - the PAPI high-level API (PAPI_EVENTS with a sampled metric and kernel.launches;
+ *               regions "one" and "two", each ending one read's age after its work): the report
+ *               gives each region its own bytes and launches.
  *   devices   - an event without :device counts the device of the starting thread's current
  *               context, at each start (device 1, then device 0 after the thread switched); one
  *               with :device=1 counts device 1 only, whatever the thread's device.
@@ -58,6 +61,7 @@
 #include "ctest_util.h"
 #include "fake_play.h"
 #include "cupti_cb.h"
+#include "hl_report.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -596,6 +600,45 @@ static int overflow_refused_case(void)
     return ct_done();
 }
 
+/* Measured in a child: the high-level API writes its report at exit. */
+static int hl_child(void)
+{
+    env_defaults();
+    if (PAPI_hl_region_begin("one") != PAPI_OK)
+        ct_fatal("PAPI_hl_region_begin failed");
+    gpu_read(0, 300);
+    play_launches(2, FAKE_CTX0);
+    settle();
+    if (PAPI_hl_region_end("one") != PAPI_OK || PAPI_hl_region_begin("two") != PAPI_OK)
+        ct_fatal("PAPI_hl_region_end/begin failed");
+    gpu_read(0, 50);
+    gpu_read(0, 7);
+    play_launches(3, FAKE_CTX0);
+    settle();
+    if (PAPI_hl_region_end("two") != PAPI_OK)
+        ct_fatal("PAPI_hl_region_end failed");
+    return 0;
+}
+
+static int hl_case(void)
+{
+    char dir[] = "/tmp/cupti_cb_sampled_hl_XXXXXX";
+    if (!mkdtemp(dir))
+        ct_fatal("mkdtemp failed");
+    setenv("PAPI_OUTPUT_DIRECTORY", dir, 1);
+    setenv("PAPI_EVENTS", "cupti_cb:::" READ ",cupti_cb:::kernel.launches", 1);
+    int status = ct_run_self("/proc/self/exe", "hl-child", NULL, NULL);
+    CHECK_EQ("measured child exit status", status, 0);
+    static char report[1 << 16];
+    read_report(dir, report, sizeof report);
+    ct_note("report: %s", report);
+    CHECK_EQ("one: its sampled bytes", reported(report, "one", READ), 300);
+    CHECK_EQ("one: its launches", reported(report, "one", "kernel.launches"), 2);
+    CHECK_EQ("two: its sampled bytes", reported(report, "two", READ), 57);
+    CHECK_EQ("two: its launches", reported(report, "two", "kernel.launches"), 3);
+    return ct_done();
+}
+
 static int devices_case(void)
 {
     long long v[2];
@@ -641,13 +684,17 @@ static int profiler_case(void)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "hl-child")) {
+        fake_setup();
+        return hl_child();
+    }
     static const struct fake_case cases[] = {
         { "listing", listing_case },       { "exact", exact_case },         { "readreset", readreset_case },
         { "union", union_case },           { "sigread", sigread_case },     { "conflict", conflict_case },
         { "busy", busy_case },             { "noperm", noperm_case },       { "unsupported", unsupported_case },
         { "overflow", overflow_case },     { "decodefail", decodefail_case }, { "badenv", badenv_case },
         { "profiler", profiler_case },     { "otherprofiler", otherprofiler_case }, { "devices", devices_case },
-        { "gap", gap_case },               { "overflowrefused", overflow_refused_case },
+        { "gap", gap_case },               { "hl", hl_case },               { "overflowrefused", overflow_refused_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
