@@ -9,10 +9,23 @@
 #
 # Workloads:
 # Each workload waits 600 ms after its warm-up, so that --start-after 300ms counts its timed part.
-#   app     bench_app_loop: empty kernel launches (1 and 4 threads) with a copy every 200;
+#   app1, app4  bench_app_loop: empty kernel launches (1 and 4 threads) with a copy every 200;
 #           its own measure is ns per launch in the steady loop
+#   streams bench_streams: simpleStreams' pattern (4 streams, a kernel and a copy back to pinned
+#           memory on each, an event waited for); its own measure is us per iteration
 #   torch   bench_torch_step.py: training steps of a small MLP with PyTorch (when python3 can
 #           import torch and torch sees a GPU); its own measure is ms per step
+#
+# Modes that take parts of the runner away, to find where its cost goes (BENCH_MODES):
+#   runner_noflush   the default with CUPTI_CB_FLUSH_MS=60000 (no periodic activity flush)
+#   runner_cb_totals --no-gpu-activity with CUPTI_CB_RUN_MAX_EVENTS=3 (the totals only: calls and
+#                    their time are counted, no per-function event set, no minimum or maximum)
+#   runner_cb_calls  --no-gpu-activity with CUPTI_CB_RUN_MAX_EVENTS=1 (api.calls only: no clock)
+#   floor_res        CUPTI's floor with the resource callbacks (cbids_res)
+# Profiles (BENCH_WHERE=1): after the rounds, one more run of each workload in each of
+# BENCH_WHERE_MODES (default: floor_cb floor runner_cb runner) with libbench_where.so preloaded,
+# which samples the process's CPU time during the timed part: where/WORKLOAD-MODE.PID has the
+# samples by library and function, where.md the samples by library side by side.
 # For both, the wall time of the whole process (start to exit, where tools load and write their
 # reports) is measured too.
 #
@@ -27,7 +40,9 @@
 # BENCH_ROUNDS (default 3), BENCH_ITERS (launches per thread, default 20000), BENCH_STEPS
 # (timed training steps, default 200), BENCH_BUDGET (seconds for the whole run, default 300),
 # BENCH_NSYS_LIMIT (seconds one nsys run may take, default 90), BENCH_COMMIT (commit recorded;
-# default: <prefix>/share/cupti_cb/commit).
+# default: <prefix>/share/cupti_cb/commit), BENCH_WORKLOADS and BENCH_MODES (space-separated
+# lists; default: every workload, and the modes of the table without the ones above),
+# BENCH_STREAM_ITERS (iterations of bench_streams, default 5000).
 # (run-runner-bench.sh in the source tree, installed as run-runner-bench.)
 set -u
 
@@ -48,14 +63,18 @@ commit=$(bench_commit "@pkgdatadir@")
 bench_require_gpu
 [ -x "$runner" ] || { say "no $runner: install cupti_cb first"; exit 1; }
 
-workloads="app1 app4"
-if "$python" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' >> "$log" 2>&1; then
-    workloads="$workloads torch"
-else
-    echo "note torch skipped: $python cannot import torch or torch sees no GPU" >> "$res"
+workloads=${BENCH_WORKLOADS:-app1 app4 streams torch}
+case " $workloads " in *" torch "*)
+    "$python" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' >> "$log" 2>&1 || {
+        workloads=$(echo " $workloads " | sed 's/ torch / /')
+        echo "note torch skipped: $python cannot import torch or torch sees no GPU" >> "$res"; } ;;
+esac
+modes=${BENCH_MODES:-bare floor floor_cb runner runner_late runner_cb nsys}
+if [ -z "$nsys" ]; then
+    case " $modes " in *" nsys "*) echo "note nsys skipped: not found" >> "$res" ;; esac
+    modes=$(echo " $modes " | sed 's/ nsys / /')
 fi
-modes="bare floor floor_cb runner runner_late runner_cb"
-[ -n "$nsys" ] && modes="$modes nsys" || echo "note nsys skipped: not found" >> "$res"
+stream_iters=${BENCH_STREAM_ITERS:-5000}
 
 {
     echo "meta commit $commit"
@@ -64,7 +83,7 @@ modes="bare floor floor_cb runner runner_late runner_cb"
     echo "meta device $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1 | sed 's/, / driver /')"
     echo "meta nsys ${nsys:-not found}"
     echo "meta torch $("$python" -c 'import torch; print(torch.__version__, "cuda", torch.version.cuda)' 2>/dev/null || echo none)"
-    echo "meta rounds $rounds iters $iters steps $steps"
+    echo "meta rounds $rounds iters $iters steps $steps stream_iters $stream_iters"
 } >> "$res"
 sed -n 's/^meta \(commit\|date\|host\|device\|torch\) /# \1: /p' "$res"
 
@@ -72,8 +91,30 @@ program() { # program WORKLOAD: the command line of a workload
     case $1 in
     app1) echo "$here/bench_app_loop --threads=1 --iters=$iters --copies=100 --pause-ms=600" ;;
     app4) echo "$here/bench_app_loop --threads=4 --iters=$iters --copies=100 --pause-ms=600" ;;
+    streams) echo "$here/bench_streams --streams=4 --iters=$stream_iters --pause-ms=600" ;;
     torch) echo "$python $here/bench_torch_step.py --steps=$steps --pause-ms=600" ;;
     esac
+}
+
+# launch MODE REPORT CMD...: runs CMD in MODE (bounded by $left seconds), stdout into $tmp/out.
+launch() {
+    local m=$1 report=$2
+    shift 2
+    case $m in
+    bare) timeout "$left" "$@" ;;
+    floor) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=cbids_act timeout "$left" "$@" ;;
+    floor_cb) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=cbids timeout "$left" "$@" ;;
+    floor_res) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=cbids_res timeout "$left" "$@" ;;
+    runner) timeout "$left" "$runner" -o "$report" -- "$@" ;;
+    runner_late) timeout "$left" "$runner" --start-after 300ms -o "$report" -- "$@" ;;
+    runner_cb) timeout "$left" "$runner" --no-gpu-activity -o "$report" -- "$@" ;;
+    runner_noflush) CUPTI_CB_FLUSH_MS=60000 timeout "$left" "$runner" -o "$report" -- "$@" ;;
+    runner_cb_totals) CUPTI_CB_RUN_MAX_EVENTS=3 timeout "$left" "$runner" --no-gpu-activity -o "$report" -- "$@" ;;
+    runner_cb_calls) CUPTI_CB_RUN_MAX_EVENTS=1 timeout "$left" "$runner" --no-gpu-activity -o "$report" -- "$@" ;;
+    nsys) [ "$left" -gt "$nsys_limit" ] && left=$nsys_limit
+          timeout "$left" "$nsys" profile --trace=cuda -o "$tmp/nsys-$w" --force-overwrite true "$@" ;;
+    *) echo "unknown mode $m" >&2; return 2 ;;
+    esac > "$tmp/out" 2>> "$log"
 }
 
 # measure ROUND WORKLOAD MODE: one run; appends a result line.
@@ -88,21 +129,11 @@ measure() {
     [ "$round" = 1 ] && report=$out/report-$w-$m.txt
     echo "---- round $round $w $m: $cmd" >> "$log"
     t0=$(date +%s%N)
-    case $m in
-    bare) timeout "$left" $cmd > "$tmp/out" 2>> "$log" ;;
-    floor) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=cbids_act \
-          timeout "$left" $cmd > "$tmp/out" 2>> "$log" ;;
-    floor_cb) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=cbids \
-          timeout "$left" $cmd > "$tmp/out" 2>> "$log" ;;
-    runner) timeout "$left" "$runner" -o "$report" -- $cmd > "$tmp/out" 2>> "$log" ;;
-    runner_late) timeout "$left" "$runner" --start-after 300ms -o "$report" -- $cmd > "$tmp/out" 2>> "$log" ;;
-    runner_cb) timeout "$left" "$runner" --no-gpu-activity -o "$report" -- $cmd > "$tmp/out" 2>> "$log" ;;
-    nsys) [ "$left" -gt "$nsys_limit" ] && left=$nsys_limit
-          timeout "$left" "$nsys" profile --trace=cuda -o "$tmp/nsys-$w" --force-overwrite true $cmd > "$tmp/out" 2>> "$log" ;;
-    esac
+    # shellcheck disable=SC2086  # the command line is words
+    launch "$m" "$report" $cmd
     rc=$?
     t1=$(date +%s%N)
-    line=$(grep -E '^(app|torch) ' "$tmp/out" | head -n 1)
+    line=$(grep -E '^(app|streams|torch) ' "$tmp/out" | head -n 1)
     if [ $rc -ne 0 ] || [ -z "$line" ]; then
         echo "error round=$round workload=$w mode=$m exit=$rc: no result (bench.log has its messages)" >> "$res"
     else
@@ -121,6 +152,40 @@ for r in $(seq 1 "$rounds"); do
     done
 done
 
+# The profiles: one run per workload and mode with libbench_where.so preloaded.
+if [ "${BENCH_WHERE:-0}" = 1 ]; then
+    mkdir -p "$out/where"
+    for w in $workloads; do
+        for m in ${BENCH_WHERE_MODES:-floor_cb floor runner_cb runner}; do
+            left=$((budget - (SECONDS - start)))
+            [ "$left" -lt 10 ] && { echo "note profile skipped workload=$w mode=$m: budget spent" >> "$res"; continue; }
+            echo "---- profile $w $m" >> "$log"
+            # shellcheck disable=SC2046
+            LD_PRELOAD=$here/libbench_where.so BENCH_WHERE_OUT=$out/where/$w-$m launch "$m" /dev/null $(program "$w")
+            say "profile $w $m: exit $?"
+        done
+    done
+    awk '
+    FNR == 1 { f = FILENAME; sub(/.*\//, "", f); sub(/\.[0-9]+$/, "", f); files[f] = 1 }
+    /^where / { split($2, a, "="); total[f] = a[2] }
+    /^sym / { split($2, n, "="); split($4, l, "="); lib = l[2]; libs[lib] = 1; by[f, lib] += n[2] }
+    END {
+        print "# Where the CPU time of the timed part goes (samples of 1 ms of process CPU time)\n"
+        printf "| library |"; nf = 0
+        for (f in files) order[++nf] = f
+        for (i = 1; i <= nf; i++) for (j = i + 1; j <= nf; j++) if (order[j] < order[i]) { t = order[i]; order[i] = order[j]; order[j] = t }
+        for (i = 1; i <= nf; i++) printf " %s |", order[i]
+        printf "\n|---|"; for (i = 1; i <= nf; i++) printf "---:|"; printf "\n| (all) |"
+        for (i = 1; i <= nf; i++) printf " %d |", total[order[i]]
+        printf "\n"
+        for (lib in libs) {
+            printf "| %s |", lib
+            for (i = 1; i <= nf; i++) printf " %d |", by[order[i], lib]
+            printf "\n"
+        }
+    }' "$out"/where/*.* > "$out/where.md" 2>> "$log"
+fi
+
 # The table: per workload and mode, the median of the workload's own measure and of the wall time.
 awk "$(cat "$here/bench-lib.awk")"'
 /^meta (commit|date|host|device|torch) / { meta = meta "- " $2 ": " substr($0, length($1 $2) + 3) "\n" }
@@ -128,7 +193,7 @@ awk "$(cat "$here/bench-lib.awk")"'
     delete kv
     for (i = 2; i <= NF; i++) { split($i, p, "="); kv[p[1]] = p[2] }
     key = kv["workload"] SUBSEP kv["mode"]
-    own = (kv["ns_per_launch"] != "") ? kv["ns_per_launch"] : kv["ms_per_step"]
+    own = (kv["ns_per_launch"] != "") ? kv["ns_per_launch"] : (kv["us_per_iter"] != "") ? kv["us_per_iter"] : kv["ms_per_step"]
     inner[key] = inner[key] " " own
     wall[key] = wall[key] " " kv["wall_ms"]
     seen[kv["workload"]] = 1; modes_seen[kv["mode"]] = 1
@@ -137,15 +202,17 @@ END {
     printf "# cupti_cb_run overhead\n\n%s\n", meta
     print "| workload | mode | own measure (median) | x bare | x its floor | wall ms (median) | x bare |"
     print "|---|---|---:|---:|---:|---:|---:|"
-    split("app1 app4 torch", ws, " "); split("bare floor floor_cb runner runner_late runner_cb nsys", ms, " ")
+    nw = split("app1 app4 streams torch", ws, " ")
+    nm = split("bare floor floor_cb floor_res runner runner_late runner_noflush runner_cb runner_cb_totals runner_cb_calls nsys", ms, " ")
     # each runner mode against the CUPTI floor of what it enables (callbacks on every CBID, and
     # the activity kinds unless --no-gpu-activity)
-    fl["runner"] = "floor"; fl["runner_late"] = "floor"; fl["runner_cb"] = "floor_cb"
-    for (i = 1; i <= 3; i++) {
+    fl["runner"] = "floor"; fl["runner_late"] = "floor"; fl["runner_noflush"] = "floor"
+    fl["runner_cb"] = "floor_cb"; fl["runner_cb_totals"] = "floor_cb"; fl["runner_cb_calls"] = "floor_cb"
+    for (i = 1; i <= nw; i++) {
         w = ws[i]; if (!(w in seen)) continue
-        unit = (w == "torch") ? "ms/step" : "ns/launch"
+        unit = (w == "torch") ? "ms/step" : (w == "streams") ? "us/iter" : "ns/launch"
         b = median(inner[w SUBSEP "bare"]); bw = median(wall[w SUBSEP "bare"])
-        for (j = 1; j <= 7; j++) {
+        for (j = 1; j <= nm; j++) {
             m = ms[j]; k = w SUBSEP m; if (!(k in inner)) continue
             v = median(inner[k]); vw = median(wall[k])
             f = (m in fl && (w SUBSEP fl[m]) in inner) ? median(inner[w SUBSEP fl[m]]) : 0
