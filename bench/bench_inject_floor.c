@@ -14,6 +14,10 @@
  *                 kernels, copies, peer copies, memsets) into 1 MiB buffers whose records are
  *                 walked when CUPTI hands them over, and a flush at exit: the floor of
  *                 cupti_cb_run's default
+ *   cbids_clock   cbids with a callback that reads the clock cupti_cb reads (the TSC) at every
+ *                 call site: the floor of any tool that times every call
+ *   api_act       no callback: CUPTI's activity records of runtime and driver calls (the way
+ *                 Nsight Systems traces the CUDA API), walked when CUPTI hands them over
  *   defer:MS      the same from a thread of the library, MS ms later
  * BENCH_INJECT_PROFILER=init|init_deinit|host (with defer:MS) also calls cuptiProfilerInitialize
  * there, and cuptiProfilerDeInitialize right after it (init_deinit), or makes a Profiler Host
@@ -28,6 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #include <cupti.h>
 #include <cupti_activity.h>
@@ -46,6 +54,23 @@ static void CUPTIAPI empty_callback(void *userdata, CUpti_CallbackDomain domain,
 }
 
 static const char *mode;
+
+/* cbids_clock: the clock read that timing every call costs, kept where the compiler cannot
+ * drop it. */
+static _Thread_local uint64_t last_tick;
+
+static void CUPTIAPI clock_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+				    const void *data)
+{
+	(void)userdata, (void)domain, (void)cbid, (void)data;
+#if defined(__x86_64__)
+	last_tick = __rdtsc();
+#else
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	last_tick = (uint64_t)t.tv_nsec;
+#endif
+}
 
 /* ---- cbids_act: the activity kinds, with the least a client can do ------ */
 
@@ -74,12 +99,15 @@ static void flush_at_exit(void)
 	cuptiActivityFlushAll(1);
 }
 
-static CUptiResult enable_activity(void)
+static CUptiResult enable_activity(int api)
 {
-	static const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-						    CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET };
+	static const CUpti_ActivityKind gpu[] = { CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+						  CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET };
+	static const CUpti_ActivityKind calls[] = { CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER };
+	const CUpti_ActivityKind *kinds = api ? calls : gpu;
+	unsigned n = api ? 2 : 4;
 	CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
-	for (unsigned i = 0; r == CUPTI_SUCCESS && i < sizeof kinds / sizeof kinds[0]; i++)
+	for (unsigned i = 0; r == CUPTI_SUCCESS && i < n; i++)
 		r = cuptiActivityEnable(kinds[i]);
 	if (r == CUPTI_SUCCESS)
 		atexit(flush_at_exit);
@@ -100,7 +128,7 @@ static CUptiResult enable(void)
 		enable_each(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
 		enable_each(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
 		if (!strcmp(mode, "cbids_act"))
-			return enable_activity();
+			return enable_activity(0);
 		if (!strcmp(mode, "cbids_res")) {
 			cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
 			cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
@@ -116,7 +144,16 @@ static CUptiResult enable(void)
 
 static void subscribe(void)
 {
-	CUptiResult r = cuptiSubscribe(&subscriber, empty_callback, NULL);
+	if (!strcmp(mode, "api_act")) {
+		CUptiResult r = enable_activity(1);
+		if (r != CUPTI_SUCCESS) {
+			const char *s = "?";
+			cuptiGetResultString(r, &s);
+			fprintf(stderr, "bench_inject_floor: %s\n", s);
+		}
+		return;
+	}
+	CUptiResult r = cuptiSubscribe(&subscriber, strcmp(mode, "cbids_clock") ? empty_callback : clock_callback, NULL);
 	if (r == CUPTI_SUCCESS)
 		r = enable();
 	if (r != CUPTI_SUCCESS) {

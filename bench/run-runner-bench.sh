@@ -22,6 +22,10 @@
 #                    their time are counted, no per-function event set, no minimum or maximum)
 #   runner_cb_calls  --no-gpu-activity with CUPTI_CB_RUN_MAX_EVENTS=1 (api.calls only: no clock)
 #   floor_res        CUPTI's floor with the resource callbacks (cbids_res)
+#   floor_clock      CUPTI's floor with a clock read at every call site (cbids_clock): what timing
+#                    every call costs at the least
+#   floor_apiact     CUPTI's activity records of runtime and driver calls, no callback (api_act):
+#                    the mechanism Nsight Systems uses
 # Profiles (BENCH_WHERE=1): after the rounds, one more run of each workload in each of
 # BENCH_WHERE_MODES (default: floor_cb floor runner_cb runner) with libbench_where.so preloaded,
 # which samples the process's CPU time during the timed part: where/WORKLOAD-MODE.PID has the
@@ -42,7 +46,8 @@
 # BENCH_NSYS_LIMIT (seconds one nsys run may take, default 90), BENCH_COMMIT (commit recorded;
 # default: <prefix>/share/cupti_cb/commit), BENCH_WORKLOADS and BENCH_MODES (space-separated
 # lists; default: every workload, and the modes of the table without the ones above),
-# BENCH_STREAM_ITERS (iterations of bench_streams, default 5000).
+# BENCH_STREAM_ITERS (iterations of bench_streams, default 5000), BENCH_PIN (a CPU list for
+# taskset: every run of every mode pinned to it, the tool's threads too).
 # (run-runner-bench.sh in the source tree, installed as run-runner-bench.)
 set -u
 
@@ -83,7 +88,7 @@ stream_iters=${BENCH_STREAM_ITERS:-5000}
     echo "meta device $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1 | sed 's/, / driver /')"
     echo "meta nsys ${nsys:-not found}"
     echo "meta torch $("$python" -c 'import torch; print(torch.__version__, "cuda", torch.version.cuda)' 2>/dev/null || echo none)"
-    echo "meta rounds $rounds iters $iters steps $steps stream_iters $stream_iters"
+    echo "meta rounds $rounds iters $iters steps $steps stream_iters $stream_iters pin ${BENCH_PIN:-none}"
 } >> "$res"
 sed -n 's/^meta \(commit\|date\|host\|device\|torch\) /# \1: /p' "$res"
 
@@ -100,11 +105,14 @@ program() { # program WORKLOAD: the command line of a workload
 launch() {
     local m=$1 report=$2
     shift 2
+    [ -n "${BENCH_PIN:-}" ] && set -- taskset -c "$BENCH_PIN" "$@"
     case $m in
     bare) timeout "$left" "$@" ;;
     floor) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=cbids_act timeout "$left" "$@" ;;
     floor_cb) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=cbids timeout "$left" "$@" ;;
     floor_res) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=cbids_res timeout "$left" "$@" ;;
+    floor_clock) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=cbids_clock timeout "$left" "$@" ;;
+    floor_apiact) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=api_act timeout "$left" "$@" ;;
     runner) timeout "$left" "$runner" -o "$report" -- "$@" ;;
     runner_late) timeout "$left" "$runner" --start-after 300ms -o "$report" -- "$@" ;;
     runner_cb) timeout "$left" "$runner" --no-gpu-activity -o "$report" -- "$@" ;;
@@ -200,10 +208,10 @@ awk "$(cat "$here/bench-lib.awk")"'
 }
 END {
     printf "# cupti_cb_run overhead\n\n%s\n", meta
-    print "| workload | mode | own measure (median) | x bare | x its floor | wall ms (median) | x bare |"
-    print "|---|---|---:|---:|---:|---:|---:|"
+    print "| workload | mode | own measure (median) | lowest-highest | x bare | x its floor | wall ms (median) | x bare |"
+    print "|---|---|---:|---:|---:|---:|---:|---:|"
     nw = split("app1 app4 streams torch", ws, " ")
-    nm = split("bare floor floor_cb floor_res runner runner_late runner_noflush runner_cb runner_cb_totals runner_cb_calls nsys", ms, " ")
+    nm = split("bare floor floor_cb floor_res floor_clock floor_apiact runner runner_late runner_noflush runner_cb runner_cb_totals runner_cb_calls nsys", ms, " ")
     # each runner mode against the CUPTI floor of what it enables (callbacks on every CBID, and
     # the activity kinds unless --no-gpu-activity)
     fl["runner"] = "floor"; fl["runner_late"] = "floor"; fl["runner_noflush"] = "floor"
@@ -214,9 +222,9 @@ END {
         b = median(inner[w SUBSEP "bare"]); bw = median(wall[w SUBSEP "bare"])
         for (j = 1; j <= nm; j++) {
             m = ms[j]; k = w SUBSEP m; if (!(k in inner)) continue
-            v = median(inner[k]); vw = median(wall[k])
+            v = median(inner[k]); lo = LO; hi = HI; vw = median(wall[k])
             f = (m in fl && (w SUBSEP fl[m]) in inner) ? median(inner[w SUBSEP fl[m]]) : 0
-            printf "| %s | %s | %.4g %s | %s | %s | %d | %s |\n", w, m, v, unit,
+            printf "| %s | %s | %.4g %s | %.4g-%.4g | %s | %s | %d | %s |\n", w, m, v, unit, lo, hi,
                 (b > 0 ? sprintf("%.3f", v / b) : "-"), (f > 0 ? sprintf("%.3f", v / f) : "-"), vw,
                 (bw > 0 ? sprintf("%.3f", vw / bw) : "-")
         }

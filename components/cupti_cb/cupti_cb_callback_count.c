@@ -173,11 +173,12 @@ static void at_exit_site(struct cupti_cb_callback *cb, struct cupti_cb_thread_co
 	unsigned slot = cb->cat.slot_of[d][cbid];
 	if (slot) {
 		const struct cupti_cb_callback_layout *lay = &cb->lay;
-		cupti_cb_bump(&b->c[lay->api_calls + slot - 1], 1);
+		_Atomic uint64_t *f = b->c + lay->api + CUPTI_CB_API_STRIDE * (size_t)(slot - 1);
+		cupti_cb_bump(&f[CUPTI_CB_API_CALLS_AT], 1);
 		if (dt)
-			cupti_cb_bump(&b->c[lay->api_time + slot - 1], dt);
+			cupti_cb_bump(&f[CUPTI_CB_API_TIME_AT], dt);
 		if (failed)
-			cupti_cb_bump(&b->c[lay->api_errors + slot - 1], 1);
+			cupti_cb_bump(&f[CUPTI_CB_API_ERRORS_AT], 1);
 		/* One byte load when no set times single calls of this function. */
 		unsigned windows = cupti_cb_windows_mask(&cb->win, slot - 1);
 		if (windows && timed)

@@ -8,7 +8,8 @@
 
 size_t cupti_cb_callback_fixed_words(unsigned n_funcs)
 {
-	return CUPTI_CB_N_THR_CTRS + 3 * (size_t)n_funcs + (size_t)CUPTI_CB_N_WINDOWS * CUPTI_CB_WIN_STRIDE;
+	return CUPTI_CB_N_THR_CTRS + CUPTI_CB_API_STRIDE * (size_t)n_funcs +
+	       (size_t)CUPTI_CB_N_WINDOWS * CUPTI_CB_WIN_STRIDE;
 }
 
 void cupti_cb_callback_layout(struct cupti_cb_callback_layout *lay, unsigned n_funcs, int n_devices, size_t base)
@@ -17,10 +18,8 @@ void cupti_cb_callback_layout(struct cupti_cb_callback_layout *lay, unsigned n_f
 	lay->n_devrows = (unsigned)n_devices + 1;
 	lay->thr = base;
 	lay->dev = lay->thr + CUPTI_CB_N_THR_CTRS;
-	lay->api_calls = lay->dev + (size_t)lay->n_devrows * CUPTI_CB_N_DEV_CTRS;
-	lay->api_time = lay->api_calls + n_funcs;
-	lay->api_errors = lay->api_time + n_funcs;
-	lay->win = lay->api_errors + n_funcs;
+	lay->api = lay->dev + (size_t)lay->n_devrows * CUPTI_CB_N_DEV_CTRS;
+	lay->win = lay->api + CUPTI_CB_API_STRIDE * (size_t)n_funcs;
 	lay->end = lay->win + (size_t)CUPTI_CB_N_WINDOWS * CUPTI_CB_WIN_STRIDE;
 }
 
@@ -150,13 +149,13 @@ struct cupti_cb_probe cupti_cb_callback_probe(const struct cupti_cb_callback *cb
 		unsigned slot = cupti_cb_slot_of_index(idx);
 		switch (cupti_cb_kind_of(&cb->cat, idx)) {
 		case CUPTI_CB_API_CALLS:
-			p.off = (uint32_t)(lay->api_calls + slot);
+			p.off = (uint32_t)(lay->api + CUPTI_CB_API_STRIDE * (size_t)slot + CUPTI_CB_API_CALLS_AT);
 			break;
 		case CUPTI_CB_API_TIME:
-			p.off = (uint32_t)(lay->api_time + slot);
+			p.off = (uint32_t)(lay->api + CUPTI_CB_API_STRIDE * (size_t)slot + CUPTI_CB_API_TIME_AT);
 			break;
 		case CUPTI_CB_API_ERRORS:
-			p.off = (uint32_t)(lay->api_errors + slot);
+			p.off = (uint32_t)(lay->api + CUPTI_CB_API_STRIDE * (size_t)slot + CUPTI_CB_API_ERRORS_AT);
 			break;
 		default:
 			p.n = 0;	/* min and max: read from a window, not a counter */

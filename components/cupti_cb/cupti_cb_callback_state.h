@@ -18,13 +18,18 @@ struct cupti_cb_callback_layout {
 	unsigned n_devrows;	/* devices + 1 row for operations of unknown device */
 	size_t thr;		/* c[thr + ctr]: enum cupti_cb_thr_ctr */
 	size_t dev;		/* c[dev + row * CUPTI_CB_N_DEV_CTRS + ctr] */
-	size_t api_calls;	/* c[api_calls + slot] */
-	size_t api_time;	/* c[api_time + slot] */
-	size_t api_errors;	/* c[api_errors + slot] */
+	size_t api;		/* c[api + CUPTI_CB_API_STRIDE * slot + CUPTI_CB_API_CALLS_AT / _TIME_AT /
+				   _ERRORS_AT]: a function's counters side by side, so that counting a
+				   call touches one cache line of them, not three */
 	size_t win;		/* c[win + w * CUPTI_CB_WIN_STRIDE ...]: the owner's entries in the
 				   min/max windows (cupti_cb_callback_windows.h) */
 	size_t end;		/* one past the last */
 };
+
+#define CUPTI_CB_API_STRIDE 4	/* words per function: 32 bytes, never across two cache lines */
+#define CUPTI_CB_API_CALLS_AT 0
+#define CUPTI_CB_API_TIME_AT 1
+#define CUPTI_CB_API_ERRORS_AT 2
 
 struct cupti_cb_callback {
 	struct cupti_cb_services *svc;
