@@ -6,13 +6,13 @@
  * Sampling is a SIGPROF timer on the process's CPU time (ITIMER_PROF, every BENCH_WHERE_US us,
  * default 1000: the kernel's tick is the real resolution).  The handler stores the interrupted
  * instruction pointer and whether the thread is the main one into a preallocated array: no
- * allocation, no lock.  The timer runs between bench_where_begin() and bench_where_end(), which
+ * allocation, no lock (the thread's id is one system call).  The timer runs between bench_where_begin() and bench_where_end(), which
  * a workload calls around its timed part (bench_app_loop through a weak reference, the torch
  * step through ctypes), or from the start when BENCH_WHERE_ALL=1.
  *
  * At bench_where_end() (or exit) the samples are resolved with dladdr() and written to
  * $BENCH_WHERE_OUT.<pid>, one line per (library, nearest exported symbol, offset in the
- * library) with its count, and per library; nothing is written without BENCH_WHERE_OUT or
+ * library) with its count, all threads and the thread with the most samples (top=); nothing is written without BENCH_WHERE_OUT or
  * without samples.  Offsets in libraries without exported symbols for their static functions
  * (libpapi, where the component lives) can be resolved afterwards with addr2line. */
 #ifndef _GNU_SOURCE
@@ -34,14 +34,13 @@
 
 struct sample {
 	uintptr_t ip;
-	int main_thread;
+	pid_t tid;
 };
 
 static struct sample *samples;
 static atomic_uint n_samples;
 static atomic_int running;
 static const char *out_prefix;
-static pid_t main_tid;
 
 static void on_prof(int sig, siginfo_t *si, void *uc)
 {
@@ -59,7 +58,7 @@ static void on_prof(int sig, siginfo_t *si, void *uc)
 	samples[i].ip = 0;
 	(void)uc;
 #endif
-	samples[i].main_thread = (pid_t)syscall(SYS_gettid) == main_tid;
+	samples[i].tid = (pid_t)syscall(SYS_gettid);
 }
 
 static void set_timer(long us)
@@ -81,7 +80,7 @@ __attribute__((visibility("default"))) void bench_where_begin(void)
 struct row {
 	char lib[96], sym[96];
 	uintptr_t off;
-	unsigned n, n_main;
+	unsigned n, n_top;
 };
 
 static int by_count(const void *a, const void *b)
@@ -107,7 +106,19 @@ static void dump(void)
 	struct row *rows = calloc(n, sizeof *rows);
 	if (!rows)
 		return;
-	unsigned n_rows = 0, n_main = 0;
+	/* the thread with the most samples: the launching thread of a workload */
+	pid_t top = 0;
+	unsigned n_top = 0;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned c = 0;
+		for (unsigned j = 0; j < n; j++)
+			c += samples[j].tid == samples[i].tid;
+		if (c > n_top)
+			n_top = c, top = samples[i].tid;
+		if (n_top > n / 2)
+			break;
+	}
+	unsigned n_rows = 0;
 	for (unsigned i = 0; i < n; i++) {
 		Dl_info di;
 		struct row r = { .off = 0 };
@@ -119,7 +130,6 @@ static void dump(void)
 			snprintf(r.lib, sizeof r.lib, "[unknown]");	/* the kernel's, the vdso's, JIT code */
 			snprintf(r.sym, sizeof r.sym, "-");
 		}
-		n_main += samples[i].main_thread;
 		/* rows keyed by library and symbol (the offset kept is the first seen), but in libpapi,
 		 * whose static functions (the component's) have no exported symbol: by offset */
 		int exact = !strncmp(r.lib, "libpapi", 7);
@@ -130,16 +140,16 @@ static void dump(void)
 		if (k == n_rows)
 			rows[n_rows++] = r;
 		rows[k].n++;
-		rows[k].n_main += samples[i].main_thread;
+		rows[k].n_top += samples[i].tid == top;
 	}
 	qsort(rows, n_rows, sizeof *rows, by_count);
 	char path[512];
 	snprintf(path, sizeof path, "%s.%d", out_prefix, (int)getpid());
 	FILE *f = fopen(path, "w");
 	if (f) {
-		fprintf(f, "where samples=%u main_thread=%u\n", n, n_main);
+		fprintf(f, "where samples=%u top_thread=%u\n", n, n_top);
 		for (unsigned k = 0; k < n_rows; k++)
-			fprintf(f, "sym n=%u main=%u lib=%s sym=%s off=0x%lx\n", rows[k].n, rows[k].n_main, rows[k].lib,
+			fprintf(f, "sym n=%u top=%u lib=%s sym=%s off=0x%lx\n", rows[k].n, rows[k].n_top, rows[k].lib,
 				rows[k].sym, (unsigned long)rows[k].off);
 		fclose(f);
 	}
@@ -168,7 +178,6 @@ __attribute__((constructor)) static void setup(void)
 	samples = calloc(MAX_SAMPLES, sizeof *samples);
 	if (!samples)
 		return;
-	main_tid = getpid();
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = on_prof;

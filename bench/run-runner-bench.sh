@@ -171,24 +171,28 @@ if [ "${BENCH_WHERE:-0}" = 1 ]; then
             # shellcheck disable=SC2046
             LD_PRELOAD=$here/libbench_where.so BENCH_WHERE_OUT=$out/where/$w-$m launch "$m" /dev/null $(program "$w")
             say "profile $w $m: exit $?"
+            echo "profile workload=$w mode=$m $(grep -E '^(app|streams|torch) ' "$tmp/out" | head -n 1)" >> "$res"
         done
     done
     awk '
     FNR == 1 { f = FILENAME; sub(/.*\//, "", f); sub(/\.[0-9]+$/, "", f); files[f] = 1 }
-    /^where / { split($2, a, "="); total[f] = a[2] }
-    /^sym / { split($2, n, "="); split($4, l, "="); lib = l[2]; libs[lib] = 1; by[f, lib] += n[2] }
+    /^where / { split($2, a, "="); split($3, t, "="); total[f] = a[2]; top[f] = t[2] }
+    /^sym / { split($2, n, "="); split($3, t, "="); split($4, l, "="); lib = l[2]; libs[lib] = 1
+              by[f, lib] += n[2]; bytop[f, lib] += t[2] }
     END {
-        print "# Where the CPU time of the timed part goes (samples of 1 ms of process CPU time)\n"
+        print "# Where the CPU time of the timed part goes"
+        print "\nSamples of the process CPU time (SIGPROF, at the kernel tick), all threads and, in"
+        print "parentheses, those of the thread with the most (the launching thread).\n"
         printf "| library |"; nf = 0
         for (f in files) order[++nf] = f
         for (i = 1; i <= nf; i++) for (j = i + 1; j <= nf; j++) if (order[j] < order[i]) { t = order[i]; order[i] = order[j]; order[j] = t }
         for (i = 1; i <= nf; i++) printf " %s |", order[i]
         printf "\n|---|"; for (i = 1; i <= nf; i++) printf "---:|"; printf "\n| (all) |"
-        for (i = 1; i <= nf; i++) printf " %d |", total[order[i]]
+        for (i = 1; i <= nf; i++) printf " %d (%d) |", total[order[i]], top[order[i]]
         printf "\n"
         for (lib in libs) {
             printf "| %s |", lib
-            for (i = 1; i <= nf; i++) printf " %d |", by[order[i], lib]
+            for (i = 1; i <= nf; i++) printf " %d (%d) |", by[order[i], lib], bytop[order[i], lib]
             printf "\n"
         }
     }' "$out"/where/*.* > "$out/where.md" 2>> "$log"
