@@ -16,6 +16,7 @@
  *                 cupti_cb_run's default
  *   cbids_clock   cbids with a callback that reads the clock cupti_cb reads (the TSC) at every
  *                 call site: the floor of any tool that times every call
+ *   cbids_clock_act  both: the floor of a tool that times every call and takes the activity kinds
  *   api_act       no callback: CUPTI's activity records of runtime and driver calls (the way
  *                 Nsight Systems traces the CUDA API), walked when CUPTI hands them over
  *   defer:MS      the same from a thread of the library, MS ms later
@@ -127,7 +128,7 @@ static CUptiResult enable(void)
 	if (!strncmp(mode, "cbids", 5)) {
 		enable_each(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
 		enable_each(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
-		if (!strcmp(mode, "cbids_act"))
+		if (!strcmp(mode, "cbids_act") || !strcmp(mode, "cbids_clock_act"))
 			return enable_activity(0);
 		if (!strcmp(mode, "cbids_res")) {
 			cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
@@ -153,7 +154,7 @@ static void subscribe(void)
 		}
 		return;
 	}
-	CUptiResult r = cuptiSubscribe(&subscriber, strcmp(mode, "cbids_clock") ? empty_callback : clock_callback, NULL);
+	CUptiResult r = cuptiSubscribe(&subscriber, strncmp(mode, "cbids_clock", 11) ? empty_callback : clock_callback, NULL);
 	if (r == CUPTI_SUCCESS)
 		r = enable();
 	if (r != CUPTI_SUCCESS) {

@@ -23,7 +23,7 @@
 #   runner_cb_calls  --no-gpu-activity with CUPTI_CB_RUN_MAX_EVENTS=1 (api.calls only: no clock)
 #   floor_res        CUPTI's floor with the resource callbacks (cbids_res)
 #   floor_clock      CUPTI's floor with a clock read at every call site (cbids_clock): what timing
-#                    every call costs at the least
+#                    every call costs at the least; floor_clock_act the same with the activity kinds
 #   floor_apiact     CUPTI's activity records of runtime and driver calls, no callback (api_act):
 #                    the mechanism Nsight Systems uses
 # Profiles (BENCH_WHERE=1): after the rounds, one more run of each workload in each of
@@ -112,10 +112,13 @@ launch() {
     floor_cb) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=cbids timeout "$left" "$@" ;;
     floor_res) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=cbids_res timeout "$left" "$@" ;;
     floor_clock) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=cbids_clock timeout "$left" "$@" ;;
+    floor_clock_act) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=cbids_clock_act timeout "$left" "$@" ;;
     floor_apiact) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=api_act timeout "$left" "$@" ;;
     runner) timeout "$left" "$runner" -o "$report" -- "$@" ;;
     runner_late) timeout "$left" "$runner" --start-after 300ms -o "$report" -- "$@" ;;
     runner_cb) timeout "$left" "$runner" --no-gpu-activity -o "$report" -- "$@" ;;
+    runner_notime) timeout "$left" "$runner" --no-time -o "$report" -- "$@" ;;
+    runner_cb_notime) timeout "$left" "$runner" --no-time --no-gpu-activity -o "$report" -- "$@" ;;
     runner_noflush) CUPTI_CB_FLUSH_MS=60000 timeout "$left" "$runner" -o "$report" -- "$@" ;;
     runner_cb_totals) CUPTI_CB_RUN_MAX_EVENTS=3 timeout "$left" "$runner" --no-gpu-activity -o "$report" -- "$@" ;;
     runner_cb_calls) CUPTI_CB_RUN_MAX_EVENTS=1 timeout "$left" "$runner" --no-gpu-activity -o "$report" -- "$@" ;;
@@ -185,7 +188,7 @@ if [ "${BENCH_WHERE:-0}" = 1 ]; then
         print "parentheses, those of the thread with the most (the launching thread).\n"
         printf "| library |"; nf = 0
         for (f in files) order[++nf] = f
-        for (i = 1; i <= nf; i++) for (j = i + 1; j <= nf; j++) if (order[j] < order[i]) { t = order[i]; order[i] = order[j]; order[j] = t }
+        for (i = 1; i <= nf; i++) for (j = i + 1; j <= nf; j++) if (order[j] < order[i]) { sw = order[i]; order[i] = order[j]; order[j] = sw }
         for (i = 1; i <= nf; i++) printf " %s |", order[i]
         printf "\n|---|"; for (i = 1; i <= nf; i++) printf "---:|"; printf "\n| (all) |"
         for (i = 1; i <= nf; i++) printf " %d (%d) |", total[order[i]], top[order[i]]
@@ -200,6 +203,7 @@ fi
 
 # The table: per workload and mode, the median of the workload's own measure and of the wall time.
 awk "$(cat "$here/bench-lib.awk")"'
+function rt(a, b,    x) { x = ratio(a, b); return x == "" ? "-" : sprintf("%.3f", x) }
 /^meta (commit|date|host|device|torch) / { meta = meta "- " $2 ": " substr($0, length($1 $2) + 3) "\n" }
 /^run / {
     delete kv
@@ -212,25 +216,30 @@ awk "$(cat "$here/bench-lib.awk")"'
 }
 END {
     printf "# cupti_cb_run overhead\n\n%s\n", meta
-    print "| workload | mode | own measure (median) | lowest-highest | x bare | x its floor | wall ms (median) | x bare |"
-    print "|---|---|---:|---:|---:|---:|---:|---:|"
+    print "| workload | mode | own measure (median) | lowest-highest | x bare | x its floor | x its timing floor | x nsys | wall ms (median) | x bare | x nsys |"
+    print "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     nw = split("app1 app4 streams torch", ws, " ")
-    nm = split("bare floor floor_cb floor_res floor_clock floor_apiact runner runner_late runner_noflush runner_cb runner_cb_totals runner_cb_calls nsys", ms, " ")
+    nm = split("bare floor floor_cb floor_res floor_clock floor_clock_act floor_apiact runner runner_late runner_noflush runner_notime runner_cb runner_cb_totals runner_cb_calls runner_cb_notime nsys", ms, " ")
     # each runner mode against the CUPTI floor of what it enables (callbacks on every CBID, and
     # the activity kinds unless --no-gpu-activity)
     fl["runner"] = "floor"; fl["runner_late"] = "floor"; fl["runner_noflush"] = "floor"
     fl["runner_cb"] = "floor_cb"; fl["runner_cb_totals"] = "floor_cb"; fl["runner_cb_calls"] = "floor_cb"
+    fl["runner_notime"] = "floor"; fl["runner_cb_notime"] = "floor_cb"
+    # and against the floor of a tool that times every call as they do
+    cf["runner"] = "floor_clock_act"; cf["runner_late"] = "floor_clock_act"; cf["runner_cb"] = "floor_clock"
     for (i = 1; i <= nw; i++) {
         w = ws[i]; if (!(w in seen)) continue
         unit = (w == "torch") ? "ms/step" : (w == "streams") ? "us/iter" : "ns/launch"
         b = median(inner[w SUBSEP "bare"]); bw = median(wall[w SUBSEP "bare"])
+        ns = median(inner[w SUBSEP "nsys"]); nsw = median(wall[w SUBSEP "nsys"])
         for (j = 1; j <= nm; j++) {
             m = ms[j]; k = w SUBSEP m; if (!(k in inner)) continue
             v = median(inner[k]); lo = LO; hi = HI; vw = median(wall[k])
             f = (m in fl && (w SUBSEP fl[m]) in inner) ? median(inner[w SUBSEP fl[m]]) : 0
-            printf "| %s | %s | %.4g %s | %.4g-%.4g | %s | %s | %d | %s |\n", w, m, v, unit, lo, hi,
-                (b > 0 ? sprintf("%.3f", v / b) : "-"), (f > 0 ? sprintf("%.3f", v / f) : "-"), vw,
-                (bw > 0 ? sprintf("%.3f", vw / bw) : "-")
+            c = (m in cf && (w SUBSEP cf[m]) in inner) ? median(inner[w SUBSEP cf[m]]) : 0
+            r = (m ~ /^runner/ && ns > 0)
+            printf "| %s | %s | %.4g %s | %.4g-%.4g | %s | %s | %s | %s | %d | %s | %s |\n", w, m, v, unit, lo, hi,
+                rt(v, b), rt(v, f), rt(v, c), (r ? rt(v, ns) : "-"), vw, rt(vw, bw), (r ? rt(vw, nsw) : "-")
         }
     }
 }' "$res" > "$out/table.md"

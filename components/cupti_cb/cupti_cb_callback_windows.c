@@ -140,7 +140,7 @@ void cupti_cb_windows_give(struct cupti_cb_windows *t, int w)
 
 /* The counter set's entries of a window, for epoch ep: marked unreadable, reset,
  * then stamped (a sequence lock's write side). */
-static void afresh(_Atomic uint64_t *e, uint64_t ep)
+void cupti_cb_windows_afresh(_Atomic uint64_t *e, uint64_t ep)
 {
 	atomic_store_explicit(&e[0], 0, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
@@ -149,28 +149,6 @@ static void afresh(_Atomic uint64_t *e, uint64_t ep)
 		atomic_store_explicit(&e[2 + 2 * k], 0, memory_order_relaxed);
 	}
 	atomic_store_explicit(&e[0], ep, memory_order_release);
-}
-
-void cupti_cb_windows_note(struct cupti_cb_windows *t, _Atomic uint64_t *bw, unsigned slot, unsigned mask,
-			   uint64_t ticks)
-{
-	for (; mask; mask &= mask - 1) {
-		unsigned w = (unsigned)__builtin_ctz(mask);
-		unsigned k = atomic_load_explicit(&t->pos[(size_t)w * t->n_funcs + slot], memory_order_relaxed);
-		if (k >= CUPTI_CB_WIN_SLOTS)
-			continue;	/* given back meanwhile */
-		uint64_t ep = atomic_load_explicit(&t->w[w].epoch, memory_order_acquire);
-		_Atomic uint64_t *e = bw + (size_t)w * CUPTI_CB_WIN_STRIDE;
-		if (atomic_load_explicit(&e[0], memory_order_relaxed) != ep)
-			afresh(e, ep);
-		/* Only this thread writes its counter set: plain loads and stores. The
-		 * max goes first and the min is published after it, so that a
-		 * reader that sees a min sees a max at least as large. */
-		if (ticks > atomic_load_explicit(&e[2 + 2 * k], memory_order_relaxed))
-			atomic_store_explicit(&e[2 + 2 * k], ticks, memory_order_relaxed);
-		if (ticks < atomic_load_explicit(&e[1 + 2 * k], memory_order_relaxed))
-			atomic_store_explicit(&e[1 + 2 * k], ticks, memory_order_release);
-	}
 }
 
 void cupti_cb_windows_alloc(struct cupti_cb_windows *t, unsigned row, uint64_t bytes)

@@ -81,10 +81,33 @@ static inline unsigned cupti_cb_windows_mask(const struct cupti_cb_windows *t, u
 	return atomic_load_explicit(&t->mask[slot], memory_order_acquire);
 }
 
+/* A counter set's entries of window w, stale (another epoch): reset for ep. */
+void cupti_cb_windows_afresh(_Atomic uint64_t *e, uint64_t ep);
+
 /* A call of slot that took ticks, seen by the thread whose counter set's window
- * entries start at bw (c + lay.win); mask from cupti_cb_windows_mask. */
-void cupti_cb_windows_note(struct cupti_cb_windows *t, _Atomic uint64_t *bw, unsigned slot, unsigned mask,
-			   uint64_t ticks);
+ * entries start at bw (c + lay.win); mask from cupti_cb_windows_mask.  Inline:
+ * it runs at the exit of every timed call of a windowed function. */
+static inline void cupti_cb_windows_note(struct cupti_cb_windows *t, _Atomic uint64_t *bw, unsigned slot,
+					 unsigned mask, uint64_t ticks)
+{
+	for (; mask; mask &= mask - 1) {
+		unsigned w = (unsigned)__builtin_ctz(mask);
+		unsigned k = atomic_load_explicit(&t->pos[(size_t)w * t->n_funcs + slot], memory_order_relaxed);
+		if (k >= CUPTI_CB_WIN_SLOTS)
+			continue;	/* given back meanwhile */
+		uint64_t ep = atomic_load_explicit(&t->w[w].epoch, memory_order_acquire);
+		_Atomic uint64_t *e = bw + (size_t)w * CUPTI_CB_WIN_STRIDE;
+		if (atomic_load_explicit(&e[0], memory_order_relaxed) != ep)
+			cupti_cb_windows_afresh(e, ep);
+		/* Only this thread writes its counter set: plain loads and stores. The
+		 * max goes first and the min is published after it, so that a
+		 * reader that sees a min sees a max at least as large. */
+		if (ticks > atomic_load_explicit(&e[2 + 2 * k], memory_order_relaxed))
+			atomic_store_explicit(&e[2 + 2 * k], ticks, memory_order_relaxed);
+		if (ticks < atomic_load_explicit(&e[1 + 2 * k], memory_order_relaxed))
+			atomic_store_explicit(&e[1 + 2 * k], ticks, memory_order_release);
+	}
+}
 
 /* A successful allocation recorded on row, and a free of one. */
 void cupti_cb_windows_alloc(struct cupti_cb_windows *t, unsigned row, uint64_t bytes);
