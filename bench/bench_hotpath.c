@@ -3,7 +3,7 @@
  * real CUpti_CallbackData and parameter structs and a fake subscription, against an empty
  * callback called the same way.
  *
- *   bench_hotpath [--iters=N] [--thrash-kib=K]
+ *   bench_hotpath [--iters=N] [--thrash-kib=K] [--call-work=W]
  *
  * Patterns, each as a CUDA call would reach the listener:
  *   getdevice   cudaGetDevice: the runtime domain's ENTER and EXIT (PyTorch makes hundreds
@@ -16,7 +16,9 @@
  *   time        <f>.time_ns too: the clock read at every site
  *   minmax      <f>.time_ns_min and .time_ns_max too: a window (what cupti_cb_run asks for)
  * --thrash-kib=K touches K KiB between two calls, as an application's own work evicts the
- * caches between its CUDA calls (0: none, the default).  Prints one line per pattern and
+ * caches between its CUDA calls (0: none, the default); --call-work=W spins W loop turns
+ * between each ENTER and its EXIT, as the CUDA function itself runs there (0: none).  Prints
+ * one line per pattern and
  * configuration:
  *   hotpath pattern=P config=C thrash_kib=K ns_per_call=X ns_over_empty=Y
  * (the median of 7 repetitions of N calls).  Run it on the machine whose numbers matter:
@@ -97,6 +99,13 @@ static void site(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const void *pa
 
 static unsigned char *thrash_buf;
 static size_t thrash_len;
+static long call_work;
+
+static void work(void)
+{
+	for (volatile long i = 0; i < call_work; i++)
+		;
+}
 
 static void thrash(void)
 {
@@ -109,6 +118,7 @@ static void getdevice(void)
 	static cudaGetDevice_v3020_params gd;
 	uint32_t id = next_corr++;
 	site(RT, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, &gd, id, CUPTI_API_ENTER);
+	work();
 	site(RT, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, &gd, id, CUPTI_API_EXIT);
 }
 
@@ -122,6 +132,7 @@ static void launch(void)
 	site(DRV, CUPTI_DRIVER_TRACE_CBID_cuKernelGetName, &kn, id, CUPTI_API_ENTER);
 	site(DRV, CUPTI_DRIVER_TRACE_CBID_cuKernelGetName, &kn, id, CUPTI_API_EXIT);
 	site(DRV, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &lk, id, CUPTI_API_ENTER);
+	work();
 	site(DRV, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &lk, id, CUPTI_API_EXIT);
 	site(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &rl, id, CUPTI_API_EXIT);
 }
@@ -207,8 +218,9 @@ int main(int argc, char **argv)
 {
 	long iters = opt(argc, argv, "--iters", 2000000);
 	thrash_len = (size_t)opt(argc, argv, "--thrash-kib", 0) * 1024;
+	call_work = opt(argc, argv, "--call-work", 0);
 	if (iters < 1) {
-		fprintf(stderr, "usage: bench_hotpath [--iters=N] [--thrash-kib=K]\n");
+		fprintf(stderr, "usage: bench_hotpath [--iters=N] [--thrash-kib=K] [--call-work=W]\n");
 		return 2;
 	}
 	if (thrash_len && !(thrash_buf = calloc(1, thrash_len)))

@@ -31,16 +31,19 @@ struct cupti_cb_callback_layout {
 #define CUPTI_CB_API_TIME_AT 1
 #define CUPTI_CB_API_ERRORS_AT 2
 
+/* The hot path reads svc, lay, the catalogue's CBID tables and the windows'
+ * masks at every call: they come first, in two cache lines, and what only
+ * the cold path reads (the reason, the allocation table) after them. */
 struct cupti_cb_callback {
 	struct cupti_cb_services *svc;
+	struct cupti_cb_callback_layout lay;
 	struct cupti_cb_catalog cat;
+	struct cupti_cb_windows win;	/* min/max/peak windows and the live bytes */
+	struct cupti_cb_allocs allocs;
 	int have_catalog;
 	int ready;			/* the driver stage's part is set up */
-	char why[CUPTI_CB_WHY_LEN];	/* why it cannot count, "" if it can */
 	size_t region;			/* its reserved region (set by the services) */
-	struct cupti_cb_callback_layout lay;
-	struct cupti_cb_allocs allocs;
-	struct cupti_cb_windows win;	/* min/max/peak windows and the live bytes */
+	char why[CUPTI_CB_WHY_LEN];	/* why it cannot count, "" if it can */
 };
 
 /* The regions, laid out from base: the per-thread counters first (a

@@ -18,7 +18,7 @@ int cupti_cb_windows_init(struct cupti_cb_windows *t, unsigned n_funcs, unsigned
 	int ok = t->mask && t->pos && t->live;
 	for (unsigned w = 0; w < CUPTI_CB_N_WINDOWS; w++) {
 		struct cupti_cb_window *win = &t->w[w];
-		atomic_init(&win->epoch, 0);
+		atomic_init(&t->epoch[w], 0);
 		win->taken = 0;
 		win->peaks = 0;
 		win->n_slots = 0;
@@ -69,10 +69,11 @@ static void raise_to(_Atomic uint64_t *peak, uint64_t v)
 		;
 }
 
-static void start_locked(struct cupti_cb_windows *t, struct cupti_cb_window *win)
+static void start_locked(struct cupti_cb_windows *t, int w)
 {
+	struct cupti_cb_window *win = &t->w[w];
 	/* A new epoch, never used before by any window: every counter set is stale. */
-	atomic_store(&win->epoch, atomic_fetch_add(&t->next_epoch, 1));
+	atomic_store(&t->epoch[w], atomic_fetch_add(&t->next_epoch, 1));
 	if (!win->peaks)
 		return;
 	/* Down to 0, then up to the live value: an allocation running now
@@ -112,7 +113,7 @@ int cupti_cb_windows_take(struct cupti_cb_windows *t, const uint16_t *slots, uns
 		atomic_fetch_or(&t->mask[win->slots[k]], (uint8_t)(1u << w));
 	if (peaks)
 		atomic_fetch_or(&t->peak_mask, 1u << w);
-	start_locked(t, win);
+	start_locked(t, w);
 	pthread_mutex_unlock(&t->lock);
 	return w;
 }
@@ -174,7 +175,7 @@ void cupti_cb_windows_free(struct cupti_cb_windows *t, unsigned row, uint64_t by
 int cupti_cb_windows_entry(const struct cupti_cb_windows *t, int w, const _Atomic uint64_t *bw, unsigned k,
 			   uint64_t *min, uint64_t *max)
 {
-	uint64_t ep = atomic_load_explicit(&t->w[w].epoch, memory_order_acquire);
+	uint64_t ep = atomic_load_explicit(&t->epoch[w], memory_order_acquire);
 	const _Atomic uint64_t *e = bw + (size_t)w * CUPTI_CB_WIN_STRIDE;
 	if (k >= CUPTI_CB_WIN_SLOTS || atomic_load_explicit(&e[0], memory_order_acquire) != ep)
 		return 0;

@@ -44,8 +44,7 @@ _Static_assert(CUPTI_CB_WIN_SLOTS <= CUPTI_CB_WIN_NONE, "entries 0 .. SLOTS-1 ar
 struct cupti_cb_thread_registry;
 
 struct cupti_cb_window {
-	_Atomic uint64_t epoch;		/* 0: never started */
-	int taken;
+	int taken;			/* its epoch: cupti_cb_windows.epoch[w] (0: never started) */
 	int peaks;			/* tracks alloc.peak_bytes */
 	unsigned n_slots;
 	uint16_t slots[CUPTI_CB_WIN_SLOTS];
@@ -57,6 +56,9 @@ struct cupti_cb_windows {
 	unsigned n_rows;		/* device rows; live and peak have one more: all rows */
 	_Atomic uint8_t *mask;		/* by function slot: bit w when window w times it */
 	_Atomic uint8_t *pos;		/* [w * n_funcs + slot]: its entry in window w, or NONE */
+	/* each window's epoch, read by the hot path at every timed call of a
+	 * function it times: together, apart from the windows' cold fields */
+	_Atomic uint64_t epoch[CUPTI_CB_N_WINDOWS];
 	atomic_uint peak_mask;		/* windows that track peaks */
 	_Atomic int64_t *live;		/* bytes allocated and not freed, per row, then all */
 	_Atomic uint64_t next_epoch;
@@ -95,7 +97,7 @@ static inline void cupti_cb_windows_note(struct cupti_cb_windows *t, _Atomic uin
 		unsigned k = atomic_load_explicit(&t->pos[(size_t)w * t->n_funcs + slot], memory_order_relaxed);
 		if (k >= CUPTI_CB_WIN_SLOTS)
 			continue;	/* given back meanwhile */
-		uint64_t ep = atomic_load_explicit(&t->w[w].epoch, memory_order_acquire);
+		uint64_t ep = atomic_load_explicit(&t->epoch[w], memory_order_acquire);
 		_Atomic uint64_t *e = bw + (size_t)w * CUPTI_CB_WIN_STRIDE;
 		if (atomic_load_explicit(&e[0], memory_order_relaxed) != ep)
 			cupti_cb_windows_afresh(e, ep);

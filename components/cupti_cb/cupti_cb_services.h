@@ -74,18 +74,28 @@ typedef void (*cupti_cb_listener_fn)(void *arg, CUpti_CallbackDomain domain, CUp
 typedef void (*cupti_cb_context_fn)(void *arg, CUcontext ctx, int created);
 
 struct cupti_cb_services {
-	enum cupti_cb_state state;
-	char why[CUPTI_CB_WHY_LEN];	/* the disabled reason, or the last start error */
-
-	struct cupti_cb_api api;	/* loaded functions (faked by unit tests) */
-	uint32_t n_cbids[2];		/* [0] runtime, [1] driver: CBID table sizes */
-	struct cupti_cb_thread_registry reg;
-	struct cupti_cb_resolver resolver;	/* pointer and context lookups through the driver */
-	const struct cupti_cb_op **op_of;	/* driver CBID -> operation, or NULL */
+	/* What the callbacks read at every call, first and together (two cache
+	 * lines, where the application's own work between two CUDA calls
+	 * evicts whatever it touches): the listeners, the operations, the
+	 * clock, the correlation table; the registry's generation follows. */
 	struct {
 		cupti_cb_listener_fn fn;
 		void *arg;
 	} listener[2];			/* [0] runtime, [1] driver */
+	const struct cupti_cb_op **op_of;	/* driver CBID -> operation, or NULL */
+	/* While a set with GPU activity events holds its CBIDs: the table in
+	 * which the callback notes which thread issued each launch, graph
+	 * launch, copy and memset (cupti_cb_correlation.h). NULL otherwise. */
+	_Atomic(struct cupti_cb_correlation_map *) corr;
+	atomic_int timing;		/* read the clock in callbacks */
+	struct cupti_cb_clock clock;
+	struct cupti_cb_thread_registry reg;
+	struct cupti_cb_resolver resolver;	/* pointer and context lookups through the driver */
+
+	enum cupti_cb_state state;
+	char why[CUPTI_CB_WHY_LEN];	/* the disabled reason, or the last start error */
+	struct cupti_cb_api api;	/* loaded functions (faked by unit tests) */
+	uint32_t n_cbids[2];		/* [0] runtime, [1] driver: CBID table sizes */
 
 	/* Cold path, under lock: which CBIDs running event sets hold. */
 	pthread_mutex_t lock;
@@ -107,11 +117,6 @@ struct cupti_cb_services {
 
 	atomic_int counted;		/* devices, once cuInit succeeded; 0 before */
 
-	/* While a set with GPU activity events holds its CBIDs: the table in
-	 * which the callback notes which thread issued each launch, graph
-	 * launch, copy and memset (cupti_cb_correlation.h). NULL otherwise. */
-	_Atomic(struct cupti_cb_correlation_map *) corr;
-
 	struct cupti_cb_reservation reserved[CUPTI_CB_MAX_RESERVATIONS];
 	unsigned n_reserved;
 
@@ -121,8 +126,6 @@ struct cupti_cb_services {
 	unsigned profiler_holds;
 	const char *counters_holder[CUPTI_CB_MAX_DEVICES];	/* a source's label, or NULL */
 
-	atomic_int timing;		/* read the clock in callbacks */
-	struct cupti_cb_clock clock;
 	int trace;			/* CUPTI_CB_TRACE=1: log the cold path to stderr */
 	int monotonic;			/* CUPTI_CB_CLOCK=monotonic */
 };
