@@ -94,6 +94,11 @@ js m.json /host_time false
 js m.json '/api[function=cudaLaunchKernel]/calls' 10
 line m.txt " host times were not measured (--no-time): no time per CUDA call or synchronization;"
 
+# "host_time" is read as "measured" unless false: anything but true or false is refused.
+sed 's/"host_time": false/"host_time": "no"/' n.json > bad.json
+rc 2 "$RUNNER" --report bad.json
+line err "cupti_cb_run: --report bad.json: \"host_time\" is a string, not true or false"
+
 # A host-time rule cannot be compared by a run that measures none: refused
 # before the program runs (it would never fail).
 rm -f ran.txt
