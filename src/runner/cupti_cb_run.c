@@ -113,7 +113,7 @@ static int load_baseline(const struct cupti_cb_run_opts *o, struct baseline *b)
 	}
 	/* Known before the program runs: this run could never compare it. */
 	for (size_t i = 0; o->no_time && i < b->n; i++)
-		if (cupti_cb_run_rule_host_time(&b->rules[i])) {
+		if (cupti_cb_run_rule_host_time(b->rules[i].kind, b->rules[i].name)) {
 			fprintf(stderr, "cupti_cb_run: --fail-above '%s:%s': a host time, which --no-time does not "
 				"measure; leave out the rule or --no-time\n", b->rules[i].kind, b->rules[i].name);
 			return CUPTI_CB_RUN_EXIT_USAGE;

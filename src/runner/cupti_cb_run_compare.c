@@ -187,9 +187,9 @@ static double quantity(json_t *report, const char *kind, const char *name)
 	return (double)cupti_cb_run_event_sum(report, event_of(kind, name), NULL);
 }
 
-int cupti_cb_run_rule_host_time(const struct cupti_cb_run_rule *r)
+int cupti_cb_run_rule_host_time(const char *kind, const char *name)
 {
-	return !strcmp(r->kind, "time") || (!strcmp(r->kind, "event") && cupti_cb_run_is_host_time(r->name));
+	return !strcmp(kind, "time") || (!strcmp(kind, "event") && cupti_cb_run_is_host_time(name));
 }
 
 /* ---- the comparison */
@@ -227,10 +227,7 @@ static void compare_one(struct cmp *c, const char *kind, const char *name, doubl
 {
 	char label[160], b[32], n[32], ch[32], th[32];
 	snprintf(label, sizeof label, "%s:%s", kind, name);
-	struct cupti_cb_run_rule r = { .pct = pct };
-	snprintf(r.kind, sizeof r.kind, "%s", kind);
-	snprintf(r.name, sizeof r.name, "%s", name);
-	if (cupti_cb_run_rule_host_time(&r) && (!cupti_cb_run_host_time(base) || !cupti_cb_run_host_time(now))) {
+	if (cupti_cb_run_rule_host_time(kind, name) && (!cupti_cb_run_host_time(base) || !cupti_cb_run_host_time(now))) {
 		not_measured(c, label, kind, name, pct, base, now);
 		return;
 	}

@@ -99,7 +99,8 @@ static void api_table(FILE *out, json_t *report, const char *layer)
 		return;
 	}
 	qsort(rows, n, sizeof *rows, timed ? by_time : by_calls);
-	struct cupti_cb_run_tab *t = timed ? cupti_cb_run_tab_new(8, h, "rrrrrrrl") : cupti_cb_run_tab_new(3, h_counts, "rrl");
+	struct cupti_cb_run_tab *t = timed ? cupti_cb_run_tab_new(8, h, "rrrrrrrl")
+					   : cupti_cb_run_tab_new(3, h_counts, "rrl");
 	for (i = 0; i < n; i++)
 		if (timed)
 			api_row(t, rows[i], layer_ns);

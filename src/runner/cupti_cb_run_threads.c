@@ -46,10 +46,11 @@ static long long ev(json_t *t, const char *key)
 	return cupti_cb_run_int(json_object_get(t, "events"), key);
 }
 
-/* By API time (calls without host times), then pid and tid: the busiest threads first. */
+/* By API time (by calls without host times), then pid and tid: the busiest threads first.
+ * The runner is one thread: qsort's comparison takes the key from here. */
 static const char *sort_key = "api.time_ns";
 
-static int by_time(const void *a, const void *b)
+static int busiest_first(const void *a, const void *b)
 {
 	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
 	long long tx = ev(x, sort_key), ty = ev(y, sort_key);
@@ -92,7 +93,7 @@ void cupti_cb_run_threads_table(FILE *out, json_t *report)
 	json_array_foreach(threads, i, t)
 		rows[i] = t;
 	sort_key = timed ? "api.time_ns" : "api.calls";
-	qsort(rows, n, sizeof *rows, by_time);
+	qsort(rows, n, sizeof *rows, busiest_first);
 	fprintf(out, "\nPer thread (%zu thread%s, by API %s; [exited]: the thread had ended, [shared]: the "
 		     "counts of several threads)\n\n", n, n == 1 ? "" : "s", timed ? "time" : "calls");
 	const char *head[9] = { h[0], h[1] };
