@@ -103,6 +103,7 @@ static void read_environment(struct cupti_cb_inj *s)
 	s->run_dir = dir && *dir ? strdup(dir) : NULL;
 	s->metrics = m && *m ? strdup(m) : NULL;
 	s->activity = env_long("CUPTI_CB_RUN_ACTIVITY", 1) != 0;
+	s->host_time = env_long("CUPTI_CB_RUN_TIME", 1) != 0;
 	s->interval_ms = env_long("CUPTI_CB_RUN_INTERVAL_MS", 0);
 	s->trace = env_long("CUPTI_CB_RUN_TRACE", 0) != 0;
 	s->max_events = env_long("CUPTI_CB_RUN_MAX_EVENTS", 0);

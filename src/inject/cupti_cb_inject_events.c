@@ -1,5 +1,7 @@
 /* cupti_cb_inject_events.c: the derived events that the library counts, in the process file's
  * order (see the header). */
+#include <string.h>
+
 #include "cupti_cb_inject_events.h"
 
 const char *const cupti_cb_inj_totals[] = { "api.calls", "api.time_ns", "api.errors" };
@@ -22,3 +24,8 @@ const int cupti_cb_inj_first_gpu_event = 21;
 const char *const cupti_cb_inj_func_fields[] = { "calls", "time_ns", "time_ns_min", "time_ns_max", "errors" };
 const char *const cupti_cb_inj_func_keys[] = { "calls", "time_ns", "min_ns", "max_ns", "errors" };
 const int cupti_cb_inj_n_func_fields = 5;
+
+int cupti_cb_inj_host_time(const char *name)
+{
+	return strncmp(name, "gpu.", 4) && strstr(name, "time_ns");
+}

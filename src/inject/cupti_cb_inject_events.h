@@ -19,4 +19,9 @@ extern const char *const cupti_cb_inj_func_fields[];	/* event suffixes: "calls",
 extern const char *const cupti_cb_inj_func_keys[];	/* their keys in the file: "calls", "min_ns", ... */
 extern const int cupti_cb_inj_n_func_fields;
 
+/* Whether an event (or a function's field: "time_ns_min") is a host time: cupti_cb reads the
+ * clock in every callback while one runs.  Those are the names with time_ns, but the gpu.*
+ * ones (GPU times from CUPTI's activity records). */
+int cupti_cb_inj_host_time(const char *name);
+
 #endif /* CUPTI_CB_INJECT_EVENTS_H */

@@ -4,7 +4,8 @@
  * reader never sees half a file.
  *
  * When the process did not count (status.counting false), totals is {} and api, devices and
- * metrics are []: nothing was measured, which is not the same as zero.
+ * metrics are []: nothing was measured, which is not the same as zero.  "host_time": false says
+ * that the host times were not measured (CUPTI_CB_RUN_TIME=0): their keys are absent, not 0.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -159,6 +160,7 @@ static json_t *document(const struct cupti_cb_inj *s)
 	json_object_set_new(status, "counting", json_boolean(s->counting));
 	json_object_set_new(status, "reason", s->counting ? json_null() : json_string(s->reason));
 	json_object_set_new(doc, "status", status);
+	json_object_set_new(doc, "host_time", json_boolean(s->host_time));
 	for (int i = 0; s->counting && i < s->n_slots; i++)
 		if (s->slots[i].kind == CUPTI_CB_INJ_TOTAL)
 			json_object_set_new(totals, cupti_cb_inj_totals[s->slots[i].field], json_integer(s->values[i]));
@@ -188,6 +190,7 @@ static json_t *partial_document(const struct cupti_cb_inj *s, const char *const 
 	json_object_set_new(doc, "process", p);
 	json_object_set_new(doc, "status", json_pack("{s:b, s:b, s:s}", "counting", 0, "final", 0, "reason",
 						     "no exit handler ran (a killing signal, _exit or quick_exit)"));
+	json_object_set_new(doc, "host_time", json_boolean(s->host_time));
 	json_object_set_new(doc, "totals", json_object());
 	json_object_set_new(doc, "api", json_array());
 	json_object_set_new(doc, "devices", json_array());

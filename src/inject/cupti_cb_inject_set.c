@@ -9,6 +9,10 @@
  *   3. per CUDA function: <f>.calls, .time_ns, .time_ns_min, .time_ns_max, .errors, for every
  *      function of the catalogue, the most common functions first, in event sets of their own
  *      (parts: see cupti_cb_inject_state.h), each owned by a thread of the library.
+ * With CUPTI_CB_RUN_TIME=0 (the runner's --no-time) every host-time event is left out
+ * (api.time_ns, sync.time_ns, <f>.time_ns, .time_ns_min, .time_ns_max: cupti_cb_inj_host_time),
+ * without a note: cupti_cb reads the clock in its callbacks only while such an event runs, so
+ * counting costs no more than CUPTI's callbacks themselves; the file says "host_time": false.
  * An event that this libpapi does not offer (an older component) is left out with a note.  The
  * first add that PAPI refuses ends the adding (the set is full: cupti_cb allows
  * CUPTI_CB_SET_MAX events per set), with a note; a function is added with all its events or not
@@ -151,6 +155,8 @@ static int add_core(struct cupti_cb_inj *s)
 {
 	char name[256];
 	for (int i = 1; i < cupti_cb_inj_n_totals; i++) {
+		if (!s->host_time && cupti_cb_inj_host_time(cupti_cb_inj_totals[i]))
+			continue;
 		full_name(name, sizeof name, cupti_cb_inj_totals[i], -1);
 		if (!offered(name)) {
 			cupti_cb_inj_note(s, "%s is not offered by this cupti_cb: left out", cupti_cb_inj_totals[i]);
@@ -165,7 +171,7 @@ static int add_core(struct cupti_cb_inj *s)
 	}
 	for (int e = 0; e < cupti_cb_inj_n_dev_events; e++) {
 		int gpu = e >= cupti_cb_inj_first_gpu_event;
-		if (gpu && !s->activity)
+		if ((gpu && !s->activity) || (!s->host_time && cupti_cb_inj_host_time(cupti_cb_inj_dev_events[e])))
 			continue;
 		full_name(name, sizeof name, cupti_cb_inj_dev_events[e], 0);
 		if (!offered(name)) {
@@ -328,6 +334,8 @@ static void add_functions(struct cupti_cb_inj *s, int set_full)
 	}
 	for (int k = 0; k < cupti_cb_inj_n_func_fields; k++) {
 		char full[600];
+		if (!s->host_time && cupti_cb_inj_host_time(cupti_cb_inj_func_fields[k]))
+			continue;
 		snprintf(name, sizeof name, "%s.%s", s->funcs[0], cupti_cb_inj_func_fields[k]);
 		full_name(full, sizeof full, name, -1);
 		if (offered(full)) {
@@ -432,6 +440,8 @@ void cupti_cb_inj_build_and_start(struct cupti_cb_inj *s)
 	}
 	s->n_devices = count_devices();
 	cupti_cb_inj_trace(s, "%d device(s)", s->n_devices);
+	if (!s->host_time)
+		cupti_cb_inj_trace(s, "no host time (CUPTI_CB_RUN_TIME=0): the callbacks read no clock");
 	int full = add_core(s) != 0;
 	add_functions(s, full);
 	cupti_cb_inj_trace(s, "%d events in %d sets, %d of %d functions", s->n_slots, s->n_parts,

@@ -80,6 +80,8 @@ struct cupti_cb_inj {
 	char *run_dir;			/* CUPTI_CB_RUN_DIR */
 	char *metrics;			/* CUPTI_CB_RUN_METRICS (comma list) or NULL */
 	int activity;			/* CUPTI_CB_RUN_ACTIVITY (default 1) */
+	int host_time;			/* CUPTI_CB_RUN_TIME (default 1; 0: --no-time, no host-time event,
+					   so that cupti_cb's callbacks read no clock) */
 	long interval_ms;		/* CUPTI_CB_RUN_INTERVAL_MS (0: no live view) */
 	int trace;			/* CUPTI_CB_RUN_TRACE */
 	long max_events;		/* CUPTI_CB_RUN_MAX_EVENTS (0: no cap of our own) */

@@ -11,7 +11,9 @@
  *
  * cupti_cb_threads is looked up with dlsym: a libpapi built before it existed still runs the
  * library, and the file says that the per-thread counts are missing.  Each event a libpapi
- * does not offer is left out of the rows (gpu.kernels too when the activity source is off).
+ * does not offer is left out of the rows (gpu.kernels too when the activity source is off, and
+ * the host times with CUPTI_CB_RUN_TIME=0: the callbacks then read no clock, and a time of 0
+ * would be a value that is not true).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -70,7 +72,7 @@ static int add_events(struct cupti_cb_inj *s, int es, struct cupti_cb_inj_thread
 	for (int e = 0; e < N_EVENTS; e++) {
 		char name[128];
 		th->have[e] = 0;
-		if (e == GPU_EVENT && !activity_counted(s))
+		if ((e == GPU_EVENT && !activity_counted(s)) || (!s->host_time && cupti_cb_inj_host_time(events[e])))
 			continue;
 		snprintf(name, sizeof name, "cupti_cb:::%s", events[e]);
 		int rc = PAPI_add_named_event(es, name);

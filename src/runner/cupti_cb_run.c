@@ -111,6 +111,13 @@ static int load_baseline(const struct cupti_cb_run_opts *o, struct baseline *b)
 		fprintf(stderr, "cupti_cb_run: %s\n", why);
 		return CUPTI_CB_RUN_EXIT_USAGE;
 	}
+	/* Known before the program runs: this run could never compare it. */
+	for (size_t i = 0; o->no_time && i < b->n; i++)
+		if (cupti_cb_run_rule_host_time(b->rules[i].kind, b->rules[i].name)) {
+			fprintf(stderr, "cupti_cb_run: --fail-above '%s:%s': a host time, which --no-time does not "
+				"measure; leave out the rule or --no-time\n", b->rules[i].kind, b->rules[i].name);
+			return CUPTI_CB_RUN_EXIT_USAGE;
+		}
 	json_t *doc = cupti_cb_run_load(o->compare, why, sizeof why);
 	b->doc = cupti_cb_run_report_new();
 	if (!doc || cupti_cb_run_merge(b->doc, doc, why, sizeof why)) {

@@ -31,6 +31,7 @@ struct cupti_cb_run_opts {
 	long interval_ms;	/* 0: no live view */
 	long start_after_ms;	/* 0: count from inside the first cuInit */
 	int no_activity;
+	int no_time;		/* --no-time: no host time, no clock read in the callbacks */
 	int keep;
 	int trace;
 	char **reports;		/* --report FILE...: no program */
@@ -82,6 +83,11 @@ long long cupti_cb_run_add(long long a, long long b);
 /* Sum over devices of one event; *present set when any device has it. */
 long long cupti_cb_run_event_sum(json_t *report, const char *key, int *present);
 long long cupti_cb_run_wall_sum(json_t *report);	/* processes' wall_ns summed */
+/* Whether the report has host times: not when "host_time" is false (a run with --no-time,
+ * or a process of it); a file without the key (an older library) has them. */
+int cupti_cb_run_host_time(json_t *report);
+/* Whether key (an event, or a function's field: time_ns, min_ns, max_ns) is a host time. */
+int cupti_cb_run_is_host_time(const char *key);
 const char *cupti_cb_run_unit(const char *key);
 /* How a hardware metric combines over processes (and devices): a .sum adds
  * up, a .max or .min stays the extreme, any other (an average, a ratio, a
@@ -122,6 +128,9 @@ struct cupti_cb_run_rule {
 };
 /* 0, or -1 with a sentence in why. */
 int cupti_cb_run_parse_rules(const char *spec, struct cupti_cb_run_rule **rules, size_t *n, char *why, size_t whyn);
+/* Whether the rule compares a host time (time:F, event:sync.time_ns), which a run with
+ * --no-time does not measure. */
+int cupti_cb_run_rule_host_time(const char *kind, const char *name);
 /* Prints the comparison; returns how many quantities regressed. */
 int cupti_cb_run_compare(FILE *f, const char *base_name, json_t *base, json_t *now,
 			 const struct cupti_cb_run_rule *rules, size_t n);

@@ -278,6 +278,9 @@ int cupti_cb_run_check(json_t *doc, char *why, size_t n)
 	}
 	if (json_object_get(doc, "status") && check_status(json_object_get(doc, "status"), "the", why, n))
 		return -1;
+	/* Read as "the times were measured" unless it is false: a string would be misread. */
+	if (!OPTIONAL(doc, "host_time", is_bool))
+		return BAD("\"host_time\" is %s, not true or false", type_of(json_object_get(doc, "host_time")));
 	if (json_object_get(doc, "partial") && check_partial(json_object_get(doc, "partial"), "the", why, n))
 		return -1;
 	/* A report's "run" is null until the runner knows the run. */

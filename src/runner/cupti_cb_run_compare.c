@@ -17,7 +17,10 @@
  *
  * A quantity regressed when it grew by more than PCT percent of the
  * baseline; one that was 0 regressed when it is no longer 0, whatever PCT
- * is. Only growth fails: fewer calls or less time is never a regression. */
+ * is. Only growth fails: fewer calls or less time is never a regression.
+ * A host time that either run did not measure (--no-time: "host_time"
+ * false) is "not measured", neither ok nor regressed: an absent time is not
+ * a time of 0. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,11 +187,16 @@ static double quantity(json_t *report, const char *kind, const char *name)
 	return (double)cupti_cb_run_event_sum(report, event_of(kind, name), NULL);
 }
 
+int cupti_cb_run_rule_host_time(const char *kind, const char *name)
+{
+	return !strcmp(kind, "time") || (!strcmp(kind, "event") && cupti_cb_run_is_host_time(name));
+}
+
 /* ---- the comparison */
 
 struct cmp {
 	struct cupti_cb_run_tab *t;
-	int regressed, compared;
+	int regressed, compared, unmeasured;
 };
 
 static void num(char *buf, double v)
@@ -200,12 +208,31 @@ static void num(char *buf, double v)
 		snprintf(buf, 32, "%.15g", v);
 }
 
+/* A host time that one of the runs did not measure: its row, with "-" for that run. */
+static void not_measured(struct cmp *c, const char *label, const char *kind, const char *name, double pct,
+			 json_t *base, json_t *now)
+{
+	char b[32] = "-", n[32] = "-", th[32];
+	if (cupti_cb_run_host_time(base))
+		num(b, quantity(base, kind, name));
+	if (cupti_cb_run_host_time(now))
+		num(n, quantity(now, kind, name));
+	snprintf(th, sizeof th, "%g", pct);
+	const char *cells[] = { label, b, n, "-", th, "not measured (--no-time)" };
+	cupti_cb_run_tab_row(c->t, cells);
+	c->unmeasured++;
+}
+
 static void compare_one(struct cmp *c, const char *kind, const char *name, double pct, json_t *base, json_t *now)
 {
 	char label[160], b[32], n[32], ch[32], th[32];
+	snprintf(label, sizeof label, "%s:%s", kind, name);
+	if (cupti_cb_run_rule_host_time(kind, name) && (!cupti_cb_run_host_time(base) || !cupti_cb_run_host_time(now))) {
+		not_measured(c, label, kind, name, pct, base, now);
+		return;
+	}
 	double vb = quantity(base, kind, name), vn = quantity(now, kind, name);
 	int bad = vn > vb && (vb == 0 || (vn - vb) * 100.0 / vb > pct);
-	snprintf(label, sizeof label, "%s:%s", kind, name);
 	num(b, vb);
 	num(n, vn);
 	if (vn == vb)
@@ -241,7 +268,7 @@ int cupti_cb_run_compare(FILE *f, const char *base_name, json_t *base, json_t *n
 			 const struct cupti_cb_run_rule *rules, size_t n)
 {
 	static const char *const h[] = { "Quantity", "Baseline", "Now", "Change (%)", "Threshold (%)", "Result" };
-	struct cmp c = { cupti_cb_run_tab_new(6, h, "lrrrrl"), 0, 0 };
+	struct cmp c = { cupti_cb_run_tab_new(6, h, "lrrrrl"), 0, 0, 0 };
 	for (size_t i = 0; i < n; i++) {
 		if (!strcmp(rules[i].name, "*"))
 			compare_each(&c, &rules[i], base, now);
@@ -251,6 +278,11 @@ int cupti_cb_run_compare(FILE *f, const char *base_name, json_t *base, json_t *n
 	fprintf(f, "\nComparison with %s: %d quantit%s, %d regressed\n\n", base_name, c.compared,
 		c.compared == 1 ? "y" : "ies", c.regressed);
 	cupti_cb_run_tab_print(f, c.t);
+	if (c.unmeasured)
+		fprintf(f, " %d host time%s not compared: %s measured no host time (--no-time).\n", c.unmeasured,
+			c.unmeasured == 1 ? " was" : "s were",
+			!cupti_cb_run_host_time(base) && !cupti_cb_run_host_time(now) ? "neither run"
+			: !cupti_cb_run_host_time(base) ? "the baseline" : "this run");
 	cupti_cb_run_tab_free(c.t);
 	return c.regressed;
 }

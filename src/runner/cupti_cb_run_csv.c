@@ -3,7 +3,9 @@
  *
  *   section,name,device,value,unit
  *
- * section: run, totals, runtime_api, driver_api, device, metric, thread;
+ * section: run (exit_status, wall_ns, processes, and host_time 1 or 0 when
+ * the report says whether host times were measured: 0 after --no-time, and
+ * then no time row is there), totals, runtime_api, driver_api, device, metric, thread;
  * name: the cupti_cb event name (api rows: FUNCTION.FIELD; thread rows:
  * PID:TID:EVENT, PID:TID:exited and :shared (0 or 1), and PID:TID:name, whose
  * unit column holds the thread's name); device: empty
@@ -76,6 +78,11 @@ void cupti_cb_run_print_csv(FILE *f, json_t *report)
 	json_t *np = json_integer((json_int_t)json_array_size(json_object_get(report, "processes")));
 	row(f, "run", "processes", NULL, np, "processes");
 	json_decref(np);
+	if (json_is_boolean(json_object_get(report, "host_time"))) {
+		json_t *ht = json_integer(cupti_cb_run_host_time(report));
+		row(f, "run", "host_time", NULL, ht, "");
+		json_decref(ht);
+	}
 	json_object_foreach(json_object_get(report, "totals"), key, v)
 		row(f, "totals", key, NULL, v, cupti_cb_run_unit(key));
 	api_rows(f, report);

@@ -110,6 +110,7 @@ int cupti_cb_run_set_env(const struct cupti_cb_run_opts *o, const char *dir)
 	rc |= setenv("CUDA_INJECTION64_PATH", cupti_cb_run_inject_path(), 1);
 	rc |= setenv("CUPTI_CB_RUN_DIR", dir, 1);
 	rc |= setenv("CUPTI_CB_RUN_ACTIVITY", o->no_activity ? "0" : "1", 1);
+	rc |= setenv("CUPTI_CB_RUN_TIME", o->no_time ? "0" : "1", 1);
 	unsetenv("CUPTI_CB_RUN_METRICS");
 	if (o->metrics) {
 		char *m = cupti_cb_run_expand_metrics(o->metrics);

@@ -15,7 +15,9 @@
  * first file it reads and looks up every other file's events there, so
  * every rank defines the same fixed list: the totals and every per-device
  * event of the process file, summed over devices. Per-function counts and
- * hardware metrics (a list that differs between ranks) are left out. */
+ * hardware metrics (a list that differs between ranks) are left out. A
+ * quantity the report does not have (api.time_ns after --no-time) is
+ * defined but has no value: it was not measured, which is not 0. */
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -54,8 +56,10 @@ static json_t *hl_doc(json_t *report)
 	json_object_set_new(region, "cycles", json_string("0"));
 	json_object_set_new(region, "real_time_nsec", json_string(wall));
 	for (int i = 0; totals[i]; i++) {
+		json_t *v = json_object_get(json_object_get(report, "totals"), totals[i]);
 		define(defs, totals[i], "delta");
-		value(region, totals[i], cupti_cb_run_int(json_object_get(report, "totals"), totals[i]));
+		if (json_is_integer(v))
+			value(region, totals[i], json_integer_value(v));
 	}
 	for (int i = 0; cupti_cb_run_device_events[i]; i++) {
 		const char *ev = cupti_cb_run_device_events[i];

@@ -3,7 +3,8 @@
  * Counts and times add up over processes; a minimum stays the smallest, a
  * maximum or a peak the largest (the peak of live memory of one process is
  * not added to another's: they are different address spaces, and the
- * report's peak answers "how much did one process need at most"). */
+ * report's peak answers "how much did one process need at most").
+ * "host_time" is false as soon as one file measured no host time (--no-time). */
 #include <dirent.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -261,6 +262,9 @@ static int merge_into(json_t *report, json_t *doc, char *why, size_t n)
 	if (json_is_string(version) && !json_object_get(ours, "version"))
 		json_object_set(ours, "version", version);
 	merge_status(report, json_object_get(doc, "status"));
+	json_t *host_time = json_object_get(doc, "host_time");
+	if (json_is_boolean(host_time) && cupti_cb_run_host_time(report))
+		json_object_set(report, "host_time", host_time);
 	if (combine_all(json_object_get(report, "totals"), json_object_get(doc, "totals"), "\"totals\"", why, n) ||
 	    merge_api(report, json_object_get(doc, "api"), why, n) ||
 	    merge_devices(report, json_object_get(doc, "devices"), why, n) ||

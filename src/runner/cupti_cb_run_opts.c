@@ -30,6 +30,9 @@ void cupti_cb_run_usage(FILE *f)
 		"      --metrics LIST    hardware metrics: names and group names, comma-separated\n"
 		"                        (groups: cupti_cb_metric_groups)\n"
 		"      --no-gpu-activity leave out the gpu.* events (CUPTI Activity API)\n"
+		"      --no-time         measure no host time: calls, errors, launches, bytes,\n"
+		"                        allocations without a clock read in each CUDA call\n"
+		"                        (the cost of CUPTI's callbacks alone); GPU times stay\n"
 		"      --interval T      every T (1s, 500ms) print one live line to standard error\n"
 		"      --start-after T   start counting T (1s, 300ms) after the program's first\n"
 		"                        CUDA call instead of inside it (leaves out the start-up)\n"
@@ -69,7 +72,7 @@ static long parse_interval(const char *s)
 	return -1;
 }
 
-enum { OPT_CSV = 256, OPT_JSON, OPT_METRICS, OPT_NOACT, OPT_INTERVAL, OPT_START, OPT_KEEP, OPT_TRACE,
+enum { OPT_CSV = 256, OPT_JSON, OPT_METRICS, OPT_NOACT, OPT_NOTIME, OPT_INTERVAL, OPT_START, OPT_KEEP, OPT_TRACE,
        OPT_COMPARE, OPT_FAIL, OPT_REPORT, OPT_HL };
 
 static const struct option longopts[] = {
@@ -78,6 +81,7 @@ static const struct option longopts[] = {
 	{ "json", required_argument, 0, OPT_JSON },
 	{ "metrics", required_argument, 0, OPT_METRICS },
 	{ "no-gpu-activity", no_argument, 0, OPT_NOACT },
+	{ "no-time", no_argument, 0, OPT_NOTIME },
 	{ "interval", required_argument, 0, OPT_INTERVAL },
 	{ "start-after", required_argument, 0, OPT_START },
 	{ "keep", no_argument, 0, OPT_KEEP },
@@ -120,6 +124,7 @@ static int take(int c, char **argv, struct cupti_cb_run_opts *o)
 	case OPT_JSON: o->json = optarg; break;
 	case OPT_METRICS: o->metrics = optarg; break;
 	case OPT_NOACT: o->no_activity = 1; break;
+	case OPT_NOTIME: o->no_time = 1; break;
 	case OPT_INTERVAL:
 		o->interval_ms = parse_interval(optarg);
 		if (o->interval_ms < 0)
@@ -192,6 +197,8 @@ int cupti_cb_run_parse_opts(int argc, char **argv, struct cupti_cb_run_opts *o)
 	}
 	if (o->hl_output && o->reports)
 		return bad("%s", "--hl-output writes the files of a run, not of --report");
+	if (o->no_time && o->reports)
+		return bad("%s", "--no-time is for a run: --report shows what its files measured");
 	if (o->fail_above && !o->compare)
 		return bad("%s", "--fail-above needs --compare BASELINE.json");
 	return 0;

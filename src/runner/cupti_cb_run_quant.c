@@ -47,6 +47,17 @@ long long cupti_cb_run_wall_sum(json_t *report)
 	return sum;
 }
 
+int cupti_cb_run_host_time(json_t *report)
+{
+	return !json_is_false(json_object_get(report, "host_time"));
+}
+
+int cupti_cb_run_is_host_time(const char *key)
+{
+	/* gpu.*_time_ns are the GPU's own times, from CUPTI's activity records. */
+	return strncmp(key, "gpu.", 4) && (strstr(key, "time_ns") || !strcmp(key, "min_ns") || !strcmp(key, "max_ns"));
+}
+
 static int has(const char *s, const char *part)
 {
 	return strstr(s, part) != NULL;

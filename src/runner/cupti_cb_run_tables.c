@@ -1,7 +1,12 @@
 /* cupti_cb_run_tables.c: the text report, modelled on nsys stats'
  * cuda_api_sum, cuda_gpu_kern_sum and cuda_gpu_mem_*_sum: CUDA API calls per
  * layer, operations per device, what the GPU ran, hardware metrics. Numbers
- * are printed in full (no k/M rounding) so that they can be checked. */
+ * are printed in full (no k/M rounding) so that they can be checked.
+ *
+ * A report without host times (--no-time: "host_time" false) says so once,
+ * under the header, and its API tables have no time columns and are sorted
+ * by calls: columns of "-" would only hide the counts, and zeros would look
+ * like times. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,14 +16,23 @@
 
 /* ---- CUDA API calls, one table per layer */
 
-static int by_time(const void *a, const void *b)
+static int by_key(json_t *x, json_t *y, const char *key)
 {
-	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
-	long long tx = cupti_cb_run_int(x, "time_ns"), ty = cupti_cb_run_int(y, "time_ns");
+	long long tx = cupti_cb_run_int(x, key), ty = cupti_cb_run_int(y, key);
 	if (tx != ty)
 		return tx > ty ? -1 : 1;
 	return strcmp(json_string_value(json_object_get(x, "function")),
 		      json_string_value(json_object_get(y, "function")));
+}
+
+static int by_time(const void *a, const void *b)
+{
+	return by_key(*(json_t *const *)a, *(json_t *const *)b, "time_ns");
+}
+
+static int by_calls(const void *a, const void *b)
+{
+	return by_key(*(json_t *const *)a, *(json_t *const *)b, "calls");
 }
 
 /* A field the installed cupti_cb does not offer is absent: "-", not 0. */
@@ -47,10 +61,22 @@ static void api_row(struct cupti_cb_run_tab *t, json_t *f, long long layer_ns)
 	cupti_cb_run_tab_row(t, cells);
 }
 
+/* Without host times: calls, errors, name. */
+static void counts_row(struct cupti_cb_run_tab *t, json_t *f)
+{
+	char c[2][NUM];
+	field(c[0], f, "calls");
+	field(c[1], f, "errors");
+	const char *cells[] = { c[0], c[1], json_string_value(json_object_get(f, "function")) };
+	cupti_cb_run_tab_row(t, cells);
+}
+
 static void api_table(FILE *out, json_t *report, const char *layer)
 {
 	static const char *const h[] = { "Time (%)", "Total Time (ns)", "Num Calls", "Avg (ns)",
 					  "Min (ns)", "Max (ns)", "Errors", "Name" };
+	static const char *const h_counts[] = { "Num Calls", "Errors", "Name" };
+	int timed = cupti_cb_run_host_time(report);
 	json_t *api = json_object_get(report, "api"), *f;
 	size_t n = 0, i;
 	long long layer_ns = 0;
@@ -62,17 +88,24 @@ static void api_table(FILE *out, json_t *report, const char *layer)
 			rows[n++] = f;
 			layer_ns = cupti_cb_run_add(layer_ns, cupti_cb_run_int(f, "time_ns"));
 		}
-	fprintf(out, "\nCUDA %s API (%zu function%s; Time (%%) is within the %s layer)\n\n", layer, n,
-		n == 1 ? "" : "s", layer);
+	if (timed)
+		fprintf(out, "\nCUDA %s API (%zu function%s; Time (%%) is within the %s layer)\n\n", layer, n,
+			n == 1 ? "" : "s", layer);
+	else
+		fprintf(out, "\nCUDA %s API (%zu function%s, by calls)\n\n", layer, n, n == 1 ? "" : "s");
 	if (!n) {
 		fprintf(out, " no %s API call was counted\n", layer);
 		free(rows);
 		return;
 	}
-	qsort(rows, n, sizeof *rows, by_time);
-	struct cupti_cb_run_tab *t = cupti_cb_run_tab_new(8, h, "rrrrrrrl");
+	qsort(rows, n, sizeof *rows, timed ? by_time : by_calls);
+	struct cupti_cb_run_tab *t = timed ? cupti_cb_run_tab_new(8, h, "rrrrrrrl")
+					   : cupti_cb_run_tab_new(3, h_counts, "rrl");
 	for (i = 0; i < n; i++)
-		api_row(t, rows[i], layer_ns);
+		if (timed)
+			api_row(t, rows[i], layer_ns);
+		else
+			counts_row(t, rows[i]);
 	cupti_cb_run_tab_print(out, t);
 	cupti_cb_run_tab_free(t);
 	free(rows);
@@ -191,14 +224,15 @@ static void ops_table(FILE *out, json_t *report)
 		return;
 	}
 	struct cupti_cb_run_tab *t = device_tab(devices, "Operation");
+	int timed = cupti_cb_run_host_time(report);
 	for (const struct row *r = ops_rows; r->key; r++)
-		if (any_device_has(report, r->key))
+		if (any_device_has(report, r->key) && (timed || !cupti_cb_run_is_host_time(r->key)))
 			device_row(t, devices, r->label, r->unit, r->key);
 	/* Events this program does not know yet still show, under their names. */
 	json_t *first = json_object_get(json_array_get(devices, 0), "events"), *v;
 	const char *key;
 	json_object_foreach(first, key, v)
-		if (strncmp(key, "gpu.", 4) && !listed(ops_rows, key))
+		if (strncmp(key, "gpu.", 4) && !listed(ops_rows, key) && (timed || !cupti_cb_run_is_host_time(key)))
 			device_row(t, devices, key, cupti_cb_run_unit(key), key);
 	cupti_cb_run_tab_print(out, t);
 	cupti_cb_run_tab_free(t);
@@ -306,6 +340,9 @@ static void header(FILE *out, json_t *report)
 	const char *why = json_string_value(json_object_get(json_object_get(report, "status"), "reason"));
 	if (!np && why)	/* a report of nothing: why */
 		fprintf(out, " %s\n", why);
+	if (!cupti_cb_run_host_time(report))
+		fprintf(out, " host times were not measured (--no-time): no time per CUDA call or synchronization;\n"
+			     " calls, errors, launches, bytes, allocations and the GPU's own times are counted\n");
 	cupti_cb_run_print_process_status(out, report, "");
 }
 

@@ -3,7 +3,8 @@
  * keeps one row per thread of each process (pid + tid: a tid means nothing
  * across processes or hosts), and prints them as the "Per thread" table and
  * the CSV's "thread" rows. A report without threads (an older injected
- * library) has no "threads" key, and no table. */
+ * library) has no "threads" key, and no table. A report without host times
+ * (--no-time) has no time columns, and its rows go by calls. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,11 +46,14 @@ static long long ev(json_t *t, const char *key)
 	return cupti_cb_run_int(json_object_get(t, "events"), key);
 }
 
-/* By API time, then pid and tid: the busiest threads first. */
-static int by_time(const void *a, const void *b)
+/* By API time (by calls without host times), then pid and tid: the busiest threads first.
+ * The runner is one thread: qsort's comparison takes the key from here. */
+static const char *sort_key = "api.time_ns";
+
+static int busiest_first(const void *a, const void *b)
 {
 	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
-	long long tx = ev(x, "api.time_ns"), ty = ev(y, "api.time_ns");
+	long long tx = ev(x, sort_key), ty = ev(y, sort_key);
 	if (tx != ty)
 		return tx > ty ? -1 : 1;
 	long long px = cupti_cb_run_int(x, "pid"), py = cupti_cb_run_int(y, "pid");
@@ -75,30 +79,42 @@ void cupti_cb_run_threads_table(FILE *out, json_t *report)
 					  "Sync Time (ns)", "GPU Kernels", "Name" };
 	static const char *const keys[] = { "api.calls", "api.time_ns", "kernel.launches", "memcpy.bytes",
 					     "sync.time_ns", "gpu.kernels" };
+	/* The columns shown: all, or those that are not host times. */
+	static const int all[] = { 0, 1, 2, 3, 4, 5 }, counts[] = { 0, 2, 3, 5 };
 	json_t *threads = json_object_get(report, "threads"), *t;
 	size_t n = json_array_size(threads), i;
 	if (!n)
 		return;
+	int timed = cupti_cb_run_host_time(report), nc = timed ? 6 : 4;
+	const int *col = timed ? all : counts;
 	json_t **rows = calloc(n, sizeof *rows);
 	if (!rows)
 		abort();
 	json_array_foreach(threads, i, t)
 		rows[i] = t;
-	qsort(rows, n, sizeof *rows, by_time);
-	fprintf(out, "\nPer thread (%zu thread%s, by API time; [exited]: the thread had ended, [shared]: the "
-		     "counts of several threads)\n\n", n, n == 1 ? "" : "s");
-	struct cupti_cb_run_tab *tab = cupti_cb_run_tab_new(9, h, "rrrrrrrrl");
+	sort_key = timed ? "api.time_ns" : "api.calls";
+	qsort(rows, n, sizeof *rows, busiest_first);
+	fprintf(out, "\nPer thread (%zu thread%s, by API %s; [exited]: the thread had ended, [shared]: the "
+		     "counts of several threads)\n\n", n, n == 1 ? "" : "s", timed ? "time" : "calls");
+	const char *head[9] = { h[0], h[1] };
+	for (int k = 0; k < nc; k++)
+		head[2 + k] = h[2 + col[k]];
+	head[2 + nc] = h[8];
+	struct cupti_cb_run_tab *tab = cupti_cb_run_tab_new(3 + nc, head, timed ? "rrrrrrrrl" : "rrrrrrl");
 	for (i = 0; i < n && i < TABLE_ROWS; i++) {
 		char c[8][NUM], name[96];
 		t = rows[i];
 		snprintf(c[0], NUM, "%lld", cupti_cb_run_int(t, "pid"));
 		snprintf(c[1], NUM, "%lld", cupti_cb_run_int(t, "tid"));
-		for (int k = 0; k < 6; k++)
-			cell(c[2 + k], t, keys[k]);
+		for (int k = 0; k < nc; k++)
+			cell(c[2 + k], t, keys[col[k]]);
 		snprintf(name, sizeof name, "%s%s%s", json_string_value(json_object_get(t, "name")) ?: "",
 			 json_is_true(json_object_get(t, "exited")) ? " [exited]" : "",
 			 json_is_true(json_object_get(t, "shared")) ? " [shared]" : "");
-		const char *cells[] = { c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], name };
+		const char *cells[9] = { c[0], c[1] };
+		for (int k = 0; k < nc; k++)
+			cells[2 + k] = c[2 + k];
+		cells[2 + nc] = name;
 		cupti_cb_run_tab_row(tab, cells);
 	}
 	cupti_cb_run_tab_print(out, tab);

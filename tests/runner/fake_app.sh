@@ -31,7 +31,7 @@ shift $((OPTIND - 1))
 dir=${CUPTI_CB_RUN_DIR:?CUPTI_CB_RUN_DIR is not set}
 
 if test -n "$envfile"; then
-	for v in CUDA_INJECTION64_PATH CUPTI_CB_RUN_ACTIVITY CUPTI_CB_RUN_METRICS \
+	for v in CUDA_INJECTION64_PATH CUPTI_CB_RUN_ACTIVITY CUPTI_CB_RUN_TIME CUPTI_CB_RUN_METRICS \
 		CUPTI_CB_RUN_INTERVAL_MS CUPTI_CB_RUN_START CUPTI_CB_RUN_TRACE; do
 		eval "printf '%s=%s\n' $v \"\${$v-(unset)}\""
 	done > "$envfile"

@@ -2,13 +2,14 @@
 # run_env: the environment the runner gives the program (the contract with
 # the injected library): the library's path (installed in $(pkglibdir),
 # or CUPTI_CB_RUN_INJECT), a private run directory, metric groups expanded,
-# the activity switch, the live-view interval, the delayed start, the trace switch; --keep
+# the activity switch, the host-time switch, the live-view interval, the delayed start, the trace switch; --keep
 # keeps the run directory, which is otherwise removed.
 . "$LIB_SH"
 
 rc 0 "$RUNNER" -- "$FAKE_APP" -e env.txt none
 line env.txt "CUDA_INJECTION64_PATH=$INJ_LIB"
 line env.txt "CUPTI_CB_RUN_ACTIVITY=1"
+line env.txt "CUPTI_CB_RUN_TIME=1"
 line env.txt "CUPTI_CB_RUN_METRICS=(unset)"
 line env.txt "CUPTI_CB_RUN_INTERVAL_MS=(unset)"
 line env.txt "CUPTI_CB_RUN_TRACE=(unset)"

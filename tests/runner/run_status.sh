@@ -114,7 +114,7 @@ line err "cupti_cb_run: --fail-above needs --compare BASELINE.json (cupti_cb_run
 
 # --help names every option.
 rc 0 "$RUNNER" --help
-for o in --output --csv --json --metrics --no-gpu-activity --interval --keep --trace --compare \
+for o in --output --csv --json --metrics --no-gpu-activity --no-time --interval --keep --trace --compare \
 	--fail-above --report --hl-output --help; do
 	grep -q -- "$o" out || fail "--help does not name $o"
 done

@@ -467,6 +467,53 @@ static void exit_without_enter_has_no_time(void)
 	stop(&s);
 }
 
+/* cupti_cb_run --no-time counts with every event but the host times (its
+ * process file: every derived event whose name has no time_ns, and each
+ * function's .calls and .errors): none of them may turn the clock on, so
+ * that the callbacks read no clock. The events that need the clock are
+ * exactly those whose name says time_ns: the runner leaves out by name. */
+static void counting_without_the_clock(void)
+{
+	uint32_t codes[64];
+	unsigned n = 0;
+	for (unsigned i = 0; i < cupti_cb_n_derived && n < 60; i++) {
+		const struct cupti_cb_derived *d = &cupti_cb_derived_events[i];
+		int says_time = strstr(d->name, "time_ns") != NULL;
+		char what[160];
+		snprintf(what, sizeof what, "%s needs the clock iff its name says time_ns", d->name);
+		CHECK_EQ(d->timed, says_time, what);
+		if (says_time)
+			continue;
+		char name[96];
+		/* Gauges exist for the process only. */
+		snprintf(name, sizeof name, "%s%s", d->name, d->read != CUPTI_CB_READ_COUNT ? ":process" : "");
+		codes[n++] = code_of(name);
+	}
+	static const char *const per_func[] = { "cudaMemcpy.calls", "cudaMemcpy.errors", "cuMemcpyHtoD.calls",
+						"cuMemcpyHtoD.errors" };
+	for (unsigned i = 0; i < 4; i++)
+		codes[n++] = code_of(per_func[i]);
+	struct cupti_cb_hold h = { 0 };
+	CHECK_EQ(cupti_cb_callback_acquire(&cb, &h, codes, n), 0, "acquire every event but the host times");
+	CHECK_EQ(atomic_load(&eng.timing), 0, "the clock stays off");
+
+	uint64_t calls0 = value("api.calls"), memcpy0 = value("cudaMemcpy.calls"), ns0 = value("cudaMemcpy.time_ns");
+	struct cupti_cb_thread_counters *b = cupti_cb_services_thread_counters(&eng);
+	char host[8];
+	cuMemcpyHtoD_v2_params hd = { on_dev(0, 0), host, 8 };
+	struct call rt = { RT, RCB(cudaMemcpy_v3020), NULL, CUDA_SUCCESS, CTX0, 0, next_id() };
+	site(&rt, CUPTI_API_ENTER);
+	CHECK_EQ(b->pending[(b->n_pending - 1) % CUPTI_CB_PENDING].t0, 0, "no clock read at the ENTER");
+	struct timespec ms = { 0, 1000000 };
+	nanosleep(&ms, NULL);
+	driver(DCB(cuMemcpyHtoD_v2), &hd, CUDA_SUCCESS, CTX0);
+	site(&rt, CUPTI_API_EXIT);
+	CHECK_EQ(value("api.calls") - calls0, 1, "the call is counted");
+	CHECK_EQ(value("cudaMemcpy.calls") - memcpy0, 1, "and by its function");
+	CHECK_EQ(value("cudaMemcpy.time_ns") - ns0, 0, "with no time: no clock read at the EXIT either");
+	cupti_cb_services_unhold(&eng, &h);
+}
+
 /* nvcc's launch stubs call __cudaPushCallConfiguration and
  * __cudaPopCallConfiguration around cudaLaunchKernel: one <<<>>> is one
  * call of the application. */
@@ -844,6 +891,7 @@ int main(void)
 	failed_start_rolls_back_exactly();
 	lost_exit_does_not_stick();
 	exit_without_enter_has_no_time();
+	counting_without_the_clock();
 	runtime_internals_not_api_calls();
 	failed_free_keeps_size();
 	threads();
