@@ -43,7 +43,9 @@
 # Environment (all optional): NSYS (the nsys to use), PYTHON (default python3),
 # BENCH_ROUNDS (default 3), BENCH_ITERS (launches per thread, default 20000), BENCH_STEPS
 # (timed training steps, default 200), BENCH_BUDGET (seconds for the whole run, default 300),
-# BENCH_NSYS_LIMIT (seconds one nsys run may take, default 90), BENCH_COMMIT (commit recorded;
+# BENCH_NSYS_LIMIT (seconds one nsys run may take, default 90), BENCH_NSYS_ROUNDS (the rounds
+# that run nsys, from the first; default: all: nsys takes minutes to write a PyTorch program's
+# report), BENCH_COMMIT (commit recorded;
 # default: <prefix>/share/cupti_cb/commit), BENCH_WORKLOADS and BENCH_MODES (space-separated
 # lists; default: every workload, and the modes of the table without the ones above),
 # BENCH_STREAM_ITERS (iterations of bench_streams, default 5000), BENCH_PIN (a CPU list for
@@ -131,6 +133,7 @@ launch() {
 # measure ROUND WORKLOAD MODE: one run; appends a result line.
 measure() {
     local round=$1 w=$2 m=$3 cmd t0 t1 rc left line report=/dev/null
+    [ "$m" = nsys ] && [ "$round" -gt "${BENCH_NSYS_ROUNDS:-$rounds}" ] && return
     left=$((budget - (SECONDS - start)))
     if [ "$left" -lt 10 ]; then
         echo "note skipped round=$round workload=$w mode=$m: budget spent" >> "$res"
