@@ -1,11 +1,11 @@
 #!/bin/bash
 # run-runner-bench [OUTDIR]: what cupti_cb_run costs the programs it measures, on a GPU machine,
 # in one run: each workload bare, under cupti_cb_run (callbacks and GPU activity: its default),
-# under cupti_cb_run --start-after 300ms (counting set up after the first CUDA call), under
-# cupti_cb_run --no-gpu-activity, and under Nsight Systems (nsys profile --trace=cuda),
-# in rounds whose mode order alternates; and CUPTI's floor for an injected tool
+# with --no-gpu-activity, with --no-time, and under Nsight Systems (nsys profile --trace=cuda),
+# in rounds whose mode order alternates; and CUPTI's floors for an injected tool
 # (libbench_inject_floor.so: an empty callback on every CBID, as cupti_cb_run enables them, with
-# the activity kinds of its gpu.* events (floor), or without them (floor_cb)).
+# the activity kinds of its gpu.* events (floor) or without them (floor_cb); with the clock read
+# at every call site that timing every call needs (floor_clock_act, floor_clock)).
 #
 # Workloads:
 # Each workload waits 600 ms after its warm-up, so that --start-after 300ms counts its timed part.
@@ -42,12 +42,13 @@
 #
 # Environment (all optional): NSYS (the nsys to use), PYTHON (default python3),
 # BENCH_ROUNDS (default 3), BENCH_ITERS (launches per thread, default 20000), BENCH_STEPS
-# (timed training steps, default 200), BENCH_BUDGET (seconds for the whole run, default 300),
-# BENCH_NSYS_LIMIT (seconds one nsys run may take, default 90), BENCH_NSYS_ROUNDS (the rounds
-# that run nsys, from the first; default: all: nsys takes minutes to write a PyTorch program's
+# (timed training steps, default 200), BENCH_BUDGET (seconds for the whole run, default 900),
+# BENCH_NSYS_LIMIT (seconds one nsys run may take, default 200), BENCH_NSYS_ROUNDS (the rounds
+# that run nsys, from the first; default 1: nsys takes minutes to write a PyTorch program's
 # report), BENCH_COMMIT (commit recorded;
 # default: <prefix>/share/cupti_cb/commit), BENCH_WORKLOADS and BENCH_MODES (space-separated
-# lists; default: every workload, and the modes of the table without the ones above),
+# lists; default: every workload, and bare, the floors with and without a clock read, the
+# runner with and without GPU activity and host times, and nsys),
 # BENCH_STREAM_ITERS (iterations of bench_streams, default 5000), BENCH_PIN (a CPU list for
 # taskset: every run of every mode pinned to it, the tool's threads too).
 # (run-runner-bench.sh in the source tree, installed as run-runner-bench.)
@@ -60,8 +61,8 @@ runner=$prefix/bin/cupti_cb_run
 rounds=${BENCH_ROUNDS:-3}
 iters=${BENCH_ITERS:-20000}
 steps=${BENCH_STEPS:-200}
-budget=${BENCH_BUDGET:-300}
-nsys_limit=${BENCH_NSYS_LIMIT:-90}	# seconds one nsys run may take (its report is written at exit)
+budget=${BENCH_BUDGET:-900}
+nsys_limit=${BENCH_NSYS_LIMIT:-200}	# seconds one nsys run may take (its report is written at exit)
 python=${PYTHON:-python3}
 . "$here/bench-lib.sh"
 bench_begin run-runner-bench "$out"
@@ -76,7 +77,7 @@ case " $workloads " in *" torch "*)
         workloads=$(echo " $workloads " | sed 's/ torch / /')
         echo "note torch skipped: $python cannot import torch or torch sees no GPU" >> "$res"; } ;;
 esac
-modes=${BENCH_MODES:-bare floor floor_cb runner runner_late runner_cb nsys}
+modes=${BENCH_MODES:-bare floor_cb floor floor_clock floor_clock_act runner_cb runner runner_notime runner_cb_notime nsys}
 if [ -z "$nsys" ]; then
     case " $modes " in *" nsys "*) echo "note nsys skipped: not found" >> "$res" ;; esac
     modes=$(echo " $modes " | sed 's/ nsys / /')
@@ -133,7 +134,7 @@ launch() {
 # measure ROUND WORKLOAD MODE: one run; appends a result line.
 measure() {
     local round=$1 w=$2 m=$3 cmd t0 t1 rc left line report=/dev/null
-    [ "$m" = nsys ] && [ "$round" -gt "${BENCH_NSYS_ROUNDS:-$rounds}" ] && return
+    [ "$m" = nsys ] && [ "$round" -gt "${BENCH_NSYS_ROUNDS:-1}" ] && return
     left=$((budget - (SECONDS - start)))
     if [ "$left" -lt 10 ]; then
         echo "note skipped round=$round workload=$w mode=$m: budget spent" >> "$res"
