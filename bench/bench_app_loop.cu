@@ -17,32 +17,14 @@
 
 #include <cuda_runtime_api.h>
 
+#define BENCH_PROG "bench_app_loop"
+#include "bench_args.h"
+
 static long iters = 20000, copies = 100, pause_ms = 0;
 static int threads = 1;
 static pthread_barrier_t go;
 
 __global__ void empty_kernel(void) {}
-
-/* libbench_where.so's hooks, when it is preloaded (run-runner-bench's profiles): its samples
- * cover the timed loop only. */
-extern "C" void bench_where_begin(void) __attribute__((weak));
-extern "C" void bench_where_end(void) __attribute__((weak));
-
-static unsigned long long now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
-}
-
-#define CHECK(call)                                                                     \
-    do {                                                                                \
-        cudaError_t e_ = (call);                                                        \
-        if (e_ != cudaSuccess) {                                                        \
-            fprintf(stderr, "bench_app_loop: %s: %s\n", #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                    \
-        }                                                                               \
-    } while (0)
 
 static void loop(cudaStream_t s, void *dev, const void *host, long n)
 {
@@ -73,29 +55,20 @@ static void *worker(void *arg)
     return NULL;
 }
 
-static long opt(int argc, char **argv, const char *name, long def)
-{
-    size_t n = strlen(name);
-    for (int i = 1; i < argc; i++)
-        if (!strncmp(argv[i], name, n) && argv[i][n] == '=')
-            return atol(argv[i] + n + 1);
-    return def;
-}
-
 int main(int argc, char **argv)
 {
-    threads = (int)opt(argc, argv, "--threads", 1);
-    iters = opt(argc, argv, "--iters", iters);
-    copies = opt(argc, argv, "--copies", copies);
-    pause_ms = opt(argc, argv, "--pause-ms", 0);
+    threads = (int)bench_opt(argc, argv, "--threads", 1);
+    iters = bench_opt(argc, argv, "--iters", iters);
+    copies = bench_opt(argc, argv, "--copies", copies);
+    pause_ms = bench_opt(argc, argv, "--pause-ms", 0);
     if (threads < 1 || iters < 1) {
         fprintf(stderr, "usage: bench_app_loop [--threads=T] [--iters=N] [--copies=C]\n");
         return 2;
     }
-    unsigned long long t0 = now_ns();
+    unsigned long long t0 = bench_now_ns();
     int n;
     CHECK(cudaGetDeviceCount(&n));
-    double first_ms = (double)(now_ns() - t0) / 1e6;
+    double first_ms = (double)(bench_now_ns() - t0) / 1e6;
     pthread_t *tid = (pthread_t *)calloc((size_t)threads, sizeof *tid);
     pthread_barrier_init(&go, NULL, (unsigned)threads + 1);
     for (int i = 0; i < threads; i++)
@@ -107,10 +80,10 @@ int main(int argc, char **argv)
     }
     if (bench_where_begin)
         bench_where_begin();
-    unsigned long long t1 = now_ns();
+    unsigned long long t1 = bench_now_ns();
     pthread_barrier_wait(&go);
     pthread_barrier_wait(&go);	/* every thread done */
-    unsigned long long t2 = now_ns();
+    unsigned long long t2 = bench_now_ns();
     if (bench_where_end)
         bench_where_end();
     for (int i = 0; i < threads; i++)

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_args.h"
 #include "cupti_cb_callback_state.h"
 
 #define RT CUPTI_CB_DOMAIN_RUNTIME_API
@@ -137,12 +138,6 @@ static void launch(void)
 	site(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &rl, id, CUPTI_API_EXIT);
 }
 
-static double now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
 
 static int by_value(const void *a, const void *b)
 {
@@ -155,13 +150,13 @@ static double measure(void (*pattern)(void), long iters)
 {
 	double rep[7];
 	for (int r = 0; r < 7; r++) {
-		double t0 = now_ns();
+		double t0 = (double)bench_now_ns();
 		for (long i = 0; i < iters; i++) {
 			pattern();
 			if (thrash_len)
 				thrash();
 		}
-		rep[r] = (now_ns() - t0) / (double)iters;
+		rep[r] = ((double)bench_now_ns() - t0) / (double)iters;
 	}
 	qsort(rep, 7, sizeof rep[0], by_value);
 	return rep[3];
@@ -205,20 +200,12 @@ static int hold(struct cupti_cb_hold *h, const char *config, int *window)
 	return cupti_cb_callback_acquire(&cb, h, codes, n);
 }
 
-static long opt(int argc, char **argv, const char *name, long def)
-{
-	size_t n = strlen(name);
-	for (int i = 1; i < argc; i++)
-		if (!strncmp(argv[i], name, n) && argv[i][n] == '=')
-			return atol(argv[i] + n + 1);
-	return def;
-}
 
 int main(int argc, char **argv)
 {
-	long iters = opt(argc, argv, "--iters", 2000000);
-	thrash_len = (size_t)opt(argc, argv, "--thrash-kib", 0) * 1024;
-	call_work = opt(argc, argv, "--call-work", 0);
+	long iters = bench_opt(argc, argv, "--iters", 2000000);
+	thrash_len = (size_t)bench_opt(argc, argv, "--thrash-kib", 0) * 1024;
+	call_work = bench_opt(argc, argv, "--call-work", 0);
 	if (iters < 1) {
 		fprintf(stderr, "usage: bench_hotpath [--iters=N] [--thrash-kib=K] [--call-work=W]\n");
 		return 2;

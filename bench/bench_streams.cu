@@ -17,38 +17,13 @@
 
 #include <cuda_runtime_api.h>
 
-extern "C" void bench_where_begin(void) __attribute__((weak));
-extern "C" void bench_where_end(void) __attribute__((weak));
-
-#define CHECK(call)                                                                    \
-    do {                                                                               \
-        cudaError_t e_ = (call);                                                       \
-        if (e_ != cudaSuccess) {                                                       \
-            fprintf(stderr, "bench_streams: %s: %s\n", #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                   \
-        }                                                                              \
-    } while (0)
+#define BENCH_PROG "bench_streams"
+#include "bench_args.h"
 
 __global__ void init_array(int *a, int n, int value)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
         a[i] = value + i;
-}
-
-static unsigned long long now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
-}
-
-static long opt(int argc, char **argv, const char *name, long def)
-{
-    size_t n = strlen(name);
-    for (int i = 1; i < argc; i++)
-        if (!strncmp(argv[i], name, n) && argv[i][n] == '=')
-            return atol(argv[i] + n + 1);
-    return def;
 }
 
 struct work {
@@ -80,17 +55,17 @@ static void run(const struct work *w, long iters, int check)
 int main(int argc, char **argv)
 {
     struct work w;
-    w.streams = (int)opt(argc, argv, "--streams", 4);
-    long iters = opt(argc, argv, "--iters", 5000), kib = opt(argc, argv, "--kib", 1024);
-    long pause_ms = opt(argc, argv, "--pause-ms", 0);
+    w.streams = (int)bench_opt(argc, argv, "--streams", 4);
+    long iters = bench_opt(argc, argv, "--iters", 5000), kib = bench_opt(argc, argv, "--kib", 1024);
+    long pause_ms = bench_opt(argc, argv, "--pause-ms", 0);
     if (w.streams < 1 || w.streams > 64 || iters < 1 || kib < 1 || kib * 256 / w.streams < 1) {
         fprintf(stderr, "usage: bench_streams [--streams=1..64] [--iters=N] [--kib=K] [--pause-ms=P]\n");
         return 2;
     }
     w.per = (int)(kib * 256 / w.streams);
-    unsigned long long t0 = now_ns();
+    unsigned long long t0 = bench_now_ns();
     CHECK(cudaSetDevice(0));
-    double first_ms = (double)(now_ns() - t0) / 1e6;
+    double first_ms = (double)(bench_now_ns() - t0) / 1e6;
     size_t bytes = (size_t)w.streams * w.per * sizeof(int);
     CHECK(cudaMallocHost(&w.h, bytes));
     CHECK(cudaMalloc(&w.d, bytes));
@@ -105,9 +80,9 @@ int main(int argc, char **argv)
     }
     if (bench_where_begin)
         bench_where_begin();
-    unsigned long long t1 = now_ns();
+    unsigned long long t1 = bench_now_ns();
     run(&w, iters, 1);
-    unsigned long long t2 = now_ns();
+    unsigned long long t2 = bench_now_ns();
     if (bench_where_end)
         bench_where_end();
     for (int i = 0; i < w.streams; i++)
