@@ -175,6 +175,15 @@ static inline const char *capture_stderr_end(char *buf, size_t len)
     return buf;
 }
 
+/* The value of call (an int), made with PAPI's stderr captured into buf (an array). */
+#define CAPTURED(buf, call)                                   \
+    __extension__({                                           \
+        capture_stderr_begin();                               \
+        int captured_rc_ = (call);                            \
+        capture_stderr_end((buf), sizeof(buf));               \
+        captured_rc_;                                         \
+    })
+
 /* The component's index, and its disabled reason ("" while enabled). */
 static inline int cb_cidx(void)
 {

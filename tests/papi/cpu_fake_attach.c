@@ -121,9 +121,7 @@ static int check_errors(long tid)
     PAPI_MUST(PAPI_create_eventset(&es));
     PAPI_MUST(ct_add(es, "kernel.launches:process"));
     char err[4096] = "";
-    capture_stderr_begin();
-    int rc = PAPI_attach(es, (unsigned long)tid);
-    capture_stderr_end(err, sizeof err);
+    int rc = CAPTURED(err, PAPI_attach(es, (unsigned long)tid));
     ct_check_rc("PAPI_attach of a set holding kernel.launches:process", rc, PAPI_ECOMBO);
     CHECK_EQ("the sentence (PAPI_VERBOSE=1) names the event and says why",
              strstr(err, "kernel.launches:process counts the whole process: an event set attached to a thread") != NULL,

@@ -103,9 +103,7 @@ static int later_case(void)
         return ct_done();
     }
     fake_other_subscriber("CUPTI for probe");
-    capture_stderr_begin();
-    int rc = PAPI_start(es);
-    capture_stderr_end(err, sizeof err);
+    int rc = CAPTURED(err, PAPI_start(es));
     ct_check_rc("PAPI_start while another tool holds CUPTI", rc, PAPI_ECNFLCT);
     const char *want = "Another CUPTI subscriber is active: 'CUPTI for probe'";
     CHECK_TRUE("PAPI_VERBOSE shows the holder's name", strstr(err, want) != NULL);

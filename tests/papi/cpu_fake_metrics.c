@@ -256,9 +256,7 @@ static int passes_case(void)
     };
     int refused_at = -1, refused_rc = PAPI_OK, added = 3;
     for (unsigned i = 0; i < sizeof more / sizeof more[0] && refused_at < 0; i++) {
-        capture_stderr_begin();
-        int rc = ct_add(es, more[i]);
-        capture_stderr_end(err, sizeof err);
+        int rc = CAPTURED(err, ct_add(es, more[i]));
         if (rc == PAPI_OK)
             added++;
         else if (rc == PAPI_ECNFLCT)
@@ -287,9 +285,7 @@ static int noperm_case(void)
     PAPI_MUST(PAPI_create_eventset(&es));
     CHECK_PAPI(ct_add(es, "dram__bytes_read.sum"));
     CHECK_PAPI(ct_add(es, "kernel.launches"));
-    capture_stderr_begin();
-    int rc = PAPI_start(es);
-    capture_stderr_end(err, sizeof err);
+    int rc = CAPTURED(err, PAPI_start(es));
     CHECK_EQ("PAPI_start of a metric set without permission -> PAPI_EPERM", rc, PAPI_EPERM);
     CHECK_TRUE("the sentence says what to change", strstr(err, "NVreg_RestrictProfilingToAdminUsers") != NULL);
     PAPI_MUST(PAPI_create_eventset(&cb));
@@ -374,9 +370,7 @@ static int otherchip_case(void)
     int es = PAPI_NULL;
     PAPI_MUST(PAPI_create_eventset(&es));
     CHECK_PAPI(ct_add(es, "kernel.launches"));
-    capture_stderr_begin();
-    int rc = ct_add(es, "dram__bytes_read.sum");
-    capture_stderr_end(err, sizeof err);
+    int rc = CAPTURED(err, ct_add(es, "dram__bytes_read.sum"));
     CHECK_EQ("the add of a metric of another chip than the device's -> PAPI_ENOSUPP", rc, PAPI_ENOSUPP);
     CHECK_TRUE("the sentence names both chips", strstr(err, "GH100") && strstr(err, "GA100"));
     CHECK_EQ("the set keeps its callback event", PAPI_num_events(es), 1);
@@ -602,9 +596,7 @@ static int vgpu_case(void)
     int es = PAPI_NULL;
     PAPI_MUST(PAPI_create_eventset(&es));
     CHECK_PAPI(ct_add(es, "kernel.launches"));
-    capture_stderr_begin();
-    int rc = ct_add(es, "dram__bytes_read.sum");
-    capture_stderr_end(err, sizeof err);
+    int rc = CAPTURED(err, ct_add(es, "dram__bytes_read.sum"));
     CHECK_EQ("the add of a metric of a device that cannot be profiled -> PAPI_ENOSUPP", rc, PAPI_ENOSUPP);
     CHECK_TRUE("the sentence says why (vGPU)", strstr(err, "vGPU") != NULL);
     CHECK_EQ("the set keeps its callback event", PAPI_num_events(es), 1);
@@ -678,9 +670,7 @@ static int failed_case(void)
     /* The decode of the next sample fails: what the range held (50) is lost. */
     work("dram__bytes_read.sum", 50);
     fake_range_fault("cuptiRangeProfilerDecodeData", 1, CUPTI_ERROR_UNKNOWN);
-    capture_stderr_begin();
-    int rc = PAPI_read(es, v);
-    capture_stderr_end(err, sizeof err);
+    int rc = CAPTURED(err, PAPI_read(es, v));
     CHECK_EQ("PAPI_read after a failed decode -> PAPI_ECMP", rc, PAPI_ECMP);
     ct_note("its sentence: %s", err);
     CHECK_TRUE("the sentence names the failed call", strstr(err, "cuptiRangeProfilerDecodeData") != NULL);
@@ -700,9 +690,7 @@ static int failed_case(void)
     /* A failed stop of the range profiler. */
     work("dram__bytes_read.sum", 7);
     fake_range_fault("cuptiRangeProfilerStop", 1, CUPTI_ERROR_UNKNOWN);
-    capture_stderr_begin();
-    rc = PAPI_stop(es, v);
-    capture_stderr_end(err, sizeof err);
+    rc = CAPTURED(err, PAPI_stop(es, v));
     CHECK_EQ("PAPI_stop after a failed range stop -> PAPI_ECMP", rc, PAPI_ECMP);
     CHECK_TRUE("the sentence names it", strstr(err, "cuptiRangeProfilerStop") != NULL);
 

@@ -333,9 +333,7 @@ static void refused(const char *name, const char *want, int runs)
         ct_destroy(&es);
         return;
     }
-    capture_stderr_begin();
-    rc = PAPI_overflow(es, code, 100, 0, never_handler);
-    capture_stderr_end(err, sizeof err);
+    rc = CAPTURED(err, PAPI_overflow(es, code, 100, 0, never_handler));
     snprintf(what, sizeof what, "PAPI_overflow on %s", name);
     ct_check_rc(what, rc, PAPI_ENOSUPP);
     snprintf(what, sizeof what, "the sentence for %s names it and says why (\"%s\")", name, want);
@@ -371,9 +369,7 @@ static int refuse_case(void)
     for (int i = 0; i < 9; i++) {
         char buf[PAPI_MAX_STR_LEN];
         PAPI_MUST(PAPI_event_name_to_code(ct_full_name(nine[i], buf, sizeof buf), &c9[i]));
-        capture_stderr_begin();
-        rc = PAPI_overflow(big, c9[i], 100, 0, never_handler);
-        capture_stderr_end(err, sizeof err);
+        rc = CAPTURED(err, PAPI_overflow(big, c9[i], 100, 0, never_handler));
         if (i < 8)
             CHECK_PAPI(rc);
     }
@@ -394,9 +390,7 @@ static int refuse_case(void)
     opt.granularity.eventset = pw;
     opt.granularity.granularity = PAPI_GRN_PROC;
     CHECK_PAPI(PAPI_set_opt(PAPI_GRANUL, &opt));
-    capture_stderr_begin();
-    rc = PAPI_start(pw);
-    capture_stderr_end(err, sizeof err);
+    rc = CAPTURED(err, PAPI_start(pw));
     ct_check_rc("PAPI_start of an overflowing set made PAPI_GRN_PROC", rc, PAPI_ECOMBO);
     CHECK_TRUE("with the sentence", strstr(err, "cudaMemcpy.calls") && strstr(err, "process-wide"));
     CHECK_PAPI(PAPI_overflow(pw, cc, 0, 0, never_handler));
@@ -408,9 +402,7 @@ static int refuse_case(void)
     PAPI_MUST(ct_add(es, "gpu.kernels"));
     PAPI_MUST(PAPI_event_name_to_code("cupti_cb:::gpu.kernels", &code));
     CHECK_PAPI(PAPI_overflow(es, code, 100, PAPI_OVERFLOW_FORCE_SW, never_handler));
-    capture_stderr_begin();
-    rc = PAPI_start(es);
-    capture_stderr_end(err, sizeof err);
+    rc = CAPTURED(err, PAPI_start(es));
     ct_check_rc("PAPI_start of a gpu.* event with PAPI_OVERFLOW_FORCE_SW", rc, PAPI_ENOSUPP);
     CHECK_TRUE("with the sentence", strstr(err, "gpu.kernels") && strstr(err, "GPU activity"));
     CHECK_PAPI(PAPI_overflow(es, code, 0, PAPI_OVERFLOW_FORCE_SW, never_handler));
@@ -554,9 +546,7 @@ static int position_case(void)
         rc = PAPI_enum_cmp_event(&code, PAPI_ENUM_EVENTS, cb_cidx());
     }
     CHECK_EQ("64 call counts in the set", added, 64);
-    capture_stderr_begin();
-    rc = PAPI_overflow(es, c64, 10, 0, never_handler);
-    capture_stderr_end(err, sizeof err);
+    rc = CAPTURED(err, PAPI_overflow(es, c64, 10, 0, never_handler));
     ct_check_rc("PAPI_overflow on the 64th event", rc, PAPI_ENOSUPP);
     CHECK_TRUE("the sentence names it and the limit",
                strstr(err, strstr(n64, ":::") ? strstr(n64, ":::") + 3 : n64) && strstr(err, "first 63"));

@@ -368,9 +368,7 @@ static int conflict_case(void)
     CHECK_PAPI(PAPI_start(r));
     int s = PAPI_NULL;
     PAPI_MUST(PAPI_create_eventset(&s));
-    capture_stderr_begin();
-    int rc = ct_add(s, READ);
-    capture_stderr_end(err, sizeof err);
+    int rc = CAPTURED(err, ct_add(s, READ));
     CHECK_EQ("a sampled metric on a device the Range Profiler holds: PAPI_ECNFLCT at the add", rc, PAPI_ECNFLCT);
     CHECK_TRUE("the sentence names the holder", strstr(err, "Range Profiler") != NULL);
     CHECK_PAPI(PAPI_stop(r, &v));
@@ -382,9 +380,7 @@ static int conflict_case(void)
     CHECK_PAPI(PAPI_stop(s, &v));
     CHECK_EQ("once the Range Profiler's set is cleaned up, the sampled set counts", v, 11);
     (void)sp;
-    capture_stderr_begin();
-    rc = ct_add(r, "dram__bytes_read.sum");
-    capture_stderr_end(err, sizeof err);
+    rc = CAPTURED(err, ct_add(r, "dram__bytes_read.sum"));
     CHECK_EQ("and now the Range Profiler's add is refused", rc, PAPI_ECNFLCT);
     CHECK_TRUE("naming PM sampling", strstr(err, "PM sampling") != NULL);
     /* The sampled set stopped is not enough (an enabled PM sampling object keeps the Range
@@ -406,9 +402,7 @@ static int busy_case(void)
     fake_pm_fault("Start", 1, CUPTI_ERROR_HARDWARE_BUSY);
     const char *sp[] = { READ }, *cb[] = { "kernel.launches" };
     int s = new_set(sp, 1);
-    capture_stderr_begin();
-    int rc = PAPI_start(s);
-    capture_stderr_end(err, sizeof err);
+    int rc = CAPTURED(err, PAPI_start(s));
     CHECK_EQ("another profiler holds the counters: PAPI_ECNFLCT", rc, PAPI_ECNFLCT);
     CHECK_TRUE("and says so", strstr(err, "another profiler") != NULL);
     int c = new_set(cb, 1);
@@ -433,9 +427,7 @@ static int noperm_case(void)
     fake_pm_fault("Enable", -1, CUPTI_ERROR_INSUFFICIENT_PRIVILEGES);
     const char *sp[] = { READ };
     int s = new_set(sp, 1);
-    capture_stderr_begin();
-    int rc = PAPI_start(s);
-    capture_stderr_end(err, sizeof err);
+    int rc = CAPTURED(err, PAPI_start(s));
     CHECK_EQ("no permission: PAPI_EPERM", rc, PAPI_EPERM);
     CHECK_TRUE("naming the module option", strstr(err, "NVreg_RestrictProfilingToAdminUsers") != NULL);
     return ct_done();
@@ -449,9 +441,7 @@ static int unsupported_case(void)
     ct_library_init();
     int s = PAPI_NULL;
     PAPI_MUST(PAPI_create_eventset(&s));
-    capture_stderr_begin();
-    int rc = ct_add(s, READ);
-    capture_stderr_end(err, sizeof err);
+    int rc = CAPTURED(err, ct_add(s, READ));
     CHECK_EQ("a device CUPTI cannot PM-sample: PAPI_ENOSUPP at the add", rc, PAPI_ENOSUPP);
     CHECK_TRUE("with the reason", strstr(err, "does not support PM sampling") != NULL);
     CHECK_PAPI(ct_add(s, "kernel.launches"));
@@ -473,9 +463,7 @@ static int overflow_case(void)
     for (int i = 0; i < 300; i++)
         gpu_read(0, 1);   /* 300 samples before the next decode */
     settle();
-    capture_stderr_begin();
-    int rc = PAPI_stop(s, &v);
-    capture_stderr_end(err, sizeof err);
+    int rc = CAPTURED(err, PAPI_stop(s, &v));
     ct_note("lost in the fake: %lu", fake_pm_lost(0));
     CHECK_REL("the fake dropped samples", fake_pm_lost(0), ">", 0);
     CHECK_EQ("values that miss samples: PAPI_ECMP", rc, PAPI_ECMP);
@@ -517,9 +505,7 @@ static int badenv_case(void)
     ct_library_init();
     const char *sp[] = { READ };
     int s = new_set(sp, 1);
-    capture_stderr_begin();
-    int rc = PAPI_start(s);
-    capture_stderr_end(err, sizeof err);
+    int rc = CAPTURED(err, PAPI_start(s));
     CHECK_EQ("a bad interval: PAPI_EINVAL", rc, PAPI_EINVAL);
     CHECK_TRUE("naming the variable", strstr(err, "CUPTI_CB_SAMPLING_INTERVAL_US=abc") != NULL);
     return ct_done();
@@ -534,9 +520,7 @@ static int otherprofiler_case(void)
     ct_library_init();
     int s = PAPI_NULL;
     PAPI_MUST(PAPI_create_eventset(&s));
-    capture_stderr_begin();
-    int rc = ct_add(s, READ);
-    capture_stderr_end(err, sizeof err);
+    int rc = CAPTURED(err, ct_add(s, READ));
     CHECK_EQ("a sampled metric beside another profiler: PAPI_ECNFLCT", rc, PAPI_ECNFLCT);
     CHECK_TRUE("naming the other profiler", strstr(err, "another profiler") != NULL);
     CHECK_EQ("a Range Profiler metric too", ct_add(s, "dram__bytes_read.sum"), PAPI_ECNFLCT);
@@ -567,9 +551,7 @@ static int gap_case(void)
     gpu_read(0, 30);
     play_launches(5, FAKE_CTX0);
     settle();
-    capture_stderr_begin();
-    int rc = PAPI_read(es, v);
-    capture_stderr_end(err, sizeof err);
+    int rc = CAPTURED(err, PAPI_read(es, v));
     CHECK_EQ("a read over a gap returns PAPI_OK", rc, PAPI_OK);
     CHECK_EQ("with the samples decoded", v[0], 40);
     CHECK_EQ("and every launch", v[1], 5);
@@ -592,9 +574,7 @@ static int overflow_refused_case(void)
     ct_library_init();
     const char *names[] = { READ };
     int es = new_set(names, 1), code = code_of(READ);
-    capture_stderr_begin();
-    int rc = PAPI_overflow(es, code, 100, 0, no_handler);
-    capture_stderr_end(err, sizeof err);
+    int rc = CAPTURED(err, PAPI_overflow(es, code, 100, 0, no_handler));
     CHECK_EQ("PAPI_overflow on a sampled metric is refused: PAPI_ENOSUPP", rc, PAPI_ENOSUPP);
     CHECK_TRUE("saying why", strstr(err, "decoded") != NULL);
     return ct_done();

@@ -34,6 +34,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -594,6 +595,17 @@ static int open_session(struct cupti_cb_sampling_session *s, const struct cupti_
 	return cupti_cb_sampling_session_init(s, &prof, &pm, 0, "FAKE1", o, 0, why, sizeof why);
 }
 
+/* A session with one metric wanted, a.sum (a counter): its id. */
+static unsigned open_a_sum(struct cupti_cb_sampling_session *s, const struct cupti_cb_sampling_options *o)
+{
+	const char *names[] = { "a.sum" };
+	const int add[] = { 1 };
+	unsigned id = UINT_MAX;
+	CHECK_EQ(open_session(s, o), 0, "init");
+	CHECK_EQ(cupti_cb_sampling_session_want(s, names, add, 1, &id, why, sizeof why), 0, "want a.sum");
+	return id;
+}
+
 /* The published total of one id (count for a counter). */
 static struct cupti_cb_profiler_total snap1(struct cupti_cb_sampling_session *s, unsigned id, uint64_t *lost)
 {
@@ -802,11 +814,7 @@ static void test_second_start(void)
 {
 	struct cupti_cb_sampling_options o = reset_fake();
 	struct cupti_cb_sampling_session s;
-	CHECK_EQ(open_session(&s, &o), 0, "init");
-	const char *names[] = { "a.sum" };
-	const int add[] = { 1 };
-	unsigned id;
-	CHECK_EQ(cupti_cb_sampling_session_want(&s, names, add, 1, &id, why, sizeof why), 0, "want a.sum");
+	unsigned id = open_a_sum(&s, &o);
 	pthread_mutex_lock(&gl);
 	auto_ns = INTERVAL;
 	lag = 1;
@@ -871,11 +879,7 @@ static void test_gap(void)
 {
 	struct cupti_cb_sampling_options o = reset_fake();
 	struct cupti_cb_sampling_session s;
-	CHECK_EQ(open_session(&s, &o), 0, "init");
-	const char *names[] = { "a.sum" };
-	const int add[] = { 1 };
-	unsigned id;
-	CHECK_EQ(cupti_cb_sampling_session_want(&s, names, add, 1, &id, why, sizeof why), 0, "want");
+	unsigned id = open_a_sum(&s, &o);
 	CHECK(!reason(&s)[0], "no loss: no reason");
 	CHECK_EQ(cupti_cb_sampling_session_run(&s, why, sizeof why), 0, "run");
 	gpu_add("a.sum", 1);
@@ -903,11 +907,7 @@ static void test_overflow(void)
 	o.buffer_bytes = 4 * REC_BYTES;
 	o.max_samples = 2;
 	struct cupti_cb_sampling_session s;
-	CHECK_EQ(open_session(&s, &o), 0, "init");
-	const char *names[] = { "a.sum" };
-	const int add[] = { 1 };
-	unsigned id;
-	CHECK_EQ(cupti_cb_sampling_session_want(&s, names, add, 1, &id, why, sizeof why), 0, "want");
+	unsigned id = open_a_sum(&s, &o);
 	CHECK_EQ(cupti_cb_sampling_session_run(&s, why, sizeof why), 0, "run");
 	for (int i = 0; i < 6; i++) {
 		gpu_add("a.sum", 1);
@@ -934,11 +934,7 @@ static void test_out_of_memory(void)
 	struct cupti_cb_sampling_options o = reset_fake();
 	o.buffer_bytes = 4 * REC_BYTES;
 	struct cupti_cb_sampling_session s;
-	CHECK_EQ(open_session(&s, &o), 0, "init");
-	const char *names[] = { "a.sum" };
-	const int add[] = { 1 };
-	unsigned id;
-	CHECK_EQ(cupti_cb_sampling_session_want(&s, names, add, 1, &id, why, sizeof why), 0, "want");
+	unsigned id = open_a_sum(&s, &o);
 	fake_set(&oom_mode, 1);
 	CHECK_EQ(cupti_cb_sampling_session_run(&s, why, sizeof why), 0, "run");
 	for (int i = 0; i < 6; i++) {
@@ -968,11 +964,7 @@ static void test_failed_decode(void)
 {
 	struct cupti_cb_sampling_options o = reset_fake();
 	struct cupti_cb_sampling_session s;
-	CHECK_EQ(open_session(&s, &o), 0, "init");
-	const char *names[] = { "a.sum" };
-	const int add[] = { 1 };
-	unsigned id;
-	CHECK_EQ(cupti_cb_sampling_session_want(&s, names, add, 1, &id, why, sizeof why), 0, "want");
+	open_a_sum(&s, &o);
 	CHECK_EQ(cupti_cb_sampling_session_run(&s, why, sizeof why), 0, "run");
 	pthread_mutex_lock(&gl);
 	auto_ns = INTERVAL;
@@ -1009,11 +1001,7 @@ static void test_flush(void)
 {
 	struct cupti_cb_sampling_options o = reset_fake();
 	struct cupti_cb_sampling_session s;
-	CHECK_EQ(open_session(&s, &o), 0, "init");
-	const char *names[] = { "a.sum" };
-	const int add[] = { 1 };
-	unsigned id;
-	CHECK_EQ(cupti_cb_sampling_session_want(&s, names, add, 1, &id, why, sizeof why), 0, "want");
+	unsigned id = open_a_sum(&s, &o);
 	CHECK_EQ(cupti_cb_sampling_session_flush(&s, why, sizeof why), 0, "a flush while stopped");
 	CHECK_EQ(fake_int(&n_decode), 0, "decodes nothing");
 	CHECK_EQ(cupti_cb_sampling_session_run(&s, why, sizeof why), 0, "run");
