@@ -63,4 +63,22 @@ static inline long long reported(const char *report, const char *region, const c
     return *at == '"' ? atoll(at + 1) : LLONG_MIN;
 }
 
+/* Runs this program again as "<argv0> hl-child" with the high-level API counting events
+ * (PAPI_EVENTS) into a fresh directory, checks that the child succeeded, and returns its report
+ * (read_report; the text stays until the next call). */
+static inline const char *hl_run_child(const char *events)
+{
+    static char dir[64], report[1 << 16];
+    snprintf(dir, sizeof dir, "/tmp/cupti_cb_hl_XXXXXX");
+    if (!mkdtemp(dir))
+        ct_fatal("mkdtemp failed");
+    setenv("PAPI_OUTPUT_DIRECTORY", dir, 1);
+    setenv("PAPI_EVENTS", events, 1);
+    int status = ct_run_self("/proc/self/exe", "hl-child", NULL, NULL);
+    CHECK_EQ("measured child exit status", status, 0);
+    read_report(dir, report, sizeof report);
+    ct_note("report: %s", report);
+    return report;
+}
+
 #endif /* HL_REPORT_H */

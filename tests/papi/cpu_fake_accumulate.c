@@ -287,16 +287,7 @@ static int hl_child(void)
 
 static int run_hl(void)
 {
-    char dir[] = "/tmp/cupti_cb_acc_XXXXXX";
-    if (!mkdtemp(dir))
-        ct_fatal("mkdtemp failed");
-    setenv("PAPI_OUTPUT_DIRECTORY", dir, 1);
-    setenv("PAPI_EVENTS", HL_EVENTS, 1);
-    int status = ct_run_self("/proc/self/exe", "hl-child", NULL, NULL);
-    CHECK_EQ("measured child exit status", status, 0);
-    static char report[1 << 16];
-    read_report(dir, report, sizeof report);
-    ct_note("report: %s", report);
+    const char *report = hl_run_child(HL_EVENTS);
     /* The level of each event at each region boundary (the set starts at "warmup"'s begin):
      *           start  one-begin  one-end  two-end
      *   min       0      300        300      200

@@ -602,16 +602,7 @@ static int hl_child(void)
 
 static int hl_case(void)
 {
-    char dir[] = "/tmp/cupti_cb_sampled_hl_XXXXXX";
-    if (!mkdtemp(dir))
-        ct_fatal("mkdtemp failed");
-    setenv("PAPI_OUTPUT_DIRECTORY", dir, 1);
-    setenv("PAPI_EVENTS", "cupti_cb:::" READ ",cupti_cb:::kernel.launches", 1);
-    int status = ct_run_self("/proc/self/exe", "hl-child", NULL, NULL);
-    CHECK_EQ("measured child exit status", status, 0);
-    static char report[1 << 16];
-    read_report(dir, report, sizeof report);
-    ct_note("report: %s", report);
+    const char *report = hl_run_child("cupti_cb:::" READ ",cupti_cb:::kernel.launches");
     CHECK_EQ("one: its sampled bytes", reported(report, "one", READ), 300);
     CHECK_EQ("one: its launches", reported(report, "one", "kernel.launches"), 2);
     CHECK_EQ("two: its sampled bytes", reported(report, "two", READ), 57);
