@@ -13,18 +13,44 @@ function parse(    i, p, v) {
 }
 # A note of the table, once however often it is made.
 function note(s) { if (!(s in NOTED)) { NOTED[s] = 1; NOTES[++nnotes] = s } }
-# Median of the numbers in the space-separated list s ("" when none); sets LO, HI, CNT.
-function median(s,    v, n, i, j, x) {
+# The numbers of the space-separated list s into v[1..n], ascending; returns n.
+function sorted(s, v,    n, i, j, x) {
     n = split(s, v, " ")
-    if (n == 0) { CNT = 0; return "" }
     for (i = 2; i <= n; i++) {
         x = v[i] + 0
         for (j = i - 1; j >= 1 && v[j] + 0 > x; j--)
             v[j + 1] = v[j]
         v[j + 1] = x
     }
+    return n
+}
+# Median of the numbers in the space-separated list s ("" when none); sets LO, HI, CNT.
+function median(s,    v, n) {
+    n = sorted(s, v)
+    if (n == 0) { CNT = 0; return "" }
     LO = v[1] + 0; HI = v[n] + 0; CNT = n
     return n % 2 ? v[(n + 1) / 2] + 0 : (v[n / 2] + v[n / 2 + 1]) / 2
+}
+# Median of s, and an interval for the median that holds whatever the distribution (order
+# statistics x(k) and x(n+1-k), k the largest whose coverage 1 - 2 P(Bin(n, 1/2) < k) is at
+# least 90%; k = 1 when even that covers less): sets CILO, CIHI and COVER (per cent).
+function median_ci(s,    v, n, m, k, c, cdf, best) {
+    m = median(s)
+    n = sorted(s, v)
+    if (n == 0) return ""
+    best = 1; cdf = 0; c = 1
+    for (k = 1; k <= (n + 1) / 2; k++) {
+        # cdf = P(Bin(n, 1/2) <= k - 1); c = C(n, k - 1)
+        cdf += c / 2 ^ n
+        if (1 - 2 * cdf >= 0.9) best = k
+        c = c * (n - k + 1) / k
+    }
+    # coverage of x(best)..x(n+1-best)
+    cdf = 0; c = 1
+    for (k = 0; k < best; k++) { cdf += c / 2 ^ n; c = c * (n - k) / (k + 1) }
+    CILO = v[best] + 0; CIHI = v[n + 1 - best] + 0; COVER = 100 * (1 - 2 * cdf)
+    if (COVER < 0) COVER = 0
+    return m
 }
 function num(x) { return x != "" && x != "-" }
 function fmt_ns(x) { return !num(x) ? "-" : (x < 1000 ? sprintf("%.1f", x) : sprintf("%.0f", x)) }

@@ -28,8 +28,10 @@
 #                    the mechanism Nsight Systems uses
 # Profiles (BENCH_WHERE=1): after the rounds, one more run of each workload in each of
 # BENCH_WHERE_MODES (default: floor_cb floor runner_cb runner) with libbench_where.so preloaded,
-# which samples the process's CPU time during the timed part: where/WORKLOAD-MODE.PID has the
-# samples by library and function, where.md the samples by library side by side.
+# which samples the process's CPU time during the timed part (or, with BENCH_WHERE_THREAD_US=N,
+# the launching thread's time every N us): where/WORKLOAD-MODE.PID has the samples by library
+# and function, where.md the samples by library side by side and the share of cupti_cb in the
+# launching thread with a 95% interval.
 # For both, the wall time of the whole process (start to exit, where tools load and write their
 # reports) is measured too.
 #
@@ -203,6 +205,29 @@ if [ "${BENCH_WHERE:-0}" = 1 ]; then
             printf "\n"
         }
     }' "$out"/where/*.* > "$out/where.md" 2>> "$log"
+    # The share of the sampled thread that is cupti_cb (libpapi: PAPI itself runs on the
+    # runner's own threads), with a 95% interval (Wilson): what it adds over CUPTI's floor,
+    # were everything else the same, is 1 / (1 - share).
+    awk '
+    FNR == 1 { f = FILENAME; sub(/.*\//, "", f); sub(/\.[0-9]+$/, "", f); if (!(f in top)) order[++nf] = f }
+    /^where / { for (i = 2; i <= NF; i++) { split($i, p, "="); if (p[1] == "top_thread") top[f] += p[2]; if (p[1] == "clock") clk[f] = p[2] } }
+    /^sym / { split($3, t, "="); split($4, l, "=")
+              if (l[2] ~ /^libpapi/) ours[f] += t[2]
+              if (l[2] ~ /^libcupti/) cupti[f] += t[2] }
+    function wilson(k, n, z, s,    p, c, h) { p = k / n; c = (p + z * z / (2 * n)) / (1 + z * z / n)
+        h = z * sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n); return s < 0 ? (c > h ? c - h : 0) : c + h }
+    END {
+        print "\n# The share of cupti_cb in the sampled thread\n"
+        print "The launching thread (the thread with the most samples): samples in cupti_cb (libpapi) and"
+        print "in CUPTI, the share of cupti_cb with a 95% interval, and 1 / (1 - share), what cupti_cb"
+        print "adds to the thread were all else as under CUPTI alone.\n"
+        print "| profile | clock | samples | cupti_cb | CUPTI | cupti_cb share | 95% interval | 1 / (1 - share) |"
+        print "|---|---|---:|---:|---:|---:|---|---|"
+        for (i = 1; i <= nf; i++) { f = order[i]; n = top[f]; if (n < 1) continue
+            k = ours[f] + 0; lo = wilson(k, n, 1.96, -1); hi = wilson(k, n, 1.96, 1)
+            printf "| %s | %s | %d | %d | %d | %.2f%% | %.2f-%.2f%% | %.3f (%.3f-%.3f) |\n", f, clk[f], n, k, cupti[f],
+                100 * k / n, 100 * lo, 100 * hi, 1 / (1 - k / n), 1 / (1 - lo), 1 / (1 - hi) }
+    }' "$out"/where/*.* >> "$out/where.md" 2>> "$log"
 fi
 
 # The table: per workload and mode, the median of the workload's own measure and of the wall time.
@@ -216,6 +241,8 @@ function rt(a, b,    x) { x = ratio(a, b); return x == "" ? "-" : sprintf("%.3f"
     own = (kv["ns_per_launch"] != "") ? kv["ns_per_launch"] : (kv["us_per_iter"] != "") ? kv["us_per_iter"] : kv["ms_per_step"]
     inner[key] = inner[key] " " own
     wall[key] = wall[key] " " kv["wall_ms"]
+    byround[kv["round"], key] = own; wallround[kv["round"], key] = kv["wall_ms"]
+    if (kv["round"] + 0 > nrounds) nrounds = kv["round"] + 0
     seen[kv["workload"]] = 1; modes_seen[kv["mode"]] = 1
 }
 END {
@@ -234,8 +261,11 @@ END {
     for (i = 1; i <= nw; i++) {
         w = ws[i]; if (!(w in seen)) continue
         unit = (w == "torch") ? "ms/step" : (w == "streams") ? "us/iter" : "ns/launch"
-        b = median(inner[w SUBSEP "bare"]); bw = median(wall[w SUBSEP "bare"])
-        ns = median(inner[w SUBSEP "nsys"]); nsw = median(wall[w SUBSEP "nsys"])
+        # (a lookup of a mode that did not run would make it a row of the table)
+        b = ((w SUBSEP "bare") in inner) ? median(inner[w SUBSEP "bare"]) : 0
+        bw = ((w SUBSEP "bare") in inner) ? median(wall[w SUBSEP "bare"]) : 0
+        ns = ((w SUBSEP "nsys") in inner) ? median(inner[w SUBSEP "nsys"]) : 0
+        nsw = ((w SUBSEP "nsys") in inner) ? median(wall[w SUBSEP "nsys"]) : 0
         for (j = 1; j <= nm; j++) {
             m = ms[j]; k = w SUBSEP m; if (!(k in inner)) continue
             v = median(inner[k]); lo = LO; hi = HI; vw = median(wall[k])
@@ -244,6 +274,39 @@ END {
             r = (m ~ /^runner/ && ns > 0)
             printf "| %s | %s | %.4g %s | %.4g-%.4g | %s | %s | %s | %s | %d | %s | %s |\n", w, m, v, unit, lo, hi,
                 rt(v, b), rt(v, f), rt(v, c), (r ? rt(v, ns) : "-"), vw, rt(vw, bw), (r ? rt(vw, nsw) : "-")
+        }
+    }
+    # Paired ratios: the speed of a process moves by 10-25% from one process to the next, so the
+    # ratio of two medians of a few rounds cannot tell 1.03 from 1.00.  Each round runs every
+    # mode next to the others; the ratio of a mode to its reference in the same round, over the
+    # rounds, has a median and an interval for that median whatever the distribution.  A target
+    # is met when the whole interval is at or below it, missed when the whole interval is above.
+    np = split("runner floor 1.05 own;runner_cb floor_cb 1.03 own;runner floor_clock_act - own;" \
+               "runner_cb floor_clock - own;runner_notime floor - own;runner_cb_notime floor_cb - own;" \
+               "runner nsys 1.00 own;runner_cb nsys - own;runner nsys 1.00 wall", pairs, ";")
+    print "\n## Paired ratios\n"
+    print "Each round'"'"'s run of a mode over the same round'"'"'s run of its reference: median over the rounds,"
+    print "and an interval for the median (order statistics; coverage as shown).  Target: met when the"
+    print "interval is at or below it, not met when it is above, unresolved when it straddles it.\n"
+    print "| workload | mode | against | measure | rounds | median | interval | coverage | target | verdict |"
+    print "|---|---|---|---|---:|---:|---|---:|---:|---|"
+    for (i = 1; i <= nw; i++) {
+        w = ws[i]; if (!(w in seen)) continue
+        for (j = 1; j <= np; j++) {
+            split(pairs[j], pp, " "); m = pp[1]; ref = pp[2]; tgt = pp[3]; meas = pp[4]
+            list = ""
+            for (r = 1; r <= nrounds; r++) {
+                if (!((r, w SUBSEP m) in byround) || !((r, w SUBSEP ref) in byround)) continue
+                a = (meas == "wall") ? wallround[r, w SUBSEP m] : byround[r, w SUBSEP m]
+                d = (meas == "wall") ? wallround[r, w SUBSEP ref] : byround[r, w SUBSEP ref]
+                if (d > 0) list = list " " a / d
+            }
+            if (list == "") continue
+            med = median_ci(list); n = CNT
+            vd = "-"
+            if (tgt != "-") vd = (CIHI <= tgt + 0 && n > 1) ? "met" : (CILO > tgt + 0 && n > 1) ? "not met" : "unresolved"
+            printf "| %s | %s | %s | %s | %d | %.3f | %.3f-%.3f | %.0f%% | %s | %s |\n", w, m, ref,
+                (meas == "wall" ? "wall time" : "own"), n, med, CILO, CIHI, COVER, (tgt == "-" ? "-" : "<= " tgt), vd
         }
     }
 }' "$res" > "$out/table.md"
