@@ -1,0 +1,154 @@
+#!/bin/bash
+# bench-runner-table.sh DIR: the tables of run-runner-bench from what it wrote into DIR,
+# written again (so that a result directory can be rendered anew):
+#   DIR/table.md   from DIR/results.txt: per workload and mode, the medians of the workload's own
+#                  measure and of the wall time, ratios to bare, to the floors and to nsys; then
+#                  the paired ratios by round, with an interval for their median and a verdict
+#                  on each target
+# bench-runner-table.sh --where DIR
+#   DIR/where.md   from the profiles DIR/where/*.*: samples by library side by side, and the
+#                  share of cupti_cb in the sampled thread with a 95% interval
+# Plain awk (mawk works).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+if [ "${1:-}" = --where ]; then
+    out=$2
+    awk '
+    FNR == 1 { f = FILENAME; sub(/.*\//, "", f); sub(/\.[0-9]+$/, "", f); files[f] = 1 }
+    /^where / { split($2, a, "="); split($3, t, "="); total[f] = a[2]; top[f] = t[2] }
+    /^sym / { split($2, n, "="); split($3, t, "="); split($4, l, "="); lib = l[2]; libs[lib] = 1
+              by[f, lib] += n[2]; bytop[f, lib] += t[2] }
+    END {
+        print "# Where the CPU time of the timed part goes"
+        print "\nSamples (SIGPROF) of the process CPU time at the kernel tick, or of the launching thread"
+        print "alone every BENCH_WHERE_THREAD_US us (the clock column of the next table says which),"
+        print "all threads and, in parentheses, those of the thread with the most (the launching thread).\n"
+        printf "| library |"; nf = 0
+        for (f in files) order[++nf] = f
+        for (i = 1; i <= nf; i++) for (j = i + 1; j <= nf; j++) if (order[j] < order[i]) { sw = order[i]; order[i] = order[j]; order[j] = sw }
+        for (i = 1; i <= nf; i++) printf " %s |", order[i]
+        printf "\n|---|"; for (i = 1; i <= nf; i++) printf "---:|"; printf "\n| (all) |"
+        for (i = 1; i <= nf; i++) printf " %d (%d) |", total[order[i]], top[order[i]]
+        printf "\n"
+        for (lib in libs) {
+            printf "| %s |", lib
+            for (i = 1; i <= nf; i++) printf " %d (%d) |", by[order[i], lib], bytop[order[i], lib]
+            printf "\n"
+        }
+    }' "$out"/where/*.* > "$out/where.md"
+    # The share of the sampled thread that is cupti_cb (libpapi: PAPI itself runs on the
+    # runner's own threads), with a 95% interval (Wilson): what it adds over CUPTI's floor,
+    # were everything else the same, is 1 / (1 - share).
+    awk '
+    FNR == 1 { f = FILENAME; sub(/.*\//, "", f); sub(/\.[0-9]+$/, "", f); if (!(f in top)) order[++nf] = f }
+    /^where / { for (i = 2; i <= NF; i++) { split($i, p, "="); if (p[1] == "top_thread") top[f] += p[2]; if (p[1] == "clock") clk[f] = p[2] } }
+    /^sym / { split($3, t, "="); split($4, l, "=")
+              if (l[2] ~ /^libpapi/) ours[f] += t[2]
+              if (l[2] ~ /^libcupti/) cupti[f] += t[2]
+              if (l[2] ~ /^(libpapi|libcupti|libToolsInjection|libbench_inject_floor)/) tool[f] += t[2] }
+    function wilson(k, n, z, s,    p, c, h) { p = k / n; c = (p + z * z / (2 * n)) / (1 + z * z / n)
+        h = z * sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n); return s < 0 ? (c > h ? c - h : 0) : c + h }
+    END {
+        print "\n# The share of cupti_cb in the sampled thread\n"
+        print "The launching thread (the thread with the most samples): samples in cupti_cb (libpapi) and"
+        print "in CUPTI, the share of cupti_cb with a 95% interval, and 1 / (1 - share), what cupti_cb"
+        print "adds to the thread were all else as under CUPTI alone; and the share of every tool library"
+        print "(CUPTI, cupti_cb, the floor, Nsight Systems: libToolsInjection64) with its interval.\n"
+        print "| profile | clock | samples | cupti_cb | CUPTI | cupti_cb share | 95% interval | 1 / (1 - share) | tool libraries | 95% interval |"
+        print "|---|---|---:|---:|---:|---:|---|---|---:|---|"
+        for (i = 1; i <= nf; i++) { f = order[i]; n = top[f]; if (n < 1) continue
+            k = ours[f] + 0; lo = wilson(k, n, 1.96, -1); hi = wilson(k, n, 1.96, 1)
+            printf "| %s | %s | %d | %d | %d | %.2f%% | %.2f-%.2f%% | %.3f (%.3f-%.3f) |", f, clk[f], n, k, cupti[f],
+                100 * k / n, 100 * lo, 100 * hi, 1 / (1 - k / n), 1 / (1 - lo), 1 / (1 - hi)
+            k = tool[f] + 0
+            printf " %.2f%% | %.2f-%.2f%% |\n", 100 * k / n, 100 * wilson(k, n, 1.96, -1), 100 * wilson(k, n, 1.96, 1) }
+    }' "$out"/where/*.* >> "$out/where.md"
+    exit 0
+fi
+out=${1:?usage: bench-runner-table.sh [--where] DIR}
+res=$out/results.txt
+# The table: per workload and mode, the median of the workload's own measure and of the wall time.
+awk "$(cat "$here/bench-lib.awk")"'
+function rt(a, b,    x) { x = ratio(a, b); return x == "" ? "-" : sprintf("%.3f", x) }
+/^meta (commit|date|host|device|torch) / { meta = meta "- " $2 ": " substr($0, length($1 $2) + 3) "\n" }
+/^run / {
+    delete kv
+    for (i = 2; i <= NF; i++) { split($i, p, "="); kv[p[1]] = p[2] }
+    key = kv["workload"] SUBSEP kv["mode"]
+    own = (kv["ns_per_launch"] != "") ? kv["ns_per_launch"] : (kv["us_per_iter"] != "") ? kv["us_per_iter"] : kv["ms_per_step"]
+    inner[key] = inner[key] " " own
+    wall[key] = wall[key] " " kv["wall_ms"]
+    byround[kv["round"], key] = own; wallround[kv["round"], key] = kv["wall_ms"]
+    if (kv["round"] + 0 > nrounds) nrounds = kv["round"] + 0
+    seen[kv["workload"]] = 1; modes_seen[kv["mode"]] = 1
+}
+END {
+    printf "# cupti_cb_run overhead\n\n%s\n", meta
+    print "| workload | mode | own measure (median) | lowest-highest | x bare | x its floor | x its timing floor | x nsys | wall ms (median) | x bare | x nsys |"
+    print "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    nw = split("app1 app4 streams torch", ws, " ")
+    nm = split("bare floor floor_cb floor_res floor_clock floor_clock_act floor_apiact runner runner_late runner_noflush runner_notime runner_cb runner_cb_totals runner_cb_calls runner_cb_notime nsys", ms, " ")
+    # each runner mode against the CUPTI floor of what it enables (callbacks on every CBID, and
+    # the activity kinds unless --no-gpu-activity)
+    fl["runner"] = "floor"; fl["runner_late"] = "floor"; fl["runner_noflush"] = "floor"
+    fl["runner_cb"] = "floor_cb"; fl["runner_cb_totals"] = "floor_cb"; fl["runner_cb_calls"] = "floor_cb"
+    fl["runner_notime"] = "floor"; fl["runner_cb_notime"] = "floor_cb"
+    # and against the floor of a tool that times every call as they do
+    cf["runner"] = "floor_clock_act"; cf["runner_late"] = "floor_clock_act"; cf["runner_cb"] = "floor_clock"
+    for (i = 1; i <= nw; i++) {
+        w = ws[i]; if (!(w in seen)) continue
+        unit = (w == "torch") ? "ms/step" : (w == "streams") ? "us/iter" : "ns/launch"
+        # (a lookup of a mode that did not run would make it a row of the table)
+        b = ((w SUBSEP "bare") in inner) ? median(inner[w SUBSEP "bare"]) : 0
+        bw = ((w SUBSEP "bare") in inner) ? median(wall[w SUBSEP "bare"]) : 0
+        ns = ((w SUBSEP "nsys") in inner) ? median(inner[w SUBSEP "nsys"]) : 0
+        nsw = ((w SUBSEP "nsys") in inner) ? median(wall[w SUBSEP "nsys"]) : 0
+        for (j = 1; j <= nm; j++) {
+            m = ms[j]; k = w SUBSEP m; if (!(k in inner)) continue
+            v = median(inner[k]); lo = LO; hi = HI; vw = median(wall[k])
+            f = (m in fl && (w SUBSEP fl[m]) in inner) ? median(inner[w SUBSEP fl[m]]) : 0
+            c = (m in cf && (w SUBSEP cf[m]) in inner) ? median(inner[w SUBSEP cf[m]]) : 0
+            r = (m ~ /^runner/ && ns > 0)
+            printf "| %s | %s | %.4g %s | %.4g-%.4g | %s | %s | %s | %s | %d | %s | %s |\n", w, m, v, unit, lo, hi,
+                rt(v, b), rt(v, f), rt(v, c), (r ? rt(v, ns) : "-"), vw, rt(vw, bw), (r ? rt(vw, nsw) : "-")
+        }
+    }
+    # Paired ratios: the speed of a process moves by 10-25% from one process to the next, so the
+    # ratio of two medians of a few rounds cannot tell 1.03 from 1.00.  Each round runs every
+    # mode next to the others; the ratio of a mode to its reference in the same round, over the
+    # rounds, has a median and an interval for that median whatever the distribution.  A target
+    # is met when the whole interval is at or below it, missed when the whole interval is above,
+    # and judged only with an interval of 90% or more (5 rounds or more).
+    np = split("runner floor 1.05 own;runner_cb floor_cb 1.03 own;runner floor_clock_act - own;" \
+               "runner_cb floor_clock - own;runner_notime floor - own;runner_cb_notime floor_cb - own;" \
+               "runner nsys 1.00 own;runner_cb nsys - own;runner nsys 1.00 wall;" \
+               "floor_clock floor_cb - own;floor_clock_act floor - own", pairs, ";")
+    print "\n## Paired ratios\n"
+    print "Each round'"'"'s run of a mode over the same round'"'"'s run of its reference: median over the rounds,"
+    print "and an interval for the median (order statistics; coverage as shown).  Target: met when the"
+    print "interval is at or below it, not met when it is above, unresolved when it straddles it;"
+    print "no verdict with an interval of less than 90% (fewer than 5 rounds).\n"
+    print "| workload | mode | against | measure | rounds | median | interval | coverage | target | verdict |"
+    print "|---|---|---|---|---:|---:|---|---:|---:|---|"
+    for (i = 1; i <= nw; i++) {
+        w = ws[i]; if (!(w in seen)) continue
+        for (j = 1; j <= np; j++) {
+            split(pairs[j], pp, " "); m = pp[1]; ref = pp[2]; tgt = pp[3]; meas = pp[4]
+            list = ""
+            for (r = 1; r <= nrounds; r++) {
+                if (!((r, w SUBSEP m) in byround) || !((r, w SUBSEP ref) in byround)) continue
+                a = (meas == "wall") ? wallround[r, w SUBSEP m] : byround[r, w SUBSEP m]
+                d = (meas == "wall") ? wallround[r, w SUBSEP ref] : byround[r, w SUBSEP ref]
+                if (d > 0) list = list " " a / d
+            }
+            if (list == "") continue
+            med = median_ci(list); n = CNT
+            vd = "-"
+            if (tgt != "-") vd = (COVER < 90) ? "too few rounds" : (CIHI <= tgt + 0) ? "met" : (CILO > tgt + 0) ? "not met" : "unresolved"
+            printf "| %s | %s | %s | %s | %d | %.3f | %.3f-%.3f | %.0f%% | %s | %s |\n", w, m, ref,
+                (meas == "wall" ? "wall time" : "own"), n, med, CILO, CIHI, COVER, (tgt == "-" ? "-" : "<= " tgt), vd
+        }
+    }
+}' "$res" > "$out/table.md"
+grep -E '^(error|note) ' "$res" >> "$out/table.md"
+cat "$out/table.md"
