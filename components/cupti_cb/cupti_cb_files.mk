@@ -20,6 +20,7 @@ CUPTI_CB_SRCS = cupti_cb.c \
 	cupti_cb_overflow.c \
 	cupti_cb_profiler_api.c \
 	cupti_cb_profiler_base.c \
+	cupti_cb_profiler_front.c \
 	cupti_cb_profiler_catalog.c \
 	cupti_cb_profiler_config.c \
 	cupti_cb_profiler_events.c \

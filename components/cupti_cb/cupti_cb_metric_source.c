@@ -26,6 +26,7 @@
 #include "cupti_cb_profiler_catalog.h"
 #include "cupti_cb_profiler_base.h"
 #include "cupti_cb_profiler_events.h"
+#include "cupti_cb_profiler_front.h"
 #include "cupti_cb_publish.h"
 #include "cupti_cb_metric_session.h"
 #include "cupti_cb_profiler_api.h"
@@ -48,6 +49,11 @@
 #define MAX_PENDING_CTX 16
 
 struct msrc {
+	/* The Profiler API, the profiler's holds, the devices' chips and the
+	 * catalogue, shared in form with PM sampling's source; first, as the
+	 * descriptor's catalogue entries take self to be it
+	 * (cupti_cb_profiler_front.h). */
+	struct cupti_cb_profiler_base b;
 	struct cupti_cb_services *e;	/* shared services */
 	unsigned id;			/* the source bits of its codes */
 	pthread_mutex_t lock;
@@ -57,9 +63,6 @@ struct msrc {
 	unsigned n_pending;
 	atomic_int has_pending;
 	unsigned long lost_contexts;	/* pending list full: not profiled (traced) */
-	/* The Profiler API, the profiler's holds, the devices' chips and the
-	 * catalogue, shared in form with PM sampling's source. */
-	struct cupti_cb_profiler_base b;
 	struct cupti_cb_metric_session *sess[CUPTI_CB_MAX_DEVICES];
 	unsigned epoch;			/* bumped when the sessions go (PAPI_shutdown) */
 	/* Idle reads. All GPU work is issued through driver calls, and a sample
@@ -109,6 +112,18 @@ struct mset {
 static void unlock_source(struct msrc *m);
 static void on_context(void *arg, CUcontext ctx, int created);
 
+/* The source's lock as the catalogue's entries take it (the base is the
+ * source's first member). */
+static void lock_source(struct cupti_cb_profiler_base *b)
+{
+	pthread_mutex_lock(&((struct msrc *)b)->lock);
+}
+
+static void unlock_base(struct cupti_cb_profiler_base *b)
+{
+	unlock_source((struct msrc *)b);
+}
+
 /* ---- opening --------------------------------------------------------------- */
 
 /* The profiler's holds, the devices, their chips and the catalogue are the
@@ -125,157 +140,9 @@ static void profiler_release(struct msrc *m)
 	cupti_cb_profiler_base_release(&m->b);
 }
 
-static int count_devices_locked(struct msrc *m)
-{
-	return cupti_cb_profiler_base_devices_locked(&m->b);
-}
-
-static int count_devices(struct msrc *m)
-{
-	int n = atomic_load(&m->b.n_devices);
-	if (n >= 0)
-		return n;
-	pthread_mutex_lock(&m->lock);
-	n = count_devices_locked(m);
-	unlock_source(m);
-	return n;
-}
-
 static const char *device_chip(struct msrc *m, int dev)
 {
 	return cupti_cb_profiler_base_chip_locked(&m->b, dev);
-}
-
-static int ensure_catalog_locked(struct msrc *m)
-{
-	return cupti_cb_profiler_base_catalog_locked(&m->b);
-}
-
-static int ensure_catalog(struct msrc *m)
-{
-	pthread_mutex_lock(&m->lock);
-	int tried = m->b.tried_catalog;
-	int rc = ensure_catalog_locked(m);
-	if (rc && !tried)
-		TRACE(m, "no catalogue: %s", m->b.why);
-	unlock_source(m);
-	return rc;
-}
-
-/* ---- catalogue ------------------------------------------------------------- */
-
-static int m_may_be_ours(const char *name)
-{
-	return cupti_cb_profiler_events_may_be(name);
-}
-
-/* The catalogue is built when first asked for (ensure_catalog): the chip
- * CUPTI_CB_CHIP names needs nothing, device 0's chip only cuInit. */
-static void m_opened(void *self, enum cupti_cb_stage stage)
-{
-	(void)self, (void)stage;
-}
-
-static int decode(struct msrc *m, uint32_t code, uint32_t *metric, uint32_t *variant)
-{
-	if (!m->b.have_catalog)
-		return CUPTI_CB_ENOEVNT;
-	int n = CUPTI_CB_CODE_DEV(code) >= 0 ? count_devices(m) : 0;
-	return cupti_cb_profiler_events_decode(&m->b.events, code, n, metric, variant);
-}
-
-static int m_valid(void *self, uint32_t code)
-{
-	uint32_t metric, variant;
-	return decode(self, code, &metric, &variant) == CUPTI_CB_OK;
-}
-
-static int m_first(void *self, uint32_t *code)
-{
-	struct msrc *m = self;
-	if (ensure_catalog(m))
-		return CUPTI_CB_ENOEVNT;
-	return cupti_cb_profiler_events_first(&m->b.events, code);
-}
-
-static int m_next(void *self, uint32_t *code)
-{
-	struct msrc *m = self;
-	return m->b.have_catalog ? cupti_cb_profiler_events_next(&m->b.events, code) : CUPTI_CB_ENOEVNT;
-}
-
-static int m_lookup(void *self, const char *base, uint32_t *code)
-{
-	struct msrc *m = self;
-	if (ensure_catalog(m))
-		return cupti_cb_profiler_refusal(m->b.why);
-	return cupti_cb_profiler_events_lookup(&m->b.events, base, code);
-}
-
-/* A metric counts a device's work, whoever issued it: ":process" is
- * accepted (it changes nothing, so it is not listed), ":thread" is not. */
-static unsigned m_qualifiers(void *self, uint32_t code)
-{
-	(void)self, (void)code;
-	return CUPTI_CB_Q_PROCESS | CUPTI_CB_Q_DEVICE;
-}
-
-static int m_devices(void *self)
-{
-	return count_devices(self);
-}
-
-static int m_base_name(void *self, uint32_t code, char *buf, size_t len)
-{
-	struct msrc *m = self;
-	uint32_t metric, variant;
-	int rc = decode(m, code, &metric, &variant);
-	return rc ? rc : cupti_cb_profiler_events_base_name(&m->b.events, metric, variant, buf, len);
-}
-
-static int m_descr(void *self, uint32_t code, char *buf, size_t len)
-{
-	struct msrc *m = self;
-	uint32_t metric, variant;
-	int rc = decode(m, code, &metric, &variant);
-	if (rc)
-		return rc;
-	pthread_mutex_lock(&m->lock);
-	cupti_cb_profiler_events_descr(&m->b.events, metric, buf, len);
-	unlock_source(m);
-	return CUPTI_CB_OK;
-}
-
-static int m_qualifier_descr(void *self, uint32_t code, char *buf, size_t len)
-{
-	if (!m_valid(self, code))
-		return CUPTI_CB_ENOEVNT;
-	cupti_cb_profiler_events_device_descr(code, buf, len);
-	return CUPTI_CB_OK;
-}
-
-static int m_facts(void *self, uint32_t code, struct cupti_cb_event_facts *f)
-{
-	struct msrc *m = self;
-	uint32_t metric, variant;
-	int rc = decode(m, code, &metric, &variant);
-	if (rc)
-		return rc;
-	pthread_mutex_lock(&m->lock);
-	cupti_cb_profiler_events_facts(&m->b.events, metric, variant, f);
-	unlock_source(m);
-	return CUPTI_CB_OK;
-}
-
-static const char *m_why(void *self)
-{
-	return ((struct msrc *)self)->b.why;
-}
-
-static unsigned m_count(void *self)
-{
-	struct msrc *m = self;
-	return m->b.have_catalog ? m->b.cat.n_metrics : 0;
 }
 
 /* ---- sessions -------------------------------------------------------------- */
@@ -496,7 +363,7 @@ static int m_set_update(void *self, void *set, const uint32_t *codes, unsigned n
 	end_idle_sessions_locked(m);
 	unlock_source(m);
 	for (unsigned i = 0; i < n; i++) {
-		int rc = decode(m, codes[i], &metric, &variant);
+		int rc = cupti_cb_profiler_front_decode(&m->b, codes[i], &metric, &variant);
 		if (rc)
 			return rc;
 		s->codes[i] = codes[i];
@@ -1044,6 +911,9 @@ static void *m_open(struct cupti_cb_services *services, unsigned id)
 	m->e = services;
 	m->id = id;
 	cupti_cb_profiler_base_init(&m->b, services, id, "metrics", CUPTI_PROFILER_TYPE_RANGE_PROFILER);
+	m->b.lock = lock_source;
+	m->b.unlock = unlock_base;
+	m->b.descr_prefix = "";
 	pthread_mutex_init(&m->lock, NULL);
 	pthread_mutex_init(&m->pend_lock, NULL);
 	return m;
@@ -1055,20 +925,7 @@ const struct cupti_cb_source_ops cupti_cb_metric_source = {
 			   "during a CUDA call, so no sample can land at a call; overflow on a callback event "
 			   "(kernel.launches, ...) and read the metric at the end",
 	.open = m_open,
-	.may_be_ours = m_may_be_ours,
-	.opened = m_opened,
-	.first = m_first,
-	.next = m_next,
-	.lookup = m_lookup,
-	.qualifiers = m_qualifiers,
-	.devices = m_devices,
-	.base_name = m_base_name,
-	.descr = m_descr,
-	.qualifier_descr = m_qualifier_descr,
-	.facts = m_facts,
-	.valid = m_valid,
-	.why = m_why,
-	.count = m_count,
+	CUPTI_CB_PROFILER_FRONT_ENTRIES,
 	.close = m_close,
 	.set_new = m_set_new,
 	.set_free = m_set_free,

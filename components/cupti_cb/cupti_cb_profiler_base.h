@@ -50,6 +50,12 @@ struct cupti_cb_profiler_base {
 	char dev_chip[CUPTI_CB_MAX_DEVICES][64];	/* "" until asked */
 	char dev_unsupported[CUPTI_CB_MAX_DEVICES][256];	/* why CUPTI cannot profile it; "": it can */
 	int restricted;				/* cupti_cb_profiler_permission_restricted_here, once; 2: not asked */
+	/* The source's lock, as cupti_cb_profiler_front.c takes it and lets it
+	 * go (the Range Profiler's source adds, as it lets it go, the contexts
+	 * created meanwhile), and what comes before each event's description. */
+	void (*lock)(struct cupti_cb_profiler_base *b);
+	void (*unlock)(struct cupti_cb_profiler_base *b);
+	const char *descr_prefix;
 };
 
 void cupti_cb_profiler_base_init(struct cupti_cb_profiler_base *b, struct cupti_cb_services *e, unsigned id,

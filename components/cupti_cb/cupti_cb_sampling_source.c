@@ -31,6 +31,7 @@
 #include "cupti_cb_profiler_catalog.h"
 #include "cupti_cb_profiler_config.h"
 #include "cupti_cb_profiler_events.h"
+#include "cupti_cb_profiler_front.h"
 #include "cupti_cb_sampling_session.h"
 #include "cupti_cb_services.h"
 #include "cupti_cb_signal_context.h"
@@ -48,12 +49,14 @@
 	} while (0)
 
 struct ssrc {
+	/* The Profiler API, the profiler's holds, the devices' chips and the
+	 * catalogue, shared in form with the Range Profiler's source; first, as the
+	 * descriptor's catalogue entries take self to be it
+	 * (cupti_cb_profiler_front.h). */
+	struct cupti_cb_profiler_base b;
 	struct cupti_cb_services *e;
 	unsigned id;
 	pthread_mutex_t lock;
-	/* The Profiler API, the profiler's holds, the devices' chips and the
-	 * catalogue, shared in form with the Range Profiler's source. */
-	struct cupti_cb_profiler_base b;
 	struct cupti_cb_sampling_session *sess[CUPTI_CB_MAX_DEVICES];
 	uint8_t claimed[CUPTI_CB_MAX_DEVICES];	/* the device's counters claimed (cupti_cb_services_claim_counters) */
 	struct cupti_cb_sampling_options opt;
@@ -102,6 +105,18 @@ struct sset {
 	char why[CUPTI_CB_WHY_LEN];
 };
 
+/* The source's lock as the catalogue's entries take it (the base is the
+ * source's first member). */
+static void lock_source(struct cupti_cb_profiler_base *b)
+{
+	pthread_mutex_lock(&((struct ssrc *)b)->lock);
+}
+
+static void unlock_base(struct cupti_cb_profiler_base *b)
+{
+	pthread_mutex_unlock(&((struct ssrc *)b)->lock);
+}
+
 /* ---- opening ------------------------------------------------------------------ */
 
 static int profiler_hold(struct ssrc *m, char *why, size_t len)
@@ -119,149 +134,9 @@ static int count_devices_locked(struct ssrc *m)
 	return cupti_cb_profiler_base_devices_locked(&m->b);
 }
 
-static int count_devices(struct ssrc *m)
-{
-	int n = atomic_load(&m->b.n_devices);
-	if (n >= 0)
-		return n;
-	pthread_mutex_lock(&m->lock);
-	n = count_devices_locked(m);
-	pthread_mutex_unlock(&m->lock);
-	return n;
-}
-
 static const char *device_chip(struct ssrc *m, int dev)
 {
 	return cupti_cb_profiler_base_chip_locked(&m->b, dev);
-}
-
-static int ensure_catalog_locked(struct ssrc *m)
-{
-	return cupti_cb_profiler_base_catalog_locked(&m->b);
-}
-
-static int ensure_catalog(struct ssrc *m)
-{
-	pthread_mutex_lock(&m->lock);
-	int tried = m->b.tried_catalog;
-	int rc = ensure_catalog_locked(m);
-	if (rc && !tried)
-		TRACE(m, "no catalogue: %s", m->b.why);
-	pthread_mutex_unlock(&m->lock);
-	return rc;
-}
-
-/* ---- catalogue ------------------------------------------------------------------ */
-
-static int s_may_be_ours(const char *base)
-{
-	return cupti_cb_profiler_events_may_be(base);
-}
-
-static void s_opened(void *self, enum cupti_cb_stage stage)
-{
-	(void)self, (void)stage;	/* the catalogue is built when first asked for */
-}
-
-static int decode(struct ssrc *m, uint32_t code, uint32_t *metric, uint32_t *variant)
-{
-	if (!m->b.have_catalog)
-		return CUPTI_CB_ENOEVNT;
-	int n = CUPTI_CB_CODE_DEV(code) >= 0 ? count_devices(m) : 0;
-	return cupti_cb_profiler_events_decode(&m->b.events, code, n, metric, variant);
-}
-
-static int s_valid(void *self, uint32_t code)
-{
-	uint32_t metric, variant;
-	return decode(self, code, &metric, &variant) == CUPTI_CB_OK;
-}
-
-static int s_first(void *self, uint32_t *code)
-{
-	struct ssrc *m = self;
-	return ensure_catalog(m) ? CUPTI_CB_ENOEVNT : cupti_cb_profiler_events_first(&m->b.events, code);
-}
-
-static int s_next(void *self, uint32_t *code)
-{
-	struct ssrc *m = self;
-	return m->b.have_catalog ? cupti_cb_profiler_events_next(&m->b.events, code) : CUPTI_CB_ENOEVNT;
-}
-
-static int s_lookup(void *self, const char *base, uint32_t *code)
-{
-	struct ssrc *m = self;
-	return ensure_catalog(m) ? cupti_cb_profiler_refusal(m->b.why) :
-				   cupti_cb_profiler_events_lookup(&m->b.events, base, code);
-}
-
-/* Device-wide counts: ":process" changes nothing, ":thread" has no meaning. */
-static unsigned s_qualifiers(void *self, uint32_t code)
-{
-	(void)self, (void)code;
-	return CUPTI_CB_Q_PROCESS | CUPTI_CB_Q_DEVICE;
-}
-
-static int s_devices(void *self)
-{
-	return count_devices(self);
-}
-
-static int s_base_name(void *self, uint32_t code, char *buf, size_t len)
-{
-	struct ssrc *m = self;
-	uint32_t metric, variant;
-	int rc = decode(m, code, &metric, &variant);
-	return rc ? rc : cupti_cb_profiler_events_base_name(&m->b.events, metric, variant, buf, len);
-}
-
-static int s_descr(void *self, uint32_t code, char *buf, size_t len)
-{
-	struct ssrc *m = self;
-	uint32_t metric, variant;
-	int rc = decode(m, code, &metric, &variant);
-	if (rc)
-		return rc;
-	int o = snprintf(buf, len, "PM-sampled, device-wide: ");
-	if (o < 0 || (size_t)o >= len)
-		return CUPTI_CB_OK;
-	pthread_mutex_lock(&m->lock);
-	cupti_cb_profiler_events_descr(&m->b.events, metric, buf + o, len - (size_t)o);
-	pthread_mutex_unlock(&m->lock);
-	return CUPTI_CB_OK;
-}
-
-static int s_qualifier_descr(void *self, uint32_t code, char *buf, size_t len)
-{
-	if (!s_valid(self, code))
-		return CUPTI_CB_ENOEVNT;
-	cupti_cb_profiler_events_device_descr(code, buf, len);
-	return CUPTI_CB_OK;
-}
-
-static int s_facts(void *self, uint32_t code, struct cupti_cb_event_facts *f)
-{
-	struct ssrc *m = self;
-	uint32_t metric, variant;
-	int rc = decode(m, code, &metric, &variant);
-	if (rc)
-		return rc;
-	pthread_mutex_lock(&m->lock);
-	cupti_cb_profiler_events_facts(&m->b.events, metric, variant, f);
-	pthread_mutex_unlock(&m->lock);
-	return CUPTI_CB_OK;
-}
-
-static const char *s_why(void *self)
-{
-	return ((struct ssrc *)self)->b.why;
-}
-
-static unsigned s_count(void *self)
-{
-	struct ssrc *m = self;
-	return m->b.have_catalog ? m->b.cat.n_metrics : 0;
 }
 
 /* ---- sessions (under the lock) --------------------------------------------------- */
@@ -456,7 +331,7 @@ static int set_update_locked(struct ssrc *m, struct sset *s, const uint32_t *cod
 	let_go_locked(m, s);
 	s->n = 0;
 	for (unsigned i = 0; i < n; i++) {
-		int rc = decode(m, codes[i], &metric, &variant);
+		int rc = cupti_cb_profiler_front_decode(&m->b, codes[i], &metric, &variant);
 		if (rc)
 			return rc;
 		s->codes[i] = codes[i];
@@ -876,6 +751,9 @@ static void *s_open(struct cupti_cb_services *services, unsigned id)
 	m->e = services;
 	m->id = id;
 	cupti_cb_profiler_base_init(&m->b, services, id, "sampling", CUPTI_PROFILER_TYPE_PM_SAMPLING);
+	m->b.lock = lock_source;
+	m->b.unlock = unlock_base;
+	m->b.descr_prefix = "PM-sampled, device-wide: ";
 	pthread_mutex_init(&m->lock, NULL);
 	return m;
 }
@@ -888,20 +766,7 @@ const struct cupti_cb_source_ops cupti_cb_sampling_source = {
 	.tag = "sampled",
 	.open = s_open,
 	.after_fork_child = s_after_fork_child,
-	.may_be_ours = s_may_be_ours,
-	.opened = s_opened,
-	.first = s_first,
-	.next = s_next,
-	.lookup = s_lookup,
-	.qualifiers = s_qualifiers,
-	.devices = s_devices,
-	.base_name = s_base_name,
-	.descr = s_descr,
-	.qualifier_descr = s_qualifier_descr,
-	.facts = s_facts,
-	.valid = s_valid,
-	.why = s_why,
-	.count = s_count,
+	CUPTI_CB_PROFILER_FRONT_ENTRIES,
 	.close = s_close,
 	.set_new = s_set_new,
 	.set_free = s_set_free,

@@ -160,6 +160,16 @@ static int listing_case(void)
     char name[PAPI_MAX_STR_LEN];
     CHECK_PAPI(PAPI_event_code_to_name(sampled, name));
     CHECK_TRUE("the sampled code names itself with :sampled", ends_with(name, "dram__bytes_read.sum:sampled"));
+    PAPI_event_info_t pi, si;
+    CHECK_PAPI(PAPI_get_event_info(plain, &pi));
+    CHECK_PAPI(PAPI_get_event_info(sampled, &si));
+    static const char pm[] = "PM-sampled, device-wide: ";
+    CHECK_TRUE("the sampled event's description says so first", !strncmp(si.long_descr, pm, sizeof pm - 1));
+    /* (up to its rollups: the prefix pushes the end of a long list out of PAPI's string) */
+    size_t own = strcspn(pi.long_descr, "[");
+    CHECK_TRUE("then the metric's own, as the Range Profiler's event gives it",
+               own > 1 && !strncmp(si.long_descr + sizeof pm - 1, pi.long_descr, own));
+    CHECK_TRUE("which does not say it", strncmp(pi.long_descr, pm, sizeof pm - 1) != 0);
     CHECK_EQ("a metric only PM sampling has is no Range Profiler event", code_of("dram__read_throughput"), 0);
     CHECK_TRUE("but is a sampled event", code_of("dram__read_throughput:sampled") != 0);
     CHECK_EQ("a metric PM sampling lacks has no sampled event",
