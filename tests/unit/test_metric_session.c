@@ -22,11 +22,10 @@
 #define MAXM 16
 #define NAMELEN 64
 
-/* A fake Host API object; its config image is a copy of it. */
-struct fhost {
-	char names[MAXM][NAMELEN];
-	unsigned n;
-};
+/* The metric session's passes: one, and one more for each "multipass" metric. */
+#define FAKE_HOST_TYPE CUPTI_PROFILER_TYPE_RANGE_PROFILER
+#define FAKE_HOST_PASSES(multi) (1 + (multi))
+#include "fake_profiler_host.h"
 
 
 struct fctx {
@@ -172,53 +171,6 @@ static int known(const char *name)
 {
 	double v;
 	return metric_value(&ctx_a, name, &v) == 0;
-}
-
-static CUptiResult f_HostInitialize(CUpti_Profiler_Host_Initialize_Params *p)
-{
-	if (!p->pChipName || strcmp(p->pChipName, "FAKE1"))
-		return CUPTI_ERROR_INVALID_CHIP_NAME;
-	p->pHostObject = calloc(1, sizeof(struct fhost));
-	return CUPTI_SUCCESS;
-}
-
-static CUptiResult f_HostDeinitialize(CUpti_Profiler_Host_Deinitialize_Params *p)
-{
-	free(p->pHostObject);
-	return CUPTI_SUCCESS;
-}
-
-static CUptiResult f_ConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params *p)
-{
-	struct fhost *h = (struct fhost *)p->pHostObject;
-	for (size_t i = 0; i < p->numMetrics; i++)
-		if (!known(p->ppMetricNames[i]) || h->n == MAXM)
-			return CUPTI_ERROR_INVALID_METRIC_NAME;
-	for (size_t i = 0; i < p->numMetrics; i++)
-		snprintf(h->names[h->n++], NAMELEN, "%s", p->ppMetricNames[i]);
-	return CUPTI_SUCCESS;
-}
-
-/* The config image is the host object itself. */
-static CUptiResult f_GetConfigImageSize(CUpti_Profiler_Host_GetConfigImageSize_Params *p)
-{
-	p->configImageSize = sizeof(struct fhost);
-	return CUPTI_SUCCESS;
-}
-
-static CUptiResult f_GetConfigImage(CUpti_Profiler_Host_GetConfigImage_Params *p)
-{
-	memcpy(p->pConfigImage, p->pHostObject, sizeof(struct fhost));
-	return CUPTI_SUCCESS;
-}
-
-static CUptiResult f_GetNumOfPasses(CUpti_Profiler_Host_GetNumOfPasses_Params *p)
-{
-	const struct fhost *h = (const struct fhost *)(const void *)p->pConfigImage;
-	p->numOfPasses = 1;
-	for (unsigned i = 0; i < h->n; i++)
-		p->numOfPasses += !strncmp(h->names[i], "multipass", 9);
-	return CUPTI_SUCCESS;
 }
 
 /* Counter-data image: the number of ranges, then one value per metric. */

@@ -57,10 +57,10 @@
 #define MAXREC 64
 #define INTERVAL 1000000u	/* 1 ms */
 
-struct fhost {
-	char names[MAXM][NAMELEN];
-	unsigned n;
-};
+/* PM sampling's passes: 2 when any metric is "multipass". */
+#define FAKE_HOST_TYPE CUPTI_PROFILER_TYPE_PM_SAMPLING
+#define FAKE_HOST_PASSES(multi) ((multi) ? 2 : 1)
+#include "fake_profiler_host.h"
 
 static pthread_mutex_t gl = PTHREAD_MUTEX_INITIALIZER;
 
@@ -77,54 +77,6 @@ static CUptiResult f_cuptiGetResultString(CUptiResult r, const char **s)
 	     : r == CUPTI_ERROR_HARDWARE_BUSY	     ? "CUPTI_ERROR_HARDWARE_BUSY"
 	     : r == CUPTI_ERROR_OUT_OF_MEMORY	     ? "CUPTI_ERROR_OUT_OF_MEMORY"
 						     : "CUPTI_ERROR_SOMETHING";
-	return CUPTI_SUCCESS;
-}
-
-static CUptiResult f_HostInitialize(CUpti_Profiler_Host_Initialize_Params *p)
-{
-	if (!p->pChipName || strcmp(p->pChipName, "FAKE1") || p->profilerType != CUPTI_PROFILER_TYPE_PM_SAMPLING)
-		return CUPTI_ERROR_INVALID_PARAMETER;
-	p->pHostObject = calloc(1, sizeof(struct fhost));
-	return p->pHostObject ? CUPTI_SUCCESS : CUPTI_ERROR_OUT_OF_MEMORY;
-}
-
-static CUptiResult f_HostDeinitialize(CUpti_Profiler_Host_Deinitialize_Params *p)
-{
-	free(p->pHostObject);
-	return CUPTI_SUCCESS;
-}
-
-static CUptiResult f_ConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params *p)
-{
-	struct fhost *h = (struct fhost *)p->pHostObject;
-	for (size_t i = 0; i < p->numMetrics; i++)
-		if (!known(p->ppMetricNames[i]) || h->n + i >= MAXM)
-			return CUPTI_ERROR_INVALID_METRIC_NAME;
-	for (size_t i = 0; i < p->numMetrics; i++)
-		snprintf(h->names[h->n++], NAMELEN, "%s", p->ppMetricNames[i]);
-	return CUPTI_SUCCESS;
-}
-
-/* The config image is the host object itself. */
-static CUptiResult f_GetConfigImageSize(CUpti_Profiler_Host_GetConfigImageSize_Params *p)
-{
-	p->configImageSize = sizeof(struct fhost);
-	return CUPTI_SUCCESS;
-}
-
-static CUptiResult f_GetConfigImage(CUpti_Profiler_Host_GetConfigImage_Params *p)
-{
-	memcpy(p->pConfigImage, p->pHostObject, sizeof(struct fhost));
-	return CUPTI_SUCCESS;
-}
-
-static CUptiResult f_GetNumOfPasses(CUpti_Profiler_Host_GetNumOfPasses_Params *p)
-{
-	const struct fhost *h = (const struct fhost *)(const void *)p->pConfigImage;
-	p->numOfPasses = 1;
-	for (unsigned i = 0; i < h->n; i++)
-		if (!strncmp(h->names[i], "multipass", 9))
-			p->numOfPasses = 2;
 	return CUPTI_SUCCESS;
 }
 
