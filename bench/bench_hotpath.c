@@ -33,35 +33,14 @@
 
 #include "bench_args.h"
 #include "cupti_cb_callback_state.h"
+#include "fake_subscriber.h"
 
 #define RT CUPTI_CB_DOMAIN_RUNTIME_API
 #define DRV CUPTI_CB_DOMAIN_DRIVER_API
 
 static struct cupti_cb_services eng;
 static struct cupti_cb_callback cb;
-static unsigned char enabled[2][CUPTI_DRIVER_TRACE_CBID_SIZE + CUPTI_RUNTIME_TRACE_CBID_SIZE];
 static CUcontext const CTX0 = (CUcontext)0x1000;
-
-static CUptiResult fake_subscribe_v2(CUpti_SubscriberHandle *s, CUpti_CallbackFunc fn, void *ud,
-				     CUpti_SubscriberParams *p)
-{
-	(void)fn, (void)ud, (void)p;
-	*s = (CUpti_SubscriberHandle)0x5;
-	return CUPTI_SUCCESS;
-}
-
-static CUptiResult fake_unsubscribe(CUpti_SubscriberHandle s)
-{
-	(void)s;
-	return CUPTI_SUCCESS;
-}
-
-static CUptiResult fake_enable(uint32_t on, CUpti_SubscriberHandle s, CUpti_CallbackDomain d, CUpti_CallbackId c)
-{
-	(void)s;
-	enabled[d == DRV][c] = (unsigned char)on;
-	return CUPTI_SUCCESS;
-}
 
 static CUptiResult fake_device_id(CUcontext ctx, uint32_t *id)
 {
@@ -217,9 +196,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_hotpath: %s\n", why);
 		return 1;
 	}
-	eng.api.cuptiSubscribe_v2 = fake_subscribe_v2;
-	eng.api.cuptiUnsubscribe = fake_unsubscribe;
-	eng.api.cuptiEnableCallback = fake_enable;
+	fake_subscriber_install(&eng.api);
 	eng.api.cuptiGetDeviceId = fake_device_id;
 	if (cupti_cb_callback_setup(&cb, &eng, 1)) {
 		fprintf(stderr, "bench_hotpath: the callback source could not be set up\n");

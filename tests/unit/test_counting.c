@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "cupti_cb_callback_state.h"
+#include "fake_subscriber.h"
 
 #define RT CUPTI_CB_DOMAIN_RUNTIME_API
 #define DRV CUPTI_CB_DOMAIN_DRIVER_API
@@ -18,41 +19,7 @@ static struct cupti_cb_callback cb;
 
 /* ---- fake CUPTI and driver -------------------------------------------- */
 
-static unsigned char enabled[2][CUPTI_DRIVER_TRACE_CBID_SIZE + CUPTI_RUNTIME_TRACE_CBID_SIZE];
-static int fake_subscribed, fake_other_tool;
 static CUcontext const CTX0 = (CUcontext)0x1000, CTX1 = (CUcontext)0x2000;
-
-static CUptiResult fake_subscribe_v2(CUpti_SubscriberHandle *s, CUpti_CallbackFunc fn, void *ud,
-				     CUpti_SubscriberParams *p)
-{
-	(void)fn, (void)ud;
-	if (fake_other_tool) {
-		snprintf(p->oldSubscriberName, p->oldSubscriberSize, "CUPTI for probe");
-		return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
-	}
-	fake_subscribed++;
-	*s = (CUpti_SubscriberHandle)0x5;
-	return CUPTI_SUCCESS;
-}
-
-static CUptiResult fake_unsubscribe(CUpti_SubscriberHandle s)
-{
-	(void)s;
-	fake_subscribed--;
-	return CUPTI_SUCCESS;
-}
-
-/* Fault injection: the fail_enable_at-th enable from now fails. */
-static int fail_enable_at;
-
-static CUptiResult fake_enable(uint32_t on, CUpti_SubscriberHandle s, CUpti_CallbackDomain d, CUpti_CallbackId c)
-{
-	(void)s;
-	if (on && fail_enable_at > 0 && --fail_enable_at == 0)
-		return CUPTI_ERROR_INVALID_PARAMETER;
-	enabled[d == DRV][c] = (unsigned char)on;
-	return CUPTI_SUCCESS;
-}
 
 static CUptiResult fake_device_id(CUcontext ctx, uint32_t *id)
 {
@@ -421,9 +388,9 @@ static void failed_start_rolls_back_exactly(void)
 	unsigned before = enabled_count(1);
 	struct set b = { 0 };
 	uint32_t codes[2] = { code_of("memcpy.calls"), code_of("kernel.launches") };
-	fail_enable_at = 5;
+	fake_fail_enable_at = 5;
 	CHECK_EQ(cupti_cb_callback_acquire(&cb, &b.hold, codes, 2), CUPTI_CB_ECUPTI, "the 5th enable fails");
-	fail_enable_at = 0;
+	fake_fail_enable_at = 0;
 	CHECK(enabled[1][DCB(cuLaunchKernel)], "the running set's cuLaunchKernel stays enabled");
 	CHECK_EQ(enabled_count(1), before, "and nothing the failed start enabled is left on");
 	cuLaunchKernel_params lk = { 0 };
@@ -873,9 +840,7 @@ int main(void)
 		fprintf(stderr, "%s\n", why);
 		return 1;
 	}
-	eng.api.cuptiSubscribe_v2 = fake_subscribe_v2;
-	eng.api.cuptiUnsubscribe = fake_unsubscribe;
-	eng.api.cuptiEnableCallback = fake_enable;
+	fake_subscriber_install(&eng.api);
 	eng.api.cuptiGetDeviceId = fake_device_id;
 	eng.api.cuPointerGetAttributes = fake_pointer_attrs;
 	CHECK_EQ(cupti_cb_callback_setup(&cb, &eng, 2), 0, "engine set up with 2 devices");

@@ -24,6 +24,7 @@
 #include "cupti_cb_thread_counters.h"
 #include "cupti_cb_callback_derived.h"
 #include "cupti_cb_callback_state.h"
+#include "fake_subscriber.h"
 
 /* ---- the allocation table ------------------------------------------------- */
 
@@ -297,32 +298,8 @@ static void blocks(unsigned own_max)
 
 static struct cupti_cb_services eng;
 static struct cupti_cb_callback cb;
-/* What the fake CUPTI has enabled: written by the engine under its lock,
- * read by calling threads, as CUPTI's own table is. */
-static atomic_uchar enabled[2][CUPTI_DRIVER_TRACE_CBID_SIZE + CUPTI_RUNTIME_TRACE_CBID_SIZE];
 static atomic_int e_done;
 static CUcontext const CTX0 = (CUcontext)0x1000;
-
-static CUptiResult fake_subscribe_v2(CUpti_SubscriberHandle *h, CUpti_CallbackFunc fn, void *ud,
-				     CUpti_SubscriberParams *p)
-{
-	(void)fn, (void)ud, (void)p;
-	*h = (CUpti_SubscriberHandle)0x5;
-	return CUPTI_SUCCESS;
-}
-
-static CUptiResult fake_unsubscribe(CUpti_SubscriberHandle h)
-{
-	(void)h;
-	return CUPTI_SUCCESS;
-}
-
-static CUptiResult fake_enable(uint32_t on, CUpti_SubscriberHandle h, CUpti_CallbackDomain d, CUpti_CallbackId c)
-{
-	(void)h;
-	atomic_store(&enabled[d == DRV][c], (unsigned char)on);
-	return CUPTI_SUCCESS;
-}
 
 static CUptiResult fake_device_id(CUcontext ctx, uint32_t *id)
 {
@@ -429,9 +406,7 @@ static void engine_churn(void)
 		fprintf(stderr, "%s\n", why);
 		exit(1);
 	}
-	eng.api.cuptiSubscribe_v2 = fake_subscribe_v2;
-	eng.api.cuptiUnsubscribe = fake_unsubscribe;
-	eng.api.cuptiEnableCallback = fake_enable;
+	fake_subscriber_install(&eng.api);
 	eng.api.cuptiGetDeviceId = fake_device_id;
 	eng.api.cuPointerGetAttributes = fake_pointer_attrs;
 	CHECK_EQ(cupti_cb_callback_setup(&cb, &eng, 1), 0, "engine set up with 1 device");
