@@ -19,6 +19,8 @@
  *   cbids_clock_act  both: the floor of a tool that times every call and takes the activity kinds
  *   api_act       no callback: CUPTI's activity records of runtime and driver calls (the way
  *                 Nsight Systems traces the CUDA API), walked when CUPTI hands them over
+ *   api_act_gpu   api_act with the activity kinds of cbids_act: what a tool that takes the
+ *                 calls' counts and times from records, and the GPU's work, costs at least
  *   defer:MS      the same from a thread of the library, MS ms later
  * BENCH_INJECT_PROFILER=init|init_deinit|host (with defer:MS) also calls cuptiProfilerInitialize
  * there, and cuptiProfilerDeInitialize right after it (init_deinit), or makes a Profiler Host
@@ -100,16 +102,18 @@ static void flush_at_exit(void)
 	cuptiActivityFlushAll(1);
 }
 
-static CUptiResult enable_activity(int api)
+#define ACT_GPU 1	/* the activity kinds of cupti_cb's gpu.* events */
+#define ACT_API 2	/* the runtime's and the driver's calls */
+
+static CUptiResult enable_activity(int which)
 {
-	static const CUpti_ActivityKind gpu[] = { CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-						  CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET };
-	static const CUpti_ActivityKind calls[] = { CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER };
-	const CUpti_ActivityKind *kinds = api ? calls : gpu;
-	unsigned n = api ? 2 : 4;
+	static const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+						    CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
+						    CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER };
 	CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
-	for (unsigned i = 0; r == CUPTI_SUCCESS && i < n; i++)
-		r = cuptiActivityEnable(kinds[i]);
+	for (unsigned i = 0; r == CUPTI_SUCCESS && i < sizeof kinds / sizeof kinds[0]; i++)
+		if (which & (i < 4 ? ACT_GPU : ACT_API))
+			r = cuptiActivityEnable(kinds[i]);
 	if (r == CUPTI_SUCCESS)
 		atexit(flush_at_exit);
 	return r;
@@ -129,7 +133,7 @@ static CUptiResult enable(void)
 		enable_each(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
 		enable_each(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
 		if (!strcmp(mode, "cbids_act") || !strcmp(mode, "cbids_clock_act"))
-			return enable_activity(0);
+			return enable_activity(ACT_GPU);
 		if (!strcmp(mode, "cbids_res")) {
 			cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
 			cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
@@ -145,8 +149,8 @@ static CUptiResult enable(void)
 
 static void subscribe(void)
 {
-	if (!strcmp(mode, "api_act")) {
-		CUptiResult r = enable_activity(1);
+	if (!strncmp(mode, "api_act", 7)) {
+		CUptiResult r = enable_activity(ACT_API | (strcmp(mode, "api_act_gpu") ? 0 : ACT_GPU));
 		if (r != CUPTI_SUCCESS) {
 			const char *s = "?";
 			cuptiGetResultString(r, &s);

@@ -25,7 +25,8 @@
 #   floor_clock      CUPTI's floor with a clock read at every call site (cbids_clock): what timing
 #                    every call costs at the least; floor_clock_act the same with the activity kinds
 #   floor_apiact     CUPTI's activity records of runtime and driver calls, no callback (api_act):
-#                    the mechanism Nsight Systems uses
+#                    the mechanism Nsight Systems uses; floor_apiact_act the same with the activity kinds
+#                    (api_act_gpu)
 # Profiles (BENCH_WHERE=1): after the rounds, one more run of each workload in each of
 # BENCH_WHERE_MODES (default: floor_cb floor runner_cb runner) with libbench_where.so preloaded,
 # which samples the process's CPU time during the timed part (or, with BENCH_WHERE_THREAD_US=N,
@@ -119,6 +120,7 @@ launch() {
     floor_clock) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=cbids_clock timeout "$left" "$@" ;;
     floor_clock_act) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=cbids_clock_act timeout "$left" "$@" ;;
     floor_apiact) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=api_act timeout "$left" "$@" ;;
+    floor_apiact_act) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=api_act_gpu timeout "$left" "$@" ;;
     runner) timeout "$left" "$runner" -o "$report" -- "$@" ;;
     runner_late) timeout "$left" "$runner" --start-after 300ms -o "$report" -- "$@" ;;
     runner_cb) timeout "$left" "$runner" --no-gpu-activity -o "$report" -- "$@" ;;
