@@ -106,18 +106,7 @@ END {
     a = RMED["cb_alone"]; b = RMED["cb_beside_gpu"]
     ok = num(a) && num(b) && (b <= 1.05 * a || b <= a + 10)
     target("PAPI_read of a set without gpu.* events beside a running gpu.* set with records pending: cb_beside_gpu against cb_alone, median", (num(a) && num(b)) ? b " ns against " a " ns" : "-", "unchanged: <= 1.05x or <= +10 ns", verdict(ok, num(a) && num(b)))
-    print ""
-    print "## Targets"
-    print ""
-    print "| target | measured | limit | result |"
-    print "|---|---|---|---|"
-    for (i = 1; i <= ntgt; i++) print TGT[i]
-    if (nnotes) {
-        print ""
-        print "## Notes"
-        print ""
-        for (i = 1; i <= nnotes; i++) print "- " NOTES[i]
-    }
+    print_targets()
 }
 AWK
 )

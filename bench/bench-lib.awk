@@ -57,3 +57,18 @@ function fmt_ns(x) { return !num(x) ? "-" : (x < 1000 ? sprintf("%.1f", x) : spr
 function ratio(a, b) { return (num(a) && num(b) && b > 0) ? a / b : "" }
 function fmt_r(r) { return r == "" ? "-" : sprintf("%.2f", r) }
 function verdict(ok, have) { return !have ? "n/a" : (ok ? "PASS" : "MISS") }
+# The targets recorded with target() (TGT[1..ntgt]) and the notes, as every table ends.
+function print_targets(    i) {
+    print ""
+    print "## Targets"
+    print ""
+    print "| target | measured | limit | result |"
+    print "|---|---|---|---|"
+    for (i = 1; i <= ntgt; i++) print TGT[i]
+    if (nnotes) {
+        print ""
+        print "## Notes"
+        print ""
+        for (i = 1; i <= nnotes; i++) print "- " NOTES[i]
+    }
+}

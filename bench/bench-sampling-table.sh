@@ -91,18 +91,7 @@ END {
         }
     r = ratio(TM["sampled"], cb)
     target("TAU step with a sampled metric / callback only", fmt_r(r), "<= 1.2", r != "" && r <= 1.2, r != "")
-    print ""
-    print "## Targets"
-    print ""
-    print "| target | measured | limit | result |"
-    print "|---|---|---|---|"
-    for (i = 1; i <= ntgt; i++) print TGT[i]
-    if (nnotes) {
-        print ""
-        print "## Notes"
-        print ""
-        for (i = 1; i <= nnotes; i++) print "- " NOTES[i]
-    }
+    print_targets()
 }
 AWK
 )

@@ -213,19 +213,7 @@ END {
         r = ratio(cost("nsys", api, 16), cost("counted", api, 16))
         target("16 threads, " api ": nsys / counted", fmt_r(r), "> 1", verdict(r > 1, r != ""))
     }
-    print ""
-    print "## Targets"
-    print ""
-    print "| target | measured | limit | result |"
-    print "|---|---|---|---|"
-    for (i = 1; i <= ntgt; i++) print TGT[i]
-
-    if (nnotes) {
-        print ""
-        print "## Notes"
-        print ""
-        for (i = 1; i <= nnotes; i++) print "- " NOTES[i]
-    }
+    print_targets()
 }
 AWK
 )
