@@ -33,6 +33,7 @@
 
 #include "bench_args.h"
 #include "cupti_cb_callback_state.h"
+#include "catalog_code.h"
 #include "fake_subscriber.h"
 
 #define RT CUPTI_CB_DOMAIN_RUNTIME_API
@@ -143,16 +144,6 @@ static double measure(void (*pattern)(void), long iters)
 
 /* ---- sets --------------------------------------------------------------------- */
 
-static uint32_t code_of(const char *name)
-{
-	uint32_t code = 0;
-	if (cupti_cb_catalog_parse(&cb.cat, name, &code)) {
-		fprintf(stderr, "bench_hotpath: no event %s\n", name);
-		exit(2);
-	}
-	return code;
-}
-
 /* The events of config for the functions of the patterns, held as a started set holds them;
  * minmax also takes a window timing them, as a started set of .time_ns_min events does. */
 static int hold(struct cupti_cb_hold *h, const char *config, int *window)
@@ -166,10 +157,10 @@ static int hold(struct cupti_cb_hold *h, const char *config, int *window)
 		char name[96];
 		for (unsigned k = 0; k < n_fields; k++) {
 			snprintf(name, sizeof name, "%s.%s", funcs[f], fields[k]);
-			codes[n++] = code_of(name);
+			codes[n++] = catalog_code(&cb.cat, name);
 		}
 		snprintf(name, sizeof name, "%s.calls", funcs[f]);
-		slots[f] = (uint16_t)cupti_cb_slot_of_index(CUPTI_CB_CODE_IDX(code_of(name)));
+		slots[f] = (uint16_t)cupti_cb_slot_of_index(CUPTI_CB_CODE_IDX(catalog_code(&cb.cat, name)));
 	}
 	*window = -1;
 	if (!strcmp(config, "minmax") && (*window = cupti_cb_windows_take(&cb.win, slots, 4, 0)) < 0) {

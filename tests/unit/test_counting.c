@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "cupti_cb_callback_state.h"
+#include "catalog_code.h"
 #include "fake_subscriber.h"
 
 #define RT CUPTI_CB_DOMAIN_RUNTIME_API
@@ -106,20 +107,10 @@ static CUdeviceptr on_dev(int dev, uint64_t off)
 
 /* ---- reading -------------------------------------------------------------- */
 
-static uint32_t code_of(const char *name)
-{
-	uint32_t code = 0;
-	if (cupti_cb_catalog_parse(&cb.cat, name, &code)) {
-		fprintf(stderr, "bad name in test: %s\n", name);
-		exit(2);
-	}
-	return code;
-}
-
 /* Thread-scope value for this thread, or process scope with :process. */
 static uint64_t value(const char *name)
 {
-	uint32_t code = code_of(name);
+	uint32_t code = catalog_code(&cb.cat, name);
 	struct cupti_cb_probe p = cupti_cb_callback_probe(&cb, code);
 	return cupti_cb_callback_raw(&cb, &p, CUPTI_CB_CODE_PROC(code) ? NULL : cupti_cb_services_thread_counters(&eng));
 }
@@ -139,7 +130,7 @@ static struct set start(const char *a, const char *b, const char *c)
 	const char *names[3] = { a, b, c };
 	for (int i = 0; i < 3 && names[i]; i++) {
 		s.names[s.n] = names[i];
-		s.codes[s.n++] = code_of(names[i]);
+		s.codes[s.n++] = catalog_code(&cb.cat, names[i]);
 	}
 	CHECK_EQ(cupti_cb_callback_acquire(&cb, &s.hold, s.codes, s.n), 0, "acquire");
 	for (unsigned i = 0; i < s.n; i++)
@@ -369,7 +360,7 @@ static void api_calls(void)
 static void holds_outlive_windows(void)
 {
 	struct set s = start("kernel.launches", NULL, NULL);
-	uint32_t other = code_of("cudaGetDevice.calls");
+	uint32_t other = catalog_code(&cb.cat, "cudaGetDevice.calls");
 	unsigned subs = (unsigned)fake_subscribed;
 	CHECK_EQ(cupti_cb_callback_acquire(&cb, &s.hold, &other, 1), 0, "the same set, other events");
 	CHECK(!enabled[1][DCB(cuLaunchKernel)] && enabled[0][RCB(cudaGetDevice_v3020)],
@@ -387,7 +378,7 @@ static void failed_start_rolls_back_exactly(void)
 	struct set a = start("cuLaunchKernel.calls", NULL, NULL);
 	unsigned before = enabled_count(1);
 	struct set b = { 0 };
-	uint32_t codes[2] = { code_of("memcpy.calls"), code_of("kernel.launches") };
+	uint32_t codes[2] = { catalog_code(&cb.cat, "memcpy.calls"), catalog_code(&cb.cat, "kernel.launches") };
 	fake_fail_enable_at = 5;
 	CHECK_EQ(cupti_cb_callback_acquire(&cb, &b.hold, codes, 2), CUPTI_CB_ECUPTI, "the 5th enable fails");
 	fake_fail_enable_at = 0;
@@ -454,12 +445,12 @@ static void counting_without_the_clock(void)
 		char name[96];
 		/* Gauges exist for the process only. */
 		snprintf(name, sizeof name, "%s%s", d->name, d->read != CUPTI_CB_READ_COUNT ? ":process" : "");
-		codes[n++] = code_of(name);
+		codes[n++] = catalog_code(&cb.cat, name);
 	}
 	static const char *const per_func[] = { "cudaMemcpy.calls", "cudaMemcpy.errors", "cuMemcpyHtoD.calls",
 						"cuMemcpyHtoD.errors" };
 	for (unsigned i = 0; i < 4; i++)
-		codes[n++] = code_of(per_func[i]);
+		codes[n++] = catalog_code(&cb.cat, per_func[i]);
 	struct cupti_cb_hold h = { 0 };
 	CHECK_EQ(cupti_cb_callback_acquire(&cb, &h, codes, n), 0, "acquire every event but the host times");
 	CHECK_EQ(atomic_load(&eng.timing), 0, "the clock stays off");
@@ -527,7 +518,7 @@ static void refcounts_and_conflict(void)
 	CHECK_EQ(enabled_count(0) + enabled_count(1), 0, "nothing enabled when nothing runs");
 
 	fake_other_tool = 1;
-	uint32_t code = code_of("kernel.launches");
+	uint32_t code = catalog_code(&cb.cat, "kernel.launches");
 	struct cupti_cb_hold h = { 0 };
 	CHECK_EQ(cupti_cb_callback_acquire(&cb, &h, &code, 1), CUPTI_CB_ECONFLICT, "another subscriber: conflict");
 	CHECK(strstr(eng.why, "'CUPTI for probe'") != NULL, "the reason names it: %s", eng.why);

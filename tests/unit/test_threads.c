@@ -24,6 +24,7 @@
 #include "cupti_cb_thread_counters.h"
 #include "cupti_cb_callback_derived.h"
 #include "cupti_cb_callback_state.h"
+#include "catalog_code.h"
 #include "fake_subscriber.h"
 
 /* ---- the allocation table ------------------------------------------------- */
@@ -333,16 +334,6 @@ static void driver_call(CUpti_CallbackId cbid, const void *params, uint32_t id)
 	}
 }
 
-static uint32_t e_code(const char *name)
-{
-	uint32_t code = 0;
-	if (cupti_cb_catalog_parse(&cb.cat, name, &code)) {
-		fprintf(stderr, "bad name in test: %s\n", name);
-		exit(2);
-	}
-	return code;
-}
-
 static void *e_caller(void *arg)
 {
 	uint32_t id = (uint32_t)(uintptr_t)arg * 10 * E_CALLS;
@@ -366,7 +357,7 @@ static void *e_churner(void *arg)
 	uint32_t codes[3];
 	unsigned k = (unsigned)(uintptr_t)arg % 2, bad = 0, rounds = 0;
 	for (int i = 0; i < 3; i++)
-		codes[i] = e_code(names[k][i]);
+		codes[i] = catalog_code(&cb.cat, names[k][i]);
 	while (!atomic_load(&e_done)) {
 		struct cupti_cb_hold hold = { 0 };
 		if (cupti_cb_callback_acquire(&cb, &hold, codes, 3)) {
@@ -412,7 +403,7 @@ static void engine_churn(void)
 	CHECK_EQ(cupti_cb_callback_setup(&cb, &eng, 1), 0, "engine set up with 1 device");
 
 	/* The set that runs throughout: its count must be exact. */
-	uint32_t whole[2] = { e_code("kernel.launches:process"), e_code("sync.calls:process") };
+	uint32_t whole[2] = { catalog_code(&cb.cat, "kernel.launches:process"), catalog_code(&cb.cat, "sync.calls:process") };
 	struct cupti_cb_hold whole_hold = { 0 };
 	CHECK_EQ(cupti_cb_callback_acquire(&cb, &whole_hold, whole, 2), 0, "a set runs throughout");
 	struct cupti_cb_probe p0 = cupti_cb_callback_probe(&cb, whole[0]), p1 = cupti_cb_callback_probe(&cb, whole[1]);
