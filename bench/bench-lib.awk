@@ -24,19 +24,21 @@ function sorted(s, v,    n, i, j, x) {
     }
     return n
 }
-# Median of the numbers in the space-separated list s ("" when none); sets LO, HI, CNT.
-function median(s,    v, n) {
-    n = sorted(s, v)
-    if (n == 0) { CNT = 0; return "" }
-    LO = v[1] + 0; HI = v[n] + 0; CNT = n
+# Median of the sorted v[1..n] ("" when n is 0); sets LO, HI, CNT.
+function median_of(v, n) {
+    CNT = n
+    if (n == 0) return ""
+    LO = v[1] + 0; HI = v[n] + 0
     return n % 2 ? v[(n + 1) / 2] + 0 : (v[n / 2] + v[n / 2 + 1]) / 2
 }
+# Median of the numbers in the space-separated list s ("" when none); sets LO, HI, CNT.
+function median(s,    v) { return median_of(v, sorted(s, v)) }
 # Median of s, and an interval for the median that holds whatever the distribution (order
 # statistics x(k) and x(n+1-k), k the largest whose coverage 1 - 2 P(Bin(n, 1/2) < k) is at
 # least 90%; k = 1 when even that covers less): sets CILO, CIHI and COVER (per cent).
 function median_ci(s,    v, n, m, k, c, cdf, best) {
-    m = median(s)
     n = sorted(s, v)
+    m = median_of(v, n)
     if (n == 0) return ""
     best = 1; cdf = 0; c = 1
     for (k = 1; k <= (n + 1) / 2; k++) {
