@@ -87,7 +87,7 @@ END {
     print "| workload | mode | own measure (median) | lowest-highest | x bare | x its floor | x its timing floor | x nsys | wall ms (median) | x bare | x nsys |"
     print "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     nw = split("app1 app4 streams torch", ws, " ")
-    nm = split("bare floor floor_cb floor_res floor_clock floor_clock_act floor_apiact floor_apiact_act runner runner_late runner_noflush runner_notime runner_cb runner_cb_totals runner_cb_calls runner_cb_notime nsys", ms, " ")
+    nm = split("bare floor floor_cb floor_res floor_clock floor_clock_act floor_apiact floor_apiact_act floor_apiops floor_apiops_act runner runner_late runner_noflush runner_notime runner_cb runner_cb_totals runner_cb_calls runner_cb_notime nsys", ms, " ")
     # each runner mode against the CUPTI floor of what it enables (callbacks on every CBID, and
     # the activity kinds unless --no-gpu-activity)
     fl["runner"] = "floor"; fl["runner_late"] = "floor"; fl["runner_noflush"] = "floor"

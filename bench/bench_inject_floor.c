@@ -21,6 +21,10 @@
  *                 Nsight Systems traces the CUDA API), walked when CUPTI hands them over
  *   api_act_gpu   api_act with the activity kinds of cbids_act: what a tool that takes the
  *                 calls' counts and times from records, and the GPU's work, costs at least
+ *   api_act_ops   api_act, plus an empty callback on the driver's launches, copies, memsets,
+ *                 allocations, frees and synchronizations only (by name): the floor of a tool
+ *                 that takes the calls from records and reads the operations' parameters in
+ *                 callbacks; api_act_ops_gpu the same with the activity kinds of cbids_act
  *   defer:MS      the same from a thread of the library, MS ms later
  * BENCH_INJECT_PROFILER=init|init_deinit|host (with defer:MS) also calls cuptiProfilerInitialize
  * there, and cuptiProfilerDeInitialize right after it (init_deinit), or makes a Profiler Host
@@ -147,10 +151,37 @@ static CUptiResult enable(void)
 	return r;
 }
 
+/* api_act_ops: the driver functions whose parameters say what an operation does. */
+static int is_operation(const char *name)
+{
+	static const char *const prefixes[] = { "cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset", "cuMemAlloc",
+						"cuMemFree", "cuMemHostAlloc", "cuMemAllocHost", "cuMemFreeHost",
+						"cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize" };
+	for (unsigned i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
+static CUptiResult enable_operations(void)
+{
+	CUptiResult r = cuptiSubscribe(&subscriber, empty_callback, NULL);
+	for (unsigned id = 1; r == CUPTI_SUCCESS && id < CUPTI_DRIVER_TRACE_CBID_SIZE; id++) {
+		const char *name = NULL;
+		if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, id, &name) == CUPTI_SUCCESS && name &&
+		    is_operation(name))
+			cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+	}
+	return r;
+}
+
 static void subscribe(void)
 {
 	if (!strncmp(mode, "api_act", 7)) {
-		CUptiResult r = enable_activity(ACT_API | (strcmp(mode, "api_act_gpu") ? 0 : ACT_GPU));
+		int gpu = !strcmp(mode, "api_act_gpu") || !strcmp(mode, "api_act_ops_gpu");
+		CUptiResult r = enable_activity(ACT_API | (gpu ? ACT_GPU : 0));
+		if (r == CUPTI_SUCCESS && !strncmp(mode, "api_act_ops", 11))
+			r = enable_operations();
 		if (r != CUPTI_SUCCESS) {
 			const char *s = "?";
 			cuptiGetResultString(r, &s);

@@ -27,6 +27,10 @@
 #   floor_apiact     CUPTI's activity records of runtime and driver calls, no callback (api_act):
 #                    the mechanism Nsight Systems uses; floor_apiact_act the same with the activity kinds
 #                    (api_act_gpu)
+#   floor_apiops     floor_apiact with an empty callback on the driver's operations only (launches,
+#                    copies, memsets, allocations, frees, synchronizations: api_act_ops), the floor
+#                    of a tool that takes calls from records and operations from callbacks;
+#                    floor_apiops_act the same with the activity kinds (api_act_ops_gpu)
 # Profiles (BENCH_WHERE=1): after the rounds, one more run of each workload in each of
 # BENCH_WHERE_MODES (default: floor_cb floor runner_cb runner) with libbench_where.so preloaded,
 # which samples the process's CPU time during the timed part (or, with BENCH_WHERE_THREAD_US=N,
@@ -121,6 +125,8 @@ launch() {
     floor_clock_act) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=cbids_clock_act timeout "$left" "$@" ;;
     floor_apiact) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=api_act timeout "$left" "$@" ;;
     floor_apiact_act) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=api_act_gpu timeout "$left" "$@" ;;
+    floor_apiops) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=api_act_ops timeout "$left" "$@" ;;
+    floor_apiops_act) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=api_act_ops_gpu timeout "$left" "$@" ;;
     runner) timeout "$left" "$runner" -o "$report" -- "$@" ;;
     runner_late) timeout "$left" "$runner" --start-after 300ms -o "$report" -- "$@" ;;
     runner_cb) timeout "$left" "$runner" --no-gpu-activity -o "$report" -- "$@" ;;
