@@ -6,8 +6,10 @@
 #                  the paired ratios by round, with an interval for their median and a verdict
 #                  on each target
 # bench-runner-table.sh --where DIR
-#   DIR/where.md   from the profiles DIR/where/*.*: samples by library side by side, and the
-#                  share of cupti_cb in the sampled thread with a 95% interval
+#   DIR/where.md   from the profiles DIR/where/*.*: samples by library side by side, the
+#                  share of cupti_cb and of the tools in the sampled thread with a 95% interval
+#                  and their spread over processes, and each mode against its floor by the
+#                  tools' share
 # Plain awk (mawk works).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,31 +39,66 @@ if [ "${1:-}" = --where ]; then
         }
     }' "$out"/where/*.* > "$out/where.md"
     # The share of the sampled thread that is cupti_cb (libpapi: PAPI itself runs on the
-    # runner's own threads), with a 95% interval (Wilson): what it adds over CUPTI's floor,
-    # were everything else the same, is 1 / (1 - share).
+    # runner's own threads), with a 95% interval (Wilson) on the samples of all the processes of
+    # a profile together, and the lowest and highest share of one process (processes differ
+    # more than the samples of one do); what it adds over CUPTI's floor, were everything else
+    # the same, is 1 / (1 - share).  Then the share of every tool library, and of the vDSO's
+    # clock_gettime, which CUPTI calls to time its activity records of API calls.
     awk '
-    FNR == 1 { f = FILENAME; sub(/.*\//, "", f); sub(/\.[0-9]+$/, "", f); if (!(f in top)) order[++nf] = f }
-    /^where / { for (i = 2; i <= NF; i++) { split($i, p, "="); if (p[1] == "top_thread") top[f] += p[2]; if (p[1] == "clock") clk[f] = p[2] } }
+    FNR == 1 { p = FILENAME; sub(/.*\//, "", p); f = p; sub(/\.[0-9]+$/, "", f)
+               if (!(f in nproc)) order[++nf] = f; nproc[f]++; proc[f, nproc[f]] = p }
+    /^where / { for (i = 2; i <= NF; i++) { split($i, q, "="); if (q[1] == "top_thread") { top[f] += q[2]; ptop[p] += q[2] }
+                                             if (q[1] == "clock") clk[f] = q[2] } }
     /^sym / { split($3, t, "="); split($4, l, "=")
-              if (l[2] ~ /^libpapi/) ours[f] += t[2]
+              if (l[2] ~ /^libpapi/) { ours[f] += t[2]; pours[p] += t[2] }
               if (l[2] ~ /^libcupti/) cupti[f] += t[2]
-              if (l[2] ~ /^(libpapi|libcupti|libToolsInjection|libbench_inject_floor)/) tool[f] += t[2] }
+              if (l[2] ~ /^linux-vdso/) { vdso[f] += t[2]; pvdso[p] += t[2] }
+              if (l[2] ~ /^(libpapi|libcupti|libToolsInjection|libbench_inject_floor)/) { tool[f] += t[2]; ptool[p] += t[2] } }
     function wilson(k, n, z, s,    p, c, h) { p = k / n; c = (p + z * z / (2 * n)) / (1 + z * z / n)
         h = z * sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n); return s < 0 ? (c > h ? c - h : 0) : c + h }
+    # the lowest and highest per-process share of a profile, of counts c[] (with the vDSO: v = 1)
+    function span(f, c, v,    j, p, x) { lo_s = 2; hi_s = -1
+        for (j = 1; j <= nproc[f]; j++) { p = proc[f, j]; if (ptop[p] < 1) continue
+            x = (c[p] + (v ? pvdso[p] : 0)) / ptop[p]; if (x < lo_s) lo_s = x; if (x > hi_s) hi_s = x } }
+    function pct(x) { return sprintf("%.2f%%", 100 * x) }
     END {
         print "\n# The share of cupti_cb in the sampled thread\n"
-        print "The launching thread (the thread with the most samples): samples in cupti_cb (libpapi) and"
-        print "in CUPTI, the share of cupti_cb with a 95% interval, and 1 / (1 - share), what cupti_cb"
-        print "adds to the thread were all else as under CUPTI alone; and the share of every tool library"
-        print "(CUPTI, cupti_cb, the floor, Nsight Systems: libToolsInjection64) with its interval.\n"
-        print "| profile | clock | samples | cupti_cb | CUPTI | cupti_cb share | 95% interval | 1 / (1 - share) | tool libraries | 95% interval |"
-        print "|---|---|---:|---:|---:|---:|---|---|---:|---|"
+        print "The launching thread (the thread with the most samples), over the processes of each profile:"
+        print "samples in cupti_cb (libpapi) and in CUPTI, the share of cupti_cb with a 95% interval on the"
+        print "samples, the lowest and highest share of one process, and 1 / (1 - share), what cupti_cb adds"
+        print "to the thread were all else as under CUPTI alone; the share of every tool library (CUPTI,"
+        print "cupti_cb, the floor, Nsight Systems: libToolsInjection64) and of the vDSO (clock_gettime:"
+        print "CUPTI times its activity records of API calls with it; the program may call it too).\n"
+        print "| profile | clock | processes | samples | cupti_cb | CUPTI | cupti_cb share | 95% interval | per process | 1 / (1 - share) | tool libraries | per process | vDSO |"
+        print "|---|---|---:|---:|---:|---:|---:|---|---|---|---:|---|---:|"
         for (i = 1; i <= nf; i++) { f = order[i]; n = top[f]; if (n < 1) continue
-            k = ours[f] + 0; lo = wilson(k, n, 1.96, -1); hi = wilson(k, n, 1.96, 1)
-            printf "| %s | %s | %d | %d | %d | %.2f%% | %.2f-%.2f%% | %.3f (%.3f-%.3f) |", f, clk[f], n, k, cupti[f],
-                100 * k / n, 100 * lo, 100 * hi, 1 / (1 - k / n), 1 / (1 - lo), 1 / (1 - hi)
-            k = tool[f] + 0
-            printf " %.2f%% | %.2f-%.2f%% |\n", 100 * k / n, 100 * wilson(k, n, 1.96, -1), 100 * wilson(k, n, 1.96, 1) }
+            k = ours[f] + 0; lo = wilson(k, n, 1.96, -1); hi = wilson(k, n, 1.96, 1); span(f, pours, 0)
+            printf "| %s | %s | %d | %d | %d | %d | %s | %.2f-%.2f%% | %.2f-%.2f%% | %.3f (%.3f-%.3f) |", f, clk[f], nproc[f], n, k,
+                cupti[f], pct(k / n), 100 * lo, 100 * hi, 100 * lo_s, 100 * hi_s, 1 / (1 - k / n), 1 / (1 - lo), 1 / (1 - hi)
+            span(f, ptool, 0)
+            printf " %s | %.2f-%.2f%% | %s |\n", pct(tool[f] / n), 100 * lo_s, 100 * hi_s, pct(vdso[f] / n) }
+        # Each mode against its floor by the share of the tools (the vDSO included) in the thread:
+        # (1 - floor share) / (1 - mode share) is the time the thread takes under the mode over its
+        # time under the floor, were the program the same.  The interval pairs the processes
+        # least and most favourable: met when even the least is at or below the target.
+        print "\n# Against the floors, by the share of the tools in the thread\n"
+        print "(1 - share under the floor) / (1 - share under the mode), the libraries of the tools and the vDSO"
+        print "counted; from all the samples, and from the least and most favourable pairs of processes;"
+        print "a verdict needs 3 processes of each (BENCH_WHERE_REPEAT).\n"
+        print "| workload | mode | against | ratio | pairs of processes | target | verdict |"
+        print "|---|---|---|---:|---|---:|---|"
+        np = split("runner_cb floor_cb 1.03 runner floor 1.05 runner_cb floor_clock 1.03 runner floor_clock_act 1.05 floor_apiact floor_cb 1.03 floor_apiops floor_cb 1.03 floor_apiops_act floor 1.05 runner nsys 1.00", pr, " ")
+        nw = split("app1 app4 streams torch", ws, " ")
+        for (a = 1; a <= nw; a++) for (b = 1; b < np; b += 3) {
+            m = ws[a] "-" pr[b]; g = ws[a] "-" pr[b + 1]
+            if (!(m in nproc) || !(g in nproc) || top[m] < 1 || top[g] < 1) continue
+            sm = (tool[m] + vdso[m]) / top[m]; sg = (tool[g] + vdso[g]) / top[g]
+            span(m, ptool, 1); mlo = lo_s; mhi = hi_s; span(g, ptool, 1); glo = lo_s; ghi = hi_s
+            best = (1 - ghi) / (1 - mlo); worst = (1 - glo) / (1 - mhi)
+            v = worst <= pr[b + 2] ? "met" : best > pr[b + 2] ? "not met" : "unresolved"
+            if (nproc[m] < 3 || nproc[g] < 3) v = "too few processes"
+            printf "| %s | %s | %s | %.3f | %.3f-%.3f | <= %.2f | %s |\n", ws[a], pr[b], pr[b + 1], (1 - sg) / (1 - sm),
+                best, worst, pr[b + 2], v }
     }' "$out"/where/*.* >> "$out/where.md"
     exit 0
 fi

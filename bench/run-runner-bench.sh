@@ -31,12 +31,14 @@
 #                    copies, memsets, allocations, frees, synchronizations: api_act_ops), the floor
 #                    of a tool that takes calls from records and operations from callbacks;
 #                    floor_apiops_act the same with the activity kinds (api_act_ops_gpu)
-# Profiles (BENCH_WHERE=1): after the rounds, one more run of each workload in each of
-# BENCH_WHERE_MODES (default: floor_cb floor runner_cb runner) with libbench_where.so preloaded,
+# Profiles (BENCH_WHERE=1): after the rounds, BENCH_WHERE_REPEAT more runs (default 1) of each
+# workload in each of BENCH_WHERE_MODES (default: floor_cb floor runner_cb runner), the modes'
+# order alternating from one repeat to the next, with libbench_where.so preloaded,
 # which samples the process's CPU time during the timed part (or, with BENCH_WHERE_THREAD_US=N,
 # the launching thread's time every N us): where/WORKLOAD-MODE.PID has the samples by library
-# and function, where.md the samples by library side by side and the share of cupti_cb in the
-# launching thread with a 95% interval.
+# and function, where.md the samples by library side by side, the share of cupti_cb and of the
+# tools in the launching thread with a 95% interval and their spread over processes, and each
+# mode against its floor by the tools' share of the thread (a verdict from 3 processes each).
 # For both, the wall time of the whole process (start to exit, where tools load and write their
 # reports) is measured too.
 #
@@ -177,18 +179,24 @@ for r in $(seq 1 "$rounds"); do
     done
 done
 
-# The profiles: one run per workload and mode with libbench_where.so preloaded.
+# The profiles: BENCH_WHERE_REPEAT runs (default 1) per workload and mode with libbench_where.so
+# preloaded, the modes in alternating order.
 if [ "${BENCH_WHERE:-0}" = 1 ]; then
     mkdir -p "$out/where"
-    for w in $workloads; do
-        for m in ${BENCH_WHERE_MODES:-floor_cb floor runner_cb runner}; do
-            left=$((budget - (SECONDS - start)))
-            [ "$left" -lt 10 ] && { echo "note profile skipped workload=$w mode=$m: budget spent" >> "$res"; continue; }
-            echo "---- profile $w $m" >> "$log"
-            # shellcheck disable=SC2046
-            LD_PRELOAD=$here/libbench_where.so BENCH_WHERE_OUT=$out/where/$w-$m launch "$m" /dev/null $(program "$w")
-            say "profile $w $m: exit $?"
-            echo "profile workload=$w mode=$m $(grep -E '^(app|streams|torch) ' "$tmp/out" | head -n 1)" >> "$res"
+    wmodes=${BENCH_WHERE_MODES:-floor_cb floor runner_cb runner}
+    for rep in $(seq 1 "${BENCH_WHERE_REPEAT:-1}"); do
+        order=$wmodes
+        [ $((rep % 2)) -eq 0 ] && order=$(echo $wmodes | tr ' ' '\n' | tac | tr '\n' ' ')
+        for w in $workloads; do
+            for m in $order; do
+                left=$((budget - (SECONDS - start)))
+                [ "$left" -lt 10 ] && { echo "note profile skipped workload=$w mode=$m: budget spent" >> "$res"; continue; }
+                echo "---- profile $w $m ($rep)" >> "$log"
+                # shellcheck disable=SC2046
+                LD_PRELOAD=$here/libbench_where.so BENCH_WHERE_OUT=$out/where/$w-$m launch "$m" /dev/null $(program "$w")
+                say "profile $w $m ($rep): exit $?"
+                echo "profile repeat=$rep workload=$w mode=$m $(grep -E '^(app|streams|torch) ' "$tmp/out" | head -n 1)" >> "$res"
+            done
         done
     done
     "$here/bench-runner-table.sh" --where "$out"

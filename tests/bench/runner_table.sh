@@ -8,7 +8,8 @@
 #    0.99, interval 0.96-1.02, at or below 1.03 (met); runner/nsys 1.10 .. 1.18:
 #    interval 1.11-1.17, above 1.00 (not met);
 #  - 50 of 1000 samples in libpapi: 5.00%, Wilson's 95% interval 3.81-6.53%,
-#    1 / (1 - share) 1.053 (1.040-1.070); 150 in tool libraries: 12.92-17.35%.
+#    1 / (1 - share) 1.053 (1.040-1.070); then three processes of each mode
+#    (below), with the spread over processes and the verdict against a floor.
 set -u
 fails=0
 work=$(mktemp -d "${TMPDIR:-/tmp}/benchtests.XXXXXX")
@@ -66,9 +67,58 @@ sym n=1600 top=1200 lib=libcuda.so.1 sym=- off=0x1
 W
 "$BENCH_DIR/bench-runner-table.sh" --where "$work" 2> "$work/err" || fail "the profiles' tables exited with $?: $(cat "$work/err")"
 w=$work/where.md
-line "$w" "| app1-runner | thread-wall | 1000 | 50 | 100 | 5.00% | 3.81-6.53% | 1.053 (1.040-1.070) | 15.00% | 12.92-17.35% |"
-line "$w" "| app1-floor | process-cpu | 1500 | 0 | 300 | 0.00% | 0.00-0.26% | 1.000 (1.000-1.003) | 20.00% | 18.05-22.10% |"
+line "$w" "| app1-runner | thread-wall | 1 | 1000 | 50 | 100 | 5.00% | 3.81-6.53% | 5.00-5.00% | 1.053 (1.040-1.070) | 15.00% | 15.00-15.00% | 0.00% |"
+line "$w" "| app1-floor | process-cpu | 1 | 1500 | 0 | 300 | 0.00% | 0.00-0.26% | 0.00-0.00% | 1.000 (1.000-1.003) | 20.00% | 20.00-20.00% | 0.00% |"
 line "$w" "| (all) | 2000 (1500) | 1000 (1000) |"
+# One process of each: a ratio, no verdict.  (1 - 0.20) / (1 - 0.15) = 0.941.
+line "$w" "| app1 | runner | floor | 0.941 | 0.941-0.941 | <= 1.05 | too few processes |"
+
+# Three processes of each.  The runner: cupti_cb 50, 70, 60 of 1000 (180 of 3000: 6.00%, Wilson
+# 5.21-6.91%, 1.064 (1.055-1.074)), tools 150, 180, 165 (495: 16.50%, 15.00-18.00%), the vDSO 20
+# in the second (0.67%).  The floor: tools 300 of 1500, 210 and 180 of 1000 (690 of 3500), per
+# process 18-21%.  With the vDSO: the runner's share 515/3000, per process 15.0-20.0%; ratio
+# (1 - 690/3500) / (1 - 515/3000) = 0.969, least favourable pair (1 - 0.18) / (1 - 0.20) = 1.025
+# <= 1.05: met; most favourable (1 - 0.21) / (1 - 0.15) = 0.929.
+cat > "$work/where/app1-runner.13" <<'W'
+where samples=1000 top_thread=1000 clock=thread-wall
+sym n=70 top=70 lib=libpapi.so.7.0 sym=- off=0x10
+sym n=110 top=110 lib=libcupti.so sym=x off=0x1
+sym n=20 top=20 lib=linux-vdso.so.1 sym=clock_gettime off=0x1
+sym n=800 top=800 lib=libcuda.so.1 sym=- off=0x1
+W
+cat > "$work/where/app1-runner.15" <<'W'
+where samples=1000 top_thread=1000 clock=thread-wall
+sym n=60 top=60 lib=libpapi.so.7.0 sym=- off=0x10
+sym n=105 top=105 lib=libcupti.so sym=x off=0x1
+sym n=835 top=835 lib=libcuda.so.1 sym=- off=0x1
+W
+cat > "$work/where/app1-floor.14" <<'W'
+where samples=1000 top_thread=1000 clock=process-cpu
+sym n=210 top=210 lib=libcupti.so.13 sym=x off=0x1
+sym n=790 top=790 lib=libcuda.so.1 sym=- off=0x1
+W
+cat > "$work/where/app1-floor.16" <<'W'
+where samples=1000 top_thread=1000 clock=process-cpu
+sym n=180 top=180 lib=libcupti.so.13 sym=x off=0x1
+sym n=820 top=820 lib=libcuda.so.1 sym=- off=0x1
+W
+"$BENCH_DIR/bench-runner-table.sh" --where "$work" 2> "$work/err" || fail "the profiles' tables exited with $?: $(cat "$work/err")"
+line "$w" "| app1-runner | thread-wall | 3 | 3000 | 180 | 315 | 6.00% | 5.21-6.91% | 5.00-7.00% | 1.064 (1.055-1.074) | 16.50% | 15.00-18.00% | 0.67% |"
+line "$w" "| app1 | runner | floor | 0.969 | 0.929-1.025 | <= 1.05 | met |"
+# runner_cb against floor_cb (target 1.03): the same processes, but 30 samples in the vDSO in the
+# second (21% of it): least favourable (1 - 0.18) / (1 - 0.21) = 1.038 > 1.03, most favourable
+# 0.929: unresolved; ratio (1 - 690/3500) / (1 - 525/3000) = 0.973.  floor_apiops: three
+# processes with 300 of 1000 in CUPTI (30%): the most favourable pair (1 - 0.21) / (1 - 0.30) =
+# 1.129 > 1.03: not met (least favourable 0.82 / 0.7 = 1.171); ratio 0.802857 / 0.7 = 1.147.
+for f in "$work"/where/app1-runner.*; do sed 's/n=20 top=20 lib=linux-vdso/n=30 top=30 lib=linux-vdso/' "$f" > "$work/where/app1-runner_cb.${f##*.}"; done
+for f in "$work"/where/app1-floor.*; do cp "$f" "$work/where/app1-floor_cb.${f##*.}"; done
+for i in 21 22 23; do printf '%s\n' "where samples=1000 top_thread=1000 clock=thread-wall" \
+	"sym n=300 top=300 lib=libcupti.so.13 sym=x off=0x1" "sym n=700 top=700 lib=libcuda.so.1 sym=- off=0x1" \
+	> "$work/where/app1-floor_apiops.$i"; done
+"$BENCH_DIR/bench-runner-table.sh" --where "$work" 2> "$work/err" || fail "the profiles' tables exited with $?: $(cat "$work/err")"
+line "$w" "| app1 | runner_cb | floor_cb | 0.973 | 0.929-1.038 | <= 1.03 | unresolved |"
+line "$w" "| app1 | floor_apiops | floor_cb | 1.147 | 1.129-1.171 | <= 1.03 | not met |"
+line "$w" "| app1 | runner | floor | 0.969 | 0.929-1.025 | <= 1.05 | met |"
 
 test "$fails" -eq 0 && echo "PASS: runner_table"
 exit $((fails > 0))
