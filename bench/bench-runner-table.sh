@@ -87,7 +87,7 @@ if [ "${1:-}" = --where ]; then
         print "a verdict needs 3 processes of each (BENCH_WHERE_REPEAT).\n"
         print "| workload | mode | against | ratio | pairs of processes | target | verdict |"
         print "|---|---|---|---:|---|---:|---|"
-        np = split("runner_cb floor_cb 1.03 runner floor 1.05 runner_cb floor_clock 1.03 runner floor_clock_act 1.05 floor_apiact floor_cb 1.03 floor_apiops floor_cb 1.03 floor_apiops_act floor 1.05 runner nsys 1.00", pr, " ")
+        np = split("runner_cb floor_cb 1.03 runner floor 1.05 floor_clock floor_cb 1.03 runner_cb floor_clock 1.03 runner floor_clock_act 1.05 floor_apiact floor_cb 1.03 floor_apiops floor_cb 1.03 floor_apiops_act floor 1.05 runner nsys 1.00", pr, " ")
         nw = split("app1 app4 streams torch", ws, " ")
         for (a = 1; a <= nw; a++) for (b = 1; b < np; b += 3) {
             m = ws[a] "-" pr[b]; g = ws[a] "-" pr[b + 1]
