@@ -37,7 +37,7 @@ if [ "${1:-}" = --where ]; then
             for (i = 1; i <= nf; i++) printf " %d (%d) |", by[order[i], lib], bytop[order[i], lib]
             printf "\n"
         }
-    }' "$out"/where/*.* > "$out/where.md"
+    }' "$out"/where/*.* > "$out/where.md" || exit
     # The share of the sampled thread that is cupti_cb (libpapi: PAPI itself runs on the
     # runner's own threads), with a 95% interval (Wilson) on the samples of all the processes of
     # a profile together, and the lowest and highest share of one process (processes differ
@@ -99,7 +99,7 @@ if [ "${1:-}" = --where ]; then
             if (nproc[m] < 3 || nproc[g] < 3) v = "too few processes"
             printf "| %s | %s | %s | %.3f | %.3f-%.3f | <= %.2f | %s |\n", ws[a], pr[b], pr[b + 1], (1 - sg) / (1 - sm),
                 best, worst, pr[b + 2], v }
-    }' "$out"/where/*.* >> "$out/where.md"
+    }' "$out"/where/*.* >> "$out/where.md" || exit
     exit 0
 fi
 out=${1:?usage: bench-runner-table.sh [--where] DIR}
@@ -107,6 +107,8 @@ res=$out/results.txt
 # The table: per workload and mode, the median of the workload's own measure and of the wall time.
 awk "$(cat "$here/bench-lib.awk")"'
 function rt(a, b,    x) { x = ratio(a, b); return x == "" ? "-" : sprintf("%.3f", x) }
+# a measure to 4 significant digits, never in exponent form (10070, not 1.007e+04)
+function digits(x) { return x >= 1000 ? sprintf("%.0f", x) : sprintf("%.4g", x) }
 /^meta (commit|date|host|device|torch) / { meta = meta "- " $2 ": " substr($0, length($1 $2) + 3) "\n" }
 /^run / {
     delete kv
@@ -146,7 +148,7 @@ END {
             f = (m in fl && (w SUBSEP fl[m]) in inner) ? median(inner[w SUBSEP fl[m]]) : 0
             c = (m in cf && (w SUBSEP cf[m]) in inner) ? median(inner[w SUBSEP cf[m]]) : 0
             r = (m ~ /^runner/ && ns > 0)
-            printf "| %s | %s | %.4g %s | %.4g-%.4g | %s | %s | %s | %s | %d | %s | %s |\n", w, m, v, unit, lo, hi,
+            printf "| %s | %s | %s %s | %s-%s | %s | %s | %s | %s | %d | %s | %s |\n", w, m, digits(v), unit, digits(lo), digits(hi),
                 rt(v, b), rt(v, f), rt(v, c), (r ? rt(v, ns) : "-"), vw, rt(vw, bw), (r ? rt(vw, nsw) : "-")
         }
     }
@@ -186,6 +188,6 @@ END {
                 (meas == "wall" ? "wall time" : "own"), n, med, CILO, CIHI, COVER, (tgt == "-" ? "-" : "<= " tgt), vd
         }
     }
-}' "$res" > "$out/table.md"
+}' "$res" > "$out/table.md" || exit
 grep -E '^(error|note) ' "$res" >> "$out/table.md"
 cat "$out/table.md"
