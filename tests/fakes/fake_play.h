@@ -38,6 +38,20 @@ static inline void play_launches(int n, CUcontext ctx)
     }
 }
 
+/* n launches in FAKE_CTX0 counted by a set of kernel.launches of its own, made, started and
+ * stopped around them: the count, which a source's refusal elsewhere must leave exact. */
+static inline long long play_counted_launches(int n)
+{
+    static const char *const names[] = { "kernel.launches" };
+    long long v = -1;
+    int es = ct_eventset(1, names);
+    PAPI_MUST(PAPI_start(es));
+    play_launches(n, FAKE_CTX0);
+    PAPI_MUST(PAPI_stop(es, &v));
+    ct_destroy(&es);
+    return v;
+}
+
 /* n launches straight through the driver (cuLaunchKernel only). */
 static inline void play_driver_launches(int n, CUcontext ctx)
 {

@@ -119,18 +119,6 @@ static int code_of(const char *name)
     return code;
 }
 
-static int new_set(const char *const *names, unsigned n)
-{
-    int es = PAPI_NULL;
-    PAPI_MUST(PAPI_create_eventset(&es));
-    for (unsigned i = 0; i < n; i++) {
-        int rc = ct_add(es, names[i]);
-        if (rc != PAPI_OK)
-            ct_fatal("add %s: %s", names[i], ct_papi_err(rc));
-    }
-    return es;
-}
-
 static int listing_case(void)
 {
     ct_library_init();
@@ -186,7 +174,7 @@ static int exact_case(void)
     const char *names[] = { READ, "kernel.launches" };
     long long v[2], mid[2];
     gpu_read(0, 777);   /* before any set: sampling is not even enabled */
-    int es = new_set(names, 2);
+    int es = ct_eventset(2, names);
     CHECK_PAPI(PAPI_start(es));
     CHECK_EQ("SetConfig once at the first start", fake_pm_calls("SetConfig"), 1);
     CHECK_EQ("sampling started", fake_pm_started(0), 1);
@@ -235,7 +223,7 @@ static void *whole_thread(void *arg)
     (void)arg;
     const char *names[] = { READ };
     PAPI_register_thread();
-    int es = new_set(names, 1);
+    int es = ct_eventset(1, names);
     CHECK_PAPI(PAPI_start(es));
     pthread_barrier_wait(&whole_go);
     pthread_barrier_wait(&whole_done);
@@ -257,7 +245,7 @@ static int readreset_case(void)
     pthread_create(&t, NULL, whole_thread, NULL);
     pthread_barrier_wait(&whole_go);
     const char *names[] = { READ };
-    int es = new_set(names, 1);
+    int es = ct_eventset(1, names);
     CHECK_PAPI(PAPI_start(es));
     long long sum = 0, v, added = 0;
     for (int r = 0; r < 20; r++) {
@@ -286,7 +274,7 @@ static int union_case(void)
     ct_library_init();
     const char *a[] = { READ }, *b[] = { WRITE };
     long long va, vb;
-    int sa = new_set(a, 1);
+    int sa = ct_eventset(1, a);
     CHECK_PAPI(PAPI_start(sa));
     gpu_read(0, 300);
     settle();
@@ -295,7 +283,7 @@ static int union_case(void)
      * first for its start, as a tool with one set per phase does. */
     CHECK_PAPI(PAPI_stop(sa, &va));
     CHECK_EQ("the first set's bytes", va, 300);
-    int sb = new_set(b, 1);
+    int sb = ct_eventset(1, b);
     CHECK_PAPI(PAPI_start(sb));
     CHECK_EQ("the union configures once more", fake_pm_calls("SetConfig"), 2);
     CHECK_EQ("on a new PM sampling object (a second SetConfig on one does not take)", fake_pm_calls("Enable"), 2);
@@ -334,7 +322,7 @@ static int sigread_case(void)
     env_defaults();
     ct_library_init();
     const char *names[] = { READ };
-    sig_es = new_set(names, 1);
+    sig_es = ct_eventset(1, names);
     CHECK_PAPI(PAPI_start(sig_es));
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -374,7 +362,7 @@ static int conflict_case(void)
     fake_set_current(FAKE_CTX0);
     ct_library_init();
     const char *rp[] = { "dram__bytes_read.sum" }, *sp[] = { READ };
-    int r = new_set(rp, 1);
+    int r = ct_eventset(1, rp);
     CHECK_PAPI(PAPI_start(r));
     int s = PAPI_NULL;
     PAPI_MUST(PAPI_create_eventset(&s));
@@ -410,16 +398,12 @@ static int busy_case(void)
     setenv("PAPI_VERBOSE", "1", 1);
     ct_library_init();
     fake_pm_fault("Start", 1, CUPTI_ERROR_HARDWARE_BUSY);
-    const char *sp[] = { READ }, *cb[] = { "kernel.launches" };
-    int s = new_set(sp, 1);
+    const char *sp[] = { READ };
+    int s = ct_eventset(1, sp);
     int rc = CAPTURED(err, PAPI_start(s));
     CHECK_EQ("another profiler holds the counters: PAPI_ECNFLCT", rc, PAPI_ECNFLCT);
     CHECK_TRUE("and says so", strstr(err, "another profiler") != NULL);
-    int c = new_set(cb, 1);
-    CHECK_PAPI(PAPI_start(c));
-    play_launches(4, FAKE_CTX0);
-    CHECK_PAPI(PAPI_stop(c, &v));
-    CHECK_EQ("callback events keep counting", v, 4);
+    CHECK_EQ("callback events keep counting", play_counted_launches(4), 4);
     CHECK_PAPI(PAPI_start(s));
     gpu_read(0, 21);
     settle();
@@ -436,7 +420,7 @@ static int noperm_case(void)
     ct_library_init();
     fake_pm_fault("Enable", -1, CUPTI_ERROR_INSUFFICIENT_PRIVILEGES);
     const char *sp[] = { READ };
-    int s = new_set(sp, 1);
+    int s = ct_eventset(1, sp);
     int rc = CAPTURED(err, PAPI_start(s));
     CHECK_EQ("no permission: PAPI_EPERM", rc, PAPI_EPERM);
     CHECK_TRUE("naming the module option", strstr(err, "NVreg_RestrictProfilingToAdminUsers") != NULL);
@@ -468,7 +452,7 @@ static int overflow_case(void)
     setenv("PAPI_VERBOSE", "1", 1);
     ct_library_init();
     const char *sp[] = { READ };
-    int s = new_set(sp, 1);
+    int s = ct_eventset(1, sp);
     CHECK_PAPI(PAPI_start(s));
     for (int i = 0; i < 300; i++)
         gpu_read(0, 1);   /* 300 samples before the next decode */
@@ -493,7 +477,7 @@ static int decodefail_case(void)
     env_defaults();
     ct_library_init();
     const char *sp[] = { READ };
-    int s = new_set(sp, 1);
+    int s = ct_eventset(1, sp);
     CHECK_PAPI(PAPI_start(s));
     gpu_read(0, 5);
     fake_pm_fault("DecodeData", 1, CUPTI_ERROR_UNKNOWN);
@@ -514,7 +498,7 @@ static int badenv_case(void)
     setenv("PAPI_VERBOSE", "1", 1);
     ct_library_init();
     const char *sp[] = { READ };
-    int s = new_set(sp, 1);
+    int s = ct_eventset(1, sp);
     int rc = CAPTURED(err, PAPI_start(s));
     CHECK_EQ("a bad interval: PAPI_EINVAL", rc, PAPI_EINVAL);
     CHECK_TRUE("naming the variable", strstr(err, "CUPTI_CB_SAMPLING_INTERVAL_US=abc") != NULL);
@@ -552,7 +536,7 @@ static int gap_case(void)
     setenv("PAPI_VERBOSE", "1", 1);
     ct_library_init();
     const char *names[] = { READ, "kernel.launches" };
-    int es = new_set(names, 2);
+    int es = ct_eventset(2, names);
     CHECK_PAPI(PAPI_start(es));
     gpu_read(0, 10);
     fake_pm_skip(0, 2);
@@ -583,7 +567,7 @@ static int overflow_refused_case(void)
     setenv("PAPI_VERBOSE", "1", 1);
     ct_library_init();
     const char *names[] = { READ };
-    int es = new_set(names, 1), code = code_of(READ);
+    int es = ct_eventset(1, names), code = code_of(READ);
     int rc = CAPTURED(err, PAPI_overflow(es, code, 100, 0, no_handler));
     CHECK_EQ("PAPI_overflow on a sampled metric is refused: PAPI_ENOSUPP", rc, PAPI_ENOSUPP);
     CHECK_TRUE("saying why", strstr(err, "decoded") != NULL);
@@ -627,7 +611,7 @@ static int devices_case(void)
     fake_device_count(CUDA_SUCCESS, 2);
     ct_library_init();
     const char *names[] = { READ, READ ":device=1" };
-    int es = new_set(names, 2);
+    int es = ct_eventset(2, names);
     fake_set_current(FAKE_CTX1);
     CHECK_PAPI(PAPI_start(es));
     gpu_read(1, 5);
@@ -653,7 +637,7 @@ static int profiler_case(void)
     env_defaults();
     ct_library_init();
     const char *sp[] = { READ };
-    int s = new_set(sp, 1);
+    int s = ct_eventset(1, sp);
     CHECK_PAPI(PAPI_start(s));
     CHECK_EQ("the profiler is up while sampling", fake_profiler_up(), 1);
     CHECK_PAPI(PAPI_stop(s, &v));
