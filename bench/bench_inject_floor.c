@@ -22,7 +22,8 @@
  *   api_act_gpu   api_act with the activity kinds of cbids_act: what a tool that takes the
  *                 calls' counts and times from records, and the GPU's work, costs at least
  *   api_act_ops   api_act, plus an empty callback on the driver's launches, copies, memsets,
- *                 allocations, frees and synchronizations only (by name): the floor of a tool
+ *                 allocations, frees and synchronizations only (cupti_cb's table of
+ *                 operations, cupti_cb_driver_ops.c): the floor of a tool
  *                 that takes the calls from records and reads the operations' parameters in
  *                 callbacks; api_act_ops_gpu the same with the activity kinds of cbids_act
  *   defer:MS      the same from a thread of the library, MS ms later
@@ -48,6 +49,8 @@
 #include <cupti_activity.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
+
+#include "cupti_cb_driver_ops.h"
 
 static CUpti_SubscriberHandle subscriber;
 
@@ -151,27 +154,13 @@ static CUptiResult enable(void)
 	return r;
 }
 
-/* api_act_ops: the driver functions whose parameters say what an operation does. */
-static int is_operation(const char *name)
-{
-	static const char *const prefixes[] = { "cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset", "cuMemAlloc",
-						"cuMemFree", "cuMemHostAlloc", "cuMemAllocHost", "cuMemFreeHost",
-						"cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize" };
-	for (unsigned i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
-		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
-			return 1;
-	return 0;
-}
-
+/* api_act_ops: the driver functions whose parameters cupti_cb reads (its table of operations:
+ * launches, copies, memsets, allocations, frees, synchronizations). */
 static CUptiResult enable_operations(void)
 {
 	CUptiResult r = cuptiSubscribe(&subscriber, empty_callback, NULL);
-	for (unsigned id = 1; r == CUPTI_SUCCESS && id < CUPTI_DRIVER_TRACE_CBID_SIZE; id++) {
-		const char *name = NULL;
-		if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, id, &name) == CUPTI_SUCCESS && name &&
-		    is_operation(name))
-			cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
-	}
+	for (size_t i = 0; r == CUPTI_SUCCESS && i < cupti_cb_n_driver_ops; i++)
+		cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cupti_cb_driver_ops[i].cbid);
 	return r;
 }
 
