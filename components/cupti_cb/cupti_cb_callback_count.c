@@ -48,7 +48,7 @@ static void at_enter_site(struct cupti_cb_callback *cb, struct cupti_cb_thread_c
 	unsigned slot = cb->cat.slot_of[d][cbid];
 	if (slot) {
 		__builtin_prefetch(b->c + cb->lay.api + CUPTI_CB_API_STRIDE * (size_t)(slot - 1), 1);
-		__builtin_prefetch(&cb->win.mask[slot - 1], 0);
+		__builtin_prefetch(cupti_cb_windows_slot_line(&cb->win, slot - 1), 0);
 	}
 	struct cupti_cb_pending *p = &b->pending[b->n_pending++ % CUPTI_CB_PENDING];
 	p->key = site_key(cd, d, cbid);
@@ -190,7 +190,7 @@ static void at_exit_site(struct cupti_cb_callback *cb, struct cupti_cb_thread_co
 		/* One byte load when no set times single calls of this function. */
 		unsigned windows = cupti_cb_windows_mask(&cb->win, slot - 1);
 		if (windows && timed)
-			cupti_cb_windows_note(&cb->win, b->c + lay->win, slot - 1, windows, dt);
+			cupti_cb_windows_note(&cb->win, b->c, slot - 1, windows, dt);
 	}
 	/* A call of the application: a runtime call (but the runtime's own
 	 * __cuda* entry points that nvcc's launch stubs and registration

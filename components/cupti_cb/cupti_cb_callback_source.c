@@ -369,9 +369,9 @@ static uint64_t window_value(struct cupti_cb_callback *e, struct cbset *s, unsig
 	if (s->rd[i] == RD_PEAK)
 		return cupti_cb_windows_peak(&e->win, s->window, s->at[i]);
 	if (s->process[i])
-		cupti_cb_windows_entry_process(&e->win, s->window, &e->svc->reg, e->lay.win, s->at[i], &min, &max);
+		cupti_cb_windows_entry_process(&e->win, s->window, &e->svc->reg, s->at[i], &min, &max);
 	else if (s->counters &&
-		 !cupti_cb_windows_entry(&e->win, s->window, s->counters->c + e->lay.win, s->at[i], &min, &max))
+		 !cupti_cb_windows_entry(&e->win, s->window, s->counters->c, s->at[i], &min, &max))
 		min = CUPTI_CB_WIN_EMPTY, max = 0;
 	if (s->rd[i] == RD_MAX)
 		return max;

@@ -8,8 +8,9 @@
 
 size_t cupti_cb_callback_fixed_words(unsigned n_funcs)
 {
-	return CUPTI_CB_N_THR_CTRS + CUPTI_CB_API_STRIDE * (size_t)n_funcs +
-	       (size_t)CUPTI_CB_N_WINDOWS * CUPTI_CB_WIN_STRIDE;
+	/* api is rounded up to a line: up to 7 words more */
+	return CUPTI_CB_N_THR_CTRS + (CUPTI_CB_API_STRIDE - 1) + CUPTI_CB_API_STRIDE * (size_t)n_funcs +
+	       CUPTI_CB_WIN_OUT_WORDS;
 }
 
 void cupti_cb_callback_layout(struct cupti_cb_callback_layout *lay, unsigned n_funcs, int n_devices, size_t base)
@@ -19,8 +20,9 @@ void cupti_cb_callback_layout(struct cupti_cb_callback_layout *lay, unsigned n_f
 	lay->thr = base;
 	lay->dev = lay->thr + CUPTI_CB_N_THR_CTRS;
 	lay->api = lay->dev + (size_t)lay->n_devrows * CUPTI_CB_N_DEV_CTRS;
+	lay->api = (lay->api + CUPTI_CB_API_STRIDE - 1) / CUPTI_CB_API_STRIDE * CUPTI_CB_API_STRIDE;
 	lay->win = lay->api + CUPTI_CB_API_STRIDE * (size_t)n_funcs;
-	lay->end = lay->win + (size_t)CUPTI_CB_N_WINDOWS * CUPTI_CB_WIN_STRIDE;
+	lay->end = lay->win + CUPTI_CB_WIN_OUT_WORDS;
 }
 
 /* The catalogue needs only libcupti's name table; the device count is not
@@ -55,8 +57,9 @@ int cupti_cb_callback_open_driver(struct cupti_cb_callback *cb)
 	int n = svc->n_devices;
 	cb->cat.n_devices = n < 0 ? 0 : n > CUPTI_CB_MAX_DEVICES ? CUPTI_CB_MAX_DEVICES : n;
 	cupti_cb_callback_layout(&cb->lay, cb->cat.n_funcs, cb->cat.n_devices, cb->region);
+	struct cupti_cb_win_layout at = { cb->lay.api + CUPTI_CB_API_WIN_AT, CUPTI_CB_API_STRIDE, cb->lay.win };
 	if (cupti_cb_allocs_init(&cb->allocs, 16) ||
-	    cupti_cb_windows_init(&cb->win, cb->lay.n_funcs, cb->lay.n_devrows))
+	    cupti_cb_windows_init(&cb->win, cb->lay.n_funcs, cb->lay.n_devrows, &at))
 		return -1;
 	cb->ready = 1;
 	return 0;

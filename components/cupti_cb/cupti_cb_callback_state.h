@@ -19,17 +19,20 @@ struct cupti_cb_callback_layout {
 	size_t thr;		/* c[thr + ctr]: enum cupti_cb_thr_ctr */
 	size_t dev;		/* c[dev + row * CUPTI_CB_N_DEV_CTRS + ctr] */
 	size_t api;		/* c[api + CUPTI_CB_API_STRIDE * slot + CUPTI_CB_API_CALLS_AT / _TIME_AT /
-				   _ERRORS_AT]: a function's counters side by side, so that counting a
-				   call touches one cache line of them, not three */
-	size_t win;		/* c[win + w * CUPTI_CB_WIN_STRIDE ...]: the owner's entries in the
-				   min/max windows (cupti_cb_callback_windows.h) */
+				   _ERRORS_AT / _WIN_AT]: a function's counters and the inline entry of
+				   its min/max window in one cache line (api is a multiple of 8 words, and
+				   c is aligned on a line), so that a timed call writes one line of them */
+	size_t win;		/* c[win ...]: the out-of-line entries of the min/max windows
+				   (cupti_cb_callback_windows.h) */
 	size_t end;		/* one past the last */
 };
 
-#define CUPTI_CB_API_STRIDE 4	/* words per function: 32 bytes, never across two cache lines */
+#define CUPTI_CB_API_STRIDE 8	/* words per function: one cache line */
 #define CUPTI_CB_API_CALLS_AT 0
 #define CUPTI_CB_API_TIME_AT 1
 #define CUPTI_CB_API_ERRORS_AT 2
+#define CUPTI_CB_API_WIN_AT 3	/* CUPTI_CB_WIN_ENTRY words: the inline window entry */
+_Static_assert(CUPTI_CB_API_WIN_AT + CUPTI_CB_WIN_ENTRY <= CUPTI_CB_API_STRIDE, "one line per function");
 
 /* The hot path reads svc, lay, the catalogue's CBID tables and the windows'
  * masks at every call: they come first, in two cache lines, and what only

@@ -4,18 +4,20 @@
 #include "cupti_cb_clock.h"
 
 #include <stdlib.h>
+#include <string.h>
 
-int cupti_cb_windows_init(struct cupti_cb_windows *t, unsigned n_funcs, unsigned n_rows)
+int cupti_cb_windows_init(struct cupti_cb_windows *t, unsigned n_funcs, unsigned n_rows,
+			  const struct cupti_cb_win_layout *at)
 {
 	t->n_funcs = n_funcs;
 	t->n_rows = n_rows;
-	t->mask = calloc(n_funcs ? n_funcs : 1, sizeof *t->mask);
-	t->pos = malloc((size_t)CUPTI_CB_N_WINDOWS * (n_funcs ? n_funcs : 1) * sizeof *t->pos);
+	t->at = *at;
+	t->slot = aligned_alloc(64, ((n_funcs ? n_funcs : 1) * sizeof *t->slot + 63) / 64 * 64);
 	t->live = calloc(n_rows + 1, sizeof *t->live);
 	atomic_init(&t->peak_mask, 0);
 	atomic_init(&t->next_epoch, 1);
 	pthread_mutex_init(&t->lock, NULL);
-	int ok = t->mask && t->pos && t->live;
+	int ok = t->slot && t->live;
 	for (unsigned w = 0; w < CUPTI_CB_N_WINDOWS; w++) {
 		struct cupti_cb_window *win = &t->w[w];
 		atomic_init(&t->epoch[w], 0);
@@ -29,10 +31,14 @@ int cupti_cb_windows_init(struct cupti_cb_windows *t, unsigned n_funcs, unsigned
 		cupti_cb_windows_fini(t);
 		return -1;
 	}
-	for (unsigned i = 0; i < n_funcs; i++)
-		atomic_init(&t->mask[i], 0);
-	for (size_t i = 0; i < (size_t)CUPTI_CB_N_WINDOWS * n_funcs; i++)
-		atomic_init(&t->pos[i], CUPTI_CB_WIN_NONE);
+	for (unsigned i = 0; i < n_funcs; i++) {
+		struct cupti_cb_win_slot *s = &t->slot[i];
+		memset(s->pad, 0, sizeof s->pad);
+		atomic_init(&s->mask, 0);
+		atomic_init(&s->inline_w, CUPTI_CB_WIN_NONE);
+		for (unsigned w = 0; w < CUPTI_CB_N_WINDOWS; w++)
+			atomic_init(&s->pos[w], CUPTI_CB_WIN_NONE);
+	}
 	for (unsigned r = 0; r <= n_rows; r++) {
 		atomic_init(&t->live[r], 0);
 		for (unsigned w = 0; w < CUPTI_CB_N_WINDOWS; w++)
@@ -43,11 +49,9 @@ int cupti_cb_windows_init(struct cupti_cb_windows *t, unsigned n_funcs, unsigned
 
 void cupti_cb_windows_fini(struct cupti_cb_windows *t)
 {
-	free(t->mask);
-	free(t->pos);
+	free(t->slot);
 	free(t->live);
-	t->mask = NULL;
-	t->pos = NULL;
+	t->slot = NULL;
 	t->live = NULL;
 	for (unsigned w = 0; w < CUPTI_CB_N_WINDOWS; w++) {
 		free(t->w[w].peak);
@@ -72,7 +76,7 @@ static void raise_to(_Atomic uint64_t *peak, uint64_t v)
 static void start_locked(struct cupti_cb_windows *t, int w)
 {
 	struct cupti_cb_window *win = &t->w[w];
-	/* A new epoch, never used before by any window: every counter set is stale. */
+	/* A new epoch, never used before by any window: every entry is stale. */
 	atomic_store(&t->epoch[w], atomic_fetch_add(&t->next_epoch, 1));
 	if (!win->peaks)
 		return;
@@ -104,13 +108,17 @@ int cupti_cb_windows_take(struct cupti_cb_windows *t, const uint16_t *slots, uns
 	for (unsigned k = 0; k < n; k++) {
 		if (slots[k] >= t->n_funcs)
 			continue;
-		atomic_store(&t->pos[(size_t)w * t->n_funcs + slots[k]], (uint8_t)k);
+		struct cupti_cb_win_slot *s = &t->slot[slots[k]];
+		atomic_store(&s->pos[w], (uint8_t)k);
+		/* The first running window of a function keeps its entries inline. */
+		if (atomic_load(&s->inline_w) == CUPTI_CB_WIN_NONE)
+			atomic_store(&s->inline_w, (uint8_t)w);
 		win->slots[win->n_slots++] = slots[k];
 	}
-	/* Entries first, then the masks the hot path looks at, then the epoch
+	/* Positions first, then the masks the hot path looks at, then the epoch
 	 * (a call noted before it counts in the old epoch, which no one reads). */
 	for (unsigned k = 0; k < win->n_slots; k++)
-		atomic_fetch_or(&t->mask[win->slots[k]], (uint8_t)(1u << w));
+		atomic_fetch_or(&t->slot[win->slots[k]].mask, (uint8_t)(1u << w));
 	if (peaks)
 		atomic_fetch_or(&t->peak_mask, 1u << w);
 	start_locked(t, w);
@@ -126,8 +134,13 @@ void cupti_cb_windows_give(struct cupti_cb_windows *t, int w)
 	struct cupti_cb_window *win = &t->w[w];
 	if (win->taken) {
 		for (unsigned k = 0; k < win->n_slots; k++) {
-			atomic_fetch_and(&t->mask[win->slots[k]], (uint8_t)~(1u << w));
-			atomic_store(&t->pos[(size_t)w * t->n_funcs + win->slots[k]], CUPTI_CB_WIN_NONE);
+			struct cupti_cb_win_slot *s = &t->slot[win->slots[k]];
+			atomic_fetch_and(&s->mask, (uint8_t)~(1u << w));
+			atomic_store(&s->pos[w], CUPTI_CB_WIN_NONE);
+			/* The next window taken for it keeps them inline; one running
+			 * now keeps them where they are. */
+			if (atomic_load(&s->inline_w) == w)
+				atomic_store(&s->inline_w, CUPTI_CB_WIN_NONE);
 		}
 		atomic_fetch_and(&t->peak_mask, ~(1u << w));
 		win->n_slots = 0;
@@ -139,16 +152,12 @@ void cupti_cb_windows_give(struct cupti_cb_windows *t, int w)
 
 /* ---- the hot path ---------------------------------------------------------- */
 
-/* The counter set's entries of a window, for epoch ep: marked unreadable, reset,
- * then stamped (a sequence lock's write side). */
 void cupti_cb_windows_afresh(_Atomic uint64_t *e, uint64_t ep)
 {
 	atomic_store_explicit(&e[0], 0, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
-	for (unsigned k = 0; k < CUPTI_CB_WIN_SLOTS; k++) {
-		atomic_store_explicit(&e[1 + 2 * k], CUPTI_CB_WIN_EMPTY, memory_order_relaxed);
-		atomic_store_explicit(&e[2 + 2 * k], 0, memory_order_relaxed);
-	}
+	atomic_store_explicit(&e[1], CUPTI_CB_WIN_EMPTY, memory_order_relaxed);
+	atomic_store_explicit(&e[2], 0, memory_order_relaxed);
 	atomic_store_explicit(&e[0], ep, memory_order_release);
 }
 
@@ -172,29 +181,35 @@ void cupti_cb_windows_free(struct cupti_cb_windows *t, unsigned row, uint64_t by
 
 /* ---- reading ---------------------------------------------------------------- */
 
-int cupti_cb_windows_entry(const struct cupti_cb_windows *t, int w, const _Atomic uint64_t *bw, unsigned k,
+int cupti_cb_windows_entry(const struct cupti_cb_windows *t, int w, const _Atomic uint64_t *c, unsigned k,
 			   uint64_t *min, uint64_t *max)
 {
-	uint64_t ep = atomic_load_explicit(&t->epoch[w], memory_order_acquire);
-	const _Atomic uint64_t *e = bw + (size_t)w * CUPTI_CB_WIN_STRIDE;
-	if (k >= CUPTI_CB_WIN_SLOTS || atomic_load_explicit(&e[0], memory_order_acquire) != ep)
+	const struct cupti_cb_window *win = &t->w[w];
+	if (k >= win->n_slots)
 		return 0;
-	*min = atomic_load_explicit(&e[1 + 2 * k], memory_order_acquire);
-	*max = atomic_load_explicit(&e[2 + 2 * k], memory_order_relaxed);
-	/* The read side of the sequence lock: a counter set restarted meanwhile is skipped. */
+	unsigned slot = win->slots[k];
+	const _Atomic uint64_t *e = atomic_load(&t->slot[slot].inline_w) == (unsigned)w
+					    ? c + t->at.inline_at + t->at.inline_stride * slot
+					    : c + t->at.out_at + ((size_t)w * CUPTI_CB_WIN_SLOTS + k) * CUPTI_CB_WIN_OUT_ENTRY;
+	uint64_t ep = atomic_load_explicit(&t->epoch[w], memory_order_acquire);
+	if (atomic_load_explicit(&e[0], memory_order_acquire) != ep)
+		return 0;
+	*min = atomic_load_explicit(&e[1], memory_order_acquire);
+	*max = atomic_load_explicit(&e[2], memory_order_relaxed);
+	/* The read side of the sequence lock: an entry restarted meanwhile is skipped. */
 	atomic_thread_fence(memory_order_acquire);
 	return atomic_load_explicit(&e[0], memory_order_relaxed) == ep;
 }
 
 void cupti_cb_windows_entry_process(const struct cupti_cb_windows *t, int w, const struct cupti_cb_thread_registry *r,
-				    size_t win, unsigned k, uint64_t *min, uint64_t *max)
+				    unsigned k, uint64_t *min, uint64_t *max)
 {
 	*min = CUPTI_CB_WIN_EMPTY;
 	*max = 0;
 	for (const struct cupti_cb_thread_counters *b = atomic_load_explicit(&r->head, memory_order_acquire); b;
 	     b = b->next) {
 		uint64_t lo, hi;
-		if (!cupti_cb_windows_entry(t, w, b->c + win, k, &lo, &hi))
+		if (!cupti_cb_windows_entry(t, w, b->c, k, &lo, &hi))
 			continue;
 		if (lo < *min)
 			*min = lo;

@@ -7,16 +7,24 @@
  *
  * A running event set with such events takes one of a few windows at
  * start and gives it back at stop. A window names up to
- * CUPTI_CB_WIN_SLOTS function slots; each thread's counter set keeps a (min,
- * max) pair per slot of each window, written only by its thread, like
- * every other counter. The hot path loads one byte per function slot
- * (the windows that track it) and does nothing more when it is 0.
+ * CUPTI_CB_WIN_SLOTS function slots; each thread's counter set keeps an
+ * entry (epoch stamp, min, max) per function of each window, written only
+ * by its thread, like every other counter. The first running window that
+ * times a function keeps its entries inline, in the words after the
+ * function's call and time counters (the line a call of it writes
+ * anyway); a second window timing the same function at the same time
+ * keeps them in the counter set's out-of-line region. The hot path loads
+ * one 16-byte descriptor per function slot (the windows that time it and
+ * where), fetched at the ENTER, and does nothing more when no window
+ * times the function. Measured: the out-of-line entries with a stamp per
+ * window cost four cache lines per timed call, half a per cent of a
+ * thread that launches empty kernels.
  *
- * Epochs: a window's epoch changes each time it is taken. A counter set
- * stamped with an older epoch is stale: its thread starts the window
- * afresh at its next call, and readers skip it (re-reading the stamp
- * after the values, as a sequence lock does, so that a counter set being
- * restarted while it is read is skipped too).
+ * Epochs: a window's epoch changes each time it is taken, and no two
+ * takings share one. An entry stamped with another epoch is stale: its
+ * thread starts it afresh at its next call, and readers skip it
+ * (re-reading the stamp after the values, as a sequence lock does, so
+ * that an entry being restarted while it is read is skipped too).
  *
  * PAPI_reset does not touch a window: TAU, Caliper and Score-P read and
  * reset at every timer or region boundary and add up what they read, so
@@ -30,32 +38,53 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define CUPTI_CB_N_WINDOWS  8	/* running sets with min/max/peak events at once */
 #define CUPTI_CB_WIN_SLOTS  255	/* functions one window times: 4 windows time every CUDA
 				   function (cupti_cb_run does); entries are bytes, NONE excluded */
-/* In a counter set: the epoch stamp, then (min, max) per slot, in clock ticks. */
-#define CUPTI_CB_WIN_STRIDE (1 + 2 * CUPTI_CB_WIN_SLOTS)
+/* An entry: the epoch stamp, the min and the max, in clock ticks. */
+#define CUPTI_CB_WIN_ENTRY  3
+/* The out-of-line entries of a counter set: 4 words each, so that none
+ * straddles two cache lines. */
+#define CUPTI_CB_WIN_OUT_ENTRY 4
+#define CUPTI_CB_WIN_OUT_WORDS ((size_t)CUPTI_CB_N_WINDOWS * CUPTI_CB_WIN_SLOTS * CUPTI_CB_WIN_OUT_ENTRY)
 #define CUPTI_CB_WIN_NONE   0xff	/* no entry of this window for this function */
 #define CUPTI_CB_WIN_EMPTY  UINT64_MAX	/* a min that saw no call */
 _Static_assert(CUPTI_CB_WIN_SLOTS <= CUPTI_CB_WIN_NONE, "entries 0 .. SLOTS-1 are bytes other than NONE");
+_Static_assert(CUPTI_CB_N_WINDOWS <= 8, "a function's windows are one byte of bits");
 
 struct cupti_cb_thread_registry;
 
 struct cupti_cb_window {
-	int taken;			/* its epoch: cupti_cb_windows.epoch[w] (0: never started) */
+	int taken;
 	int peaks;			/* tracks alloc.peak_bytes */
 	unsigned n_slots;
-	uint16_t slots[CUPTI_CB_WIN_SLOTS];
+	uint16_t slots[CUPTI_CB_WIN_SLOTS];	/* entry k times function slots[k] */
 	_Atomic uint64_t *peak;		/* per live row (see live below) */
+};
+
+/* What the hot path reads of one function slot: 16 bytes, four to a cache line. */
+struct cupti_cb_win_slot {
+	_Atomic uint8_t mask;		/* bit w: window w times the function */
+	_Atomic uint8_t inline_w;	/* the window whose entries are inline, or NONE */
+	_Atomic uint8_t pos[CUPTI_CB_N_WINDOWS];	/* its entry in window w, or NONE */
+	uint8_t pad[16 - 2 - CUPTI_CB_N_WINDOWS];
+};
+
+/* Where a counter set keeps the entries: inline at c[inline_at +
+ * inline_stride * slot], out of line at c[out_at + (w * CUPTI_CB_WIN_SLOTS +
+ * k) * CUPTI_CB_WIN_OUT_ENTRY]. */
+struct cupti_cb_win_layout {
+	size_t inline_at, inline_stride, out_at;
 };
 
 struct cupti_cb_windows {
 	unsigned n_funcs;
 	unsigned n_rows;		/* device rows; live and peak have one more: all rows */
-	_Atomic uint8_t *mask;		/* by function slot: bit w when window w times it */
-	_Atomic uint8_t *pos;		/* [w * n_funcs + slot]: its entry in window w, or NONE */
+	struct cupti_cb_win_layout at;
+	struct cupti_cb_win_slot *slot;	/* by function slot */
 	/* each window's epoch, read by the hot path at every timed call of a
 	 * function it times: together, apart from the windows' cold fields */
 	_Atomic uint64_t epoch[CUPTI_CB_N_WINDOWS];
@@ -66,7 +95,8 @@ struct cupti_cb_windows {
 	struct cupti_cb_window w[CUPTI_CB_N_WINDOWS];
 };
 
-int cupti_cb_windows_init(struct cupti_cb_windows *t, unsigned n_funcs, unsigned n_rows);
+int cupti_cb_windows_init(struct cupti_cb_windows *t, unsigned n_funcs, unsigned n_rows,
+			  const struct cupti_cb_win_layout *at);
 void cupti_cb_windows_fini(struct cupti_cb_windows *t);
 
 /* A window timing these function slots (n <= CUPTI_CB_WIN_SLOTS), and the
@@ -77,37 +107,49 @@ void cupti_cb_windows_give(struct cupti_cb_windows *t, int w);
 
 /* ---- the hot path ---------------------------------------------------------- */
 
+/* The descriptor of slot, to fetch at a call's ENTER. */
+static inline const void *cupti_cb_windows_slot_line(const struct cupti_cb_windows *t, unsigned slot)
+{
+	return &t->slot[slot];
+}
+
 /* The windows that time function slot; 0 when none runs. */
 static inline unsigned cupti_cb_windows_mask(const struct cupti_cb_windows *t, unsigned slot)
 {
-	return atomic_load_explicit(&t->mask[slot], memory_order_acquire);
+	return atomic_load_explicit(&t->slot[slot].mask, memory_order_acquire);
 }
 
-/* A counter set's entries of window w, stale (another epoch): reset for ep. */
+/* An entry (stamp, min, max) of another epoch: marked unreadable, reset,
+ * then stamped with ep (a sequence lock's write side). */
 void cupti_cb_windows_afresh(_Atomic uint64_t *e, uint64_t ep);
 
-/* A call of slot that took ticks, seen by the thread whose counter set's window
- * entries start at bw (c + lay.win); mask from cupti_cb_windows_mask.  Inline:
- * it runs at the exit of every timed call of a windowed function. */
-static inline void cupti_cb_windows_note(struct cupti_cb_windows *t, _Atomic uint64_t *bw, unsigned slot,
+/* A call of slot that took ticks, seen by the thread whose counters are c;
+ * mask from cupti_cb_windows_mask. Inline: it runs at the exit of every
+ * timed call of a windowed function. */
+static inline void cupti_cb_windows_note(struct cupti_cb_windows *t, _Atomic uint64_t *c, unsigned slot,
 					 unsigned mask, uint64_t ticks)
 {
+	const struct cupti_cb_win_slot *s = &t->slot[slot];
+	/* Loaded after the mask (acquire): a window's positions are set before its bit. */
+	unsigned inl = atomic_load_explicit(&s->inline_w, memory_order_relaxed);
 	for (; mask; mask &= mask - 1) {
 		unsigned w = (unsigned)__builtin_ctz(mask);
-		unsigned k = atomic_load_explicit(&t->pos[(size_t)w * t->n_funcs + slot], memory_order_relaxed);
+		unsigned k = atomic_load_explicit(&s->pos[w], memory_order_relaxed);
 		if (k >= CUPTI_CB_WIN_SLOTS)
 			continue;	/* given back meanwhile */
 		uint64_t ep = atomic_load_explicit(&t->epoch[w], memory_order_acquire);
-		_Atomic uint64_t *e = bw + (size_t)w * CUPTI_CB_WIN_STRIDE;
+		_Atomic uint64_t *e = w == inl ? c + t->at.inline_at + t->at.inline_stride * slot
+					       : c + t->at.out_at + ((size_t)w * CUPTI_CB_WIN_SLOTS + k) *
+									CUPTI_CB_WIN_OUT_ENTRY;
 		if (atomic_load_explicit(&e[0], memory_order_relaxed) != ep)
 			cupti_cb_windows_afresh(e, ep);
 		/* Only this thread writes its counter set: plain loads and stores. The
 		 * max goes first and the min is published after it, so that a
 		 * reader that sees a min sees a max at least as large. */
-		if (ticks > atomic_load_explicit(&e[2 + 2 * k], memory_order_relaxed))
-			atomic_store_explicit(&e[2 + 2 * k], ticks, memory_order_relaxed);
-		if (ticks < atomic_load_explicit(&e[1 + 2 * k], memory_order_relaxed))
-			atomic_store_explicit(&e[1 + 2 * k], ticks, memory_order_release);
+		if (ticks > atomic_load_explicit(&e[2], memory_order_relaxed))
+			atomic_store_explicit(&e[2], ticks, memory_order_relaxed);
+		if (ticks < atomic_load_explicit(&e[1], memory_order_relaxed))
+			atomic_store_explicit(&e[1], ticks, memory_order_release);
 	}
 }
 
@@ -117,14 +159,15 @@ void cupti_cb_windows_free(struct cupti_cb_windows *t, unsigned row, uint64_t by
 
 /* ---- reading ---------------------------------------------------------------- */
 
-/* Entry k of window w in one counter set (bw: its window entries): 1 and the
- * pair when the counter set holds values of the window's current epoch. */
-int cupti_cb_windows_entry(const struct cupti_cb_windows *t, int w, const _Atomic uint64_t *bw, unsigned k,
+/* Entry k of window w in the counter set whose counters are c: 1 and the
+ * pair when it holds values of the window's current epoch. For a window
+ * that the reader's set holds (its slots and places do not change). */
+int cupti_cb_windows_entry(const struct cupti_cb_windows *t, int w, const _Atomic uint64_t *c, unsigned k,
 			   uint64_t *min, uint64_t *max);
-/* Over every counter set of the registry, live or exited (win: lay.win); min is
+/* Over every counter set of the registry, live or exited; min is
  * CUPTI_CB_WIN_EMPTY when no call completed. */
 void cupti_cb_windows_entry_process(const struct cupti_cb_windows *t, int w, const struct cupti_cb_thread_registry *r,
-				    size_t win, unsigned k, uint64_t *min, uint64_t *max);
+				    unsigned k, uint64_t *min, uint64_t *max);
 /* Row n_rows: every row. */
 uint64_t cupti_cb_windows_live(const struct cupti_cb_windows *t, unsigned row);
 uint64_t cupti_cb_windows_peak(const struct cupti_cb_windows *t, int w, unsigned row);

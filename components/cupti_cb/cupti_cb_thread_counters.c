@@ -139,9 +139,10 @@ static struct cupti_cb_thread_counters *adopt(struct cupti_cb_thread_registry *r
 static struct cupti_cb_thread_counters *create(struct cupti_cb_thread_registry *r)
 {
 	size_t size = sizeof(struct cupti_cb_thread_counters) + r->lay.total * sizeof(_Atomic uint64_t);
-	struct cupti_cb_thread_counters *b = calloc(1, size);
+	struct cupti_cb_thread_counters *b = aligned_alloc(64, (size + 63) / 64 * 64);
 	if (!b)
 		return NULL;
+	memset(b, 0, size);
 	for (size_t i = 0; i < r->lay.total; i++)
 		atomic_init(&b->c[i], 0);
 	atomic_init(&b->free, 0);

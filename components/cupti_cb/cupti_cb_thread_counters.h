@@ -95,7 +95,9 @@ struct cupti_cb_thread_counters {
 	/* The overflow armed by the owner's running event set, or NULL
 	 * (cupti_cb_overflow.h); an exiting or adopting thread drops it. */
 	_Atomic(struct cupti_cb_ovf *) ovf;
-	_Atomic uint64_t c[];
+	/* On a cache line of its own: a source lays counters that are
+	 * written together out in lines (cupti_cb_callback_state.h). */
+	_Alignas(64) _Atomic uint64_t c[];
 };
 
 struct cupti_cb_thread_registry {

@@ -8,6 +8,8 @@
 #endif
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -28,7 +30,9 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
 
 static struct cupti_cb_thread_counters *new_block(void)
 {
-	struct cupti_cb_thread_counters *b = calloc(1, sizeof *b + N_CTRS * sizeof(_Atomic uint64_t));
+	size_t size = (sizeof(struct cupti_cb_thread_counters) + N_CTRS * sizeof(_Atomic uint64_t) + 63) / 64 * 64;
+	struct cupti_cb_thread_counters *b = aligned_alloc(64, size);	/* c is on a line of its own */
+	memset(b, 0, size);
 	for (int i = 0; i < N_CTRS; i++)
 		atomic_init(&b->c[i], 0);
 	atomic_init(&b->ovf, NULL);

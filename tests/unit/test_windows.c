@@ -15,12 +15,12 @@
 #define N_ROWS 3	/* two devices and "unknown" */
 
 static struct cupti_cb_windows t;
-static size_t win_off;	/* the windows' entries in reg's counters */
 static struct cupti_cb_thread_registry reg;
+static struct cupti_cb_callback_layout clay;	/* where the callback source puts the entries */
 
 static _Atomic uint64_t *entries(void)
 {
-	return cupti_cb_thread_counters_self(&reg)->c + win_off;
+	return cupti_cb_thread_counters_self(&reg)->c;
 }
 
 /* Notes a call of slot as the hot path does: only when a window times it. */
@@ -48,19 +48,19 @@ static void exact(void)
 	call(4, 1);
 	CHECK_EQ(cupti_cb_windows_entry(&t, w, entries(), 0, &lo, &hi), 1, "entry 0 readable");
 	CHECK(lo == 10 && hi == 30, "slot 3: min %" PRIu64 ", max %" PRIu64 ", want 10 and 30", lo, hi);
-	cupti_cb_windows_entry_process(&t, w, &reg, win_off, 1, &lo, &hi);
+	cupti_cb_windows_entry_process(&t, w, &reg, 1, &lo, &hi);
 	CHECK(lo == 99 && hi == 99, "slot 7 over the process: %" PRIu64 "..%" PRIu64, lo, hi);
 	/* Taken again (a new PAPI_start): a new epoch, every block stale. */
 	cupti_cb_windows_give(&t, w);
 	CHECK_EQ(cupti_cb_windows_take(&t, slots, 2, 0), w, "the same window taken again");
-	CHECK_EQ(cupti_cb_windows_entry(&t, w, entries(), 0, &lo, &hi), 0, "taken again: the block is stale");
-	cupti_cb_windows_entry_process(&t, w, &reg, win_off, 0, &lo, &hi);
+	CHECK_EQ(cupti_cb_windows_entry(&t, w, entries(), 0, &lo, &hi), 0, "taken again: the entry is stale");
+	cupti_cb_windows_entry_process(&t, w, &reg, 0, &lo, &hi);
 	CHECK(lo == CUPTI_CB_WIN_EMPTY && hi == 0, "and the process has no call");
 	call(7, 4);
 	CHECK_EQ(cupti_cb_windows_entry(&t, w, entries(), 1, &lo, &hi), 1, "readable again after a call");
 	CHECK(lo == 4 && hi == 4, "slot 7 in the new epoch: %" PRIu64 "..%" PRIu64, lo, hi);
-	CHECK(cupti_cb_windows_entry(&t, w, entries(), 0, &lo, &hi) && lo == CUPTI_CB_WIN_EMPTY && hi == 0,
-	      "slot 3 started afresh with the block: empty");
+	CHECK_EQ(cupti_cb_windows_entry(&t, w, entries(), 0, &lo, &hi), 0,
+		 "slot 3, not called in the new epoch: still no value (each entry starts afresh at its own call)");
 
 	int more[CUPTI_CB_N_WINDOWS];
 	for (int i = 1; i < CUPTI_CB_N_WINDOWS; i++)
@@ -94,6 +94,45 @@ static void exact(void)
 	cupti_cb_windows_free(&t, 0, 1000);
 	cupti_cb_windows_free(&t, 1, 500);
 	CHECK_EQ(cupti_cb_windows_live(&t, N_ROWS), 0, "everything freed");
+}
+
+/* Two sets timing one function at once: the first window keeps its
+ * entries inline, in the function's line of counters, the second out of
+ * line; each sees the calls of its own time only. A window taken after the
+ * first is given back takes the inline place, and finds none of the first
+ * one's values there. */
+static void two_windows(void)
+{
+	uint64_t lo, hi;
+	uint16_t s3[] = { 3 }, s73[] = { 7, 3 };
+	_Atomic uint64_t *line = entries() + clay.api + CUPTI_CB_API_STRIDE * 3;
+	CHECK_EQ((uintptr_t)line % 64, 0, "a function's counters start a cache line");
+	int a = cupti_cb_windows_take(&t, s3, 1, 0);
+	call(3, 10);
+	int b = cupti_cb_windows_take(&t, s73, 2, 0);
+	call(3, 20);
+	call(3, 80);
+	CHECK(cupti_cb_windows_entry(&t, a, entries(), 0, &lo, &hi) && lo == 10 && hi == 80,
+	      "the first window: %" PRIu64 "..%" PRIu64 ", want 10..80", lo, hi);
+	CHECK(cupti_cb_windows_entry(&t, b, entries(), 1, &lo, &hi) && lo == 20 && hi == 80,
+	      "the second window, started later: %" PRIu64 "..%" PRIu64 ", want 20..80", lo, hi);
+	CHECK(atomic_load(&line[CUPTI_CB_API_WIN_AT + 1]) == 10 && atomic_load(&line[CUPTI_CB_API_WIN_AT + 2]) == 80,
+	      "the first window's entry is in the function's line");
+	cupti_cb_windows_give(&t, a);
+	int c = cupti_cb_windows_take(&t, s3, 1, 0);
+	CHECK_EQ(cupti_cb_windows_entry(&t, c, entries(), 0, &lo, &hi), 0, "a new window: nothing yet");
+	cupti_cb_windows_entry_process(&t, c, &reg, 0, &lo, &hi);
+	CHECK(lo == CUPTI_CB_WIN_EMPTY && hi == 0, "nor over the process: %" PRIu64 "..%" PRIu64, lo, hi);
+	call(3, 40);
+	call(3, 90);
+	CHECK(cupti_cb_windows_entry(&t, c, entries(), 0, &lo, &hi) && lo == 40 && hi == 90,
+	      "the third window, inline in place of the first: %" PRIu64 "..%" PRIu64 ", want 40..90", lo, hi);
+	CHECK(atomic_load(&line[CUPTI_CB_API_WIN_AT + 1]) == 40, "its entry is the inline one");
+	CHECK(cupti_cb_windows_entry(&t, b, entries(), 1, &lo, &hi) && lo == 20 && hi == 90,
+	      "the second window kept its place: %" PRIu64 "..%" PRIu64 ", want 20..90", lo, hi);
+	cupti_cb_windows_give(&t, b);
+	cupti_cb_windows_give(&t, c);
+	CHECK_EQ(cupti_cb_windows_mask(&t, 3), 0, "every window given back");
 }
 
 /* A level read and reset as TAU does: the pieces add up to the level. */
@@ -130,7 +169,7 @@ static void levels(void)
 /* The most bytes ever live at once: each writer's 64 and every final allocation. */
 #define MOST (64 * WRITERS + 10 * WRITERS * (WRITERS + 1) / 2)
 static atomic_int stop_reading;
-static int window;
+static int window, second;	/* the second times slot 5 too, out of line */
 
 /* Writer i notes calls of slots 2 and 5 taking 1000 * (i + 1) + j ticks,
  * j in 1..CALLS, and allocates and frees on row i % N_ROWS, leaving
@@ -162,7 +201,10 @@ static void *reader(void *arg)
 	unsigned bad = 0;
 	while (!atomic_load(&stop_reading)) {
 		uint64_t lo, hi;
-		cupti_cb_windows_entry_process(&t, window, &reg, win_off, 1, &lo, &hi);
+		cupti_cb_windows_entry_process(&t, window, &reg, 1, &lo, &hi);
+		if (lo != CUPTI_CB_WIN_EMPTY && (lo > hi || lo < 1001 || hi > 1000 * WRITERS + CALLS))
+			bad++;
+		cupti_cb_windows_entry_process(&t, second, &reg, 0, &lo, &hi);
 		if (lo != CUPTI_CB_WIN_EMPTY && (lo > hi || lo < 1001 || hi > 1000 * WRITERS + CALLS))
 			bad++;
 		uint64_t live = cupti_cb_windows_live(&t, N_ROWS), peak = cupti_cb_windows_peak(&t, window, N_ROWS);
@@ -183,8 +225,9 @@ static void *reader(void *arg)
 
 static void threads(int reset)
 {
-	uint16_t slots[] = { 2, 5 };
+	uint16_t slots[] = { 2, 5 }, five[] = { 5 };
 	window = cupti_cb_windows_take(&t, slots, 2, 1);
+	second = cupti_cb_windows_take(&t, five, 1, 0);
 	atomic_store(&stop_reading, 0);
 	cupti_cb_level_start(&max_level);
 	cupti_cb_level_start(&peak_level);
@@ -202,8 +245,12 @@ static void threads(int reset)
 					  : "reads while writing: inconsistent values");
 	uint64_t lo, hi, want_live = 10 * WRITERS * (WRITERS + 1) / 2;
 	CHECK_EQ(cupti_cb_windows_live(&t, N_ROWS), want_live, "live bytes after the threads");
-	cupti_cb_windows_entry_process(&t, window, &reg, win_off, 1, &lo, &hi);
+	cupti_cb_windows_entry_process(&t, window, &reg, 1, &lo, &hi);
 	CHECK(lo == 1001 && hi == 1000 * WRITERS + CALLS, "process min %" PRIu64 ", max %" PRIu64, lo, hi);
+	cupti_cb_windows_entry_process(&t, second, &reg, 0, &lo, &hi);
+	CHECK(lo == 1001 && hi == 1000 * WRITERS + CALLS, "the second window's process min %" PRIu64 ", max %" PRIu64,
+	      lo, hi);
+	cupti_cb_windows_give(&t, second);
 	uint64_t peak = cupti_cb_windows_peak(&t, window, N_ROWS);
 	CHECK(peak >= want_live && peak <= MOST, "peak %" PRIu64 " between the live bytes and the most", peak);
 	if (reset) {
@@ -221,14 +268,14 @@ static void threads(int reset)
 int main(void)
 {
 	struct cupti_cb_layout lay;
-	struct cupti_cb_callback_layout clay;
 	cupti_cb_layout_init(&lay, N_ROWS - 1);
 	cupti_cb_callback_layout(&clay, N_FUNCS, N_ROWS - 1, cupti_cb_layout_add(&lay, cupti_cb_callback_fixed_words(N_FUNCS) +
 								  (size_t)lay.n_devrows * CUPTI_CB_N_DEV_CTRS));
-	win_off = clay.win;
+	struct cupti_cb_win_layout at = { clay.api + CUPTI_CB_API_WIN_AT, CUPTI_CB_API_STRIDE, clay.win };
 	CHECK_EQ(cupti_cb_thread_registry_init(&reg, &lay), 0, "registry");
-	CHECK_EQ(cupti_cb_windows_init(&t, N_FUNCS, N_ROWS), 0, "windows");
+	CHECK_EQ(cupti_cb_windows_init(&t, N_FUNCS, N_ROWS, &at), 0, "windows");
 	exact();
+	two_windows();
 	levels();
 	threads(0);
 	threads(1);
