@@ -41,7 +41,6 @@ static inline uint64_t site_key(const CUpti_CallbackData *cd, int d, CUpti_Callb
 static void at_enter_site(struct cupti_cb_callback *cb, struct cupti_cb_thread_counters *b, int d,
 			  CUpti_CallbackId cbid, const CUpti_CallbackData *cd)
 {
-	int timed = atomic_load_explicit(&cb->svc->timing, memory_order_relaxed);
 	/* The lines the EXIT will write, fetched now: the call runs in between,
 	 * and the application's own work since its last CUDA call has often
 	 * evicted them (measured: bench_hotpath --thrash-kib). */
@@ -52,26 +51,28 @@ static void at_enter_site(struct cupti_cb_callback *cb, struct cupti_cb_thread_c
 	}
 	struct cupti_cb_pending *p = &b->pending[b->n_pending++ % CUPTI_CB_PENDING];
 	p->key = site_key(cd, d, cbid);
-	p->t0 = timed ? cupti_cb_clock_now(&cb->svc->clock) : 0;
 	if (d == 0) {
 		b->rt_corr = cd->correlationId;
-		return;
-	}
-	const struct cupti_cb_op *op = cb->svc->op_of[cbid];
-	/* At ENTER: the work's record can only come after the call began. */
-	if (op && (CUPTI_CB_CLS_BIT(op->cls) & ISSUES_WORK)) {
-		struct cupti_cb_correlation_map *corr = atomic_load_explicit(&cb->svc->corr, memory_order_acquire);
-		if (corr) {
-			cupti_cb_correlation_put(corr, cd->correlationId, b->id);
-			cupti_cb_bump(&b->issued, 1);
+	} else {
+		const struct cupti_cb_op *op = cb->svc->op_of[cbid];
+		/* At ENTER: the work's record can only come after the call began. */
+		if (op && (CUPTI_CB_CLS_BIT(op->cls) & ISSUES_WORK)) {
+			struct cupti_cb_correlation_map *corr =
+				atomic_load_explicit(&cb->svc->corr, memory_order_acquire);
+			if (corr) {
+				cupti_cb_correlation_put(corr, cd->correlationId, b->id);
+				cupti_cb_bump(&b->issued, 1);
+			}
+		}
+		if (op && op->cls == CUPTI_CB_CLS_FREE) {
+			/* Look the size up before the driver can reuse the address. */
+			struct cupti_cb_effect fx = { 0 };
+			op->effect(cd->functionParams, &cb->svc->resolver, &fx);
+			b->pending_free = cupti_cb_allocs_take(&cb->allocs, fx.ptr);
 		}
 	}
-	if (op && op->cls == CUPTI_CB_CLS_FREE) {
-		/* Look the size up before the driver can reuse the address. */
-		struct cupti_cb_effect fx = { 0 };
-		op->effect(cd->functionParams, &cb->svc->resolver, &fx);
-		b->pending_free = cupti_cb_allocs_take(&cb->allocs, fx.ptr);
-	}
+	/* Last, so that the call's time leaves this callback's own work out. */
+	p->t0 = atomic_load_explicit(&cb->svc->timing, memory_order_relaxed) ? cupti_cb_clock_now(&cb->svc->clock) : 0;
 }
 
 /* The enter time of this call, when its own ENTER was seen here; entries
@@ -159,8 +160,9 @@ static void count_op(struct cupti_cb_callback *cb, struct cupti_cb_thread_counte
 	}
 }
 
+/* now: the clock at the callback's start, 0 when no set asks for time. */
 static void at_exit_site(struct cupti_cb_callback *cb, struct cupti_cb_thread_counters *b, int d,
-			 CUpti_CallbackId cbid, const CUpti_CallbackData *cd)
+			 CUpti_CallbackId cbid, const CUpti_CallbackData *cd, uint64_t now)
 {
 	int found, timed = 0;
 	uint64_t t0 = take_enter_time(b, site_key(cd, d, cbid), &found), dt = 0;
@@ -168,8 +170,7 @@ static void at_exit_site(struct cupti_cb_callback *cb, struct cupti_cb_thread_co
 		atomic_store_explicit(&b->unmatched,
 				      atomic_load_explicit(&b->unmatched, memory_order_relaxed) + 1,
 				      memory_order_relaxed);
-	if (t0 && atomic_load_explicit(&cb->svc->timing, memory_order_relaxed)) {
-		uint64_t now = cupti_cb_clock_now(&cb->svc->clock);
+	if (t0 && now) {
 		dt = now > t0 ? now - t0 : 0;	/* a time never wraps */
 		timed = 1;
 	}
@@ -224,6 +225,12 @@ void cupti_cb_callback_listen(void *arg, CUpti_CallbackDomain domain, CUpti_Call
 			      const CUpti_CallbackData *cd)
 {
 	struct cupti_cb_callback *cb = arg;
+	int enter = cd->callbackSite == CUPTI_API_ENTER;
+	/* An EXIT reads the clock first: the call's time leaves this callback's
+	 * own work out, and the read's latency overlaps the loads below. */
+	uint64_t now = !enter && atomic_load_explicit(&cb->svc->timing, memory_order_relaxed)
+			       ? cupti_cb_clock_now(&cb->svc->clock)
+			       : 0;
 	int d = domain == CUPTI_CB_DOMAIN_DRIVER_API;
 	if (cbid >= cb->cat.n_cbids[d])
 		return;
@@ -234,18 +241,18 @@ void cupti_cb_callback_listen(void *arg, CUpti_CallbackDomain domain, CUpti_Call
 	 * while another thread changed the enabled CBIDs. A call's enter and
 	 * exit alternate, so the same site of the same call twice in a row is
 	 * always such a repeat: drop it. */
-	uint64_t key = site_key(cd, d, cbid) << 1 | (cd->callbackSite != CUPTI_API_ENTER);
+	uint64_t key = site_key(cd, d, cbid) << 1 | !enter;
 	if (key == b->last_site) {
 		atomic_store_explicit(&b->repeats, atomic_load_explicit(&b->repeats, memory_order_relaxed) + 1,
 				      memory_order_relaxed);
 		return;
 	}
 	b->last_site = key;
-	if (cd->callbackSite == CUPTI_API_ENTER) {
+	if (enter) {
 		at_enter_site(cb, b, d, cbid, cd);
 		return;
 	}
-	at_exit_site(cb, b, d, cbid, cd);
+	at_exit_site(cb, b, d, cbid, cd, now);
 	/* Last: the counts of this call are complete when a handler reads them. */
 	cupti_cb_ovf_check(b);
 }
