@@ -55,12 +55,17 @@ struct cupti_cb_pending {
 struct cupti_cb_ovf;
 
 struct cupti_cb_thread_counters {
-	/* The callback's own fields, in the counter set's first cache line:
-	 * every callback reads or writes several of them. Spread over three
-	 * lines (cb37f89, one H100), the load of ovf alone, on a line of its
-	 * own, took 0.25% of a thread launching empty kernels. */
-	uint64_t last_site;		/* the previous callback's site key */
-	unsigned n_pending;		/* pushes so far; the top is pending[(n - 1) % N] */
+	struct cupti_cb_thread_counters *next;	/* registry list; set once, before publication */
+	atomic_int free;		/* 1: owner exited, may be adopted */
+	/* The owner, written by the thread taking the counter set (at creation,
+	 * before publication; at adoption, after the CAS on free) and at its
+	 * exit; read by listings and attached sets of other threads. Atomic
+	 * words so that a listing racing an adoption reads whole values. */
+	atomic_long tid;		/* kernel thread id of the latest owner */
+	_Atomic uint64_t name[CUPTI_CB_THREAD_NAME / 8];	/* its name, NUL-padded */
+	atomic_uint owners;		/* threads whose counts it holds (> 1: shared) */
+	uint32_t id;			/* 1, 2, ...: the counter set's number for its whole life (set once,
+					   before publication): GPU activity finds its issuer by it */
 	int in_lookup;			/* the engine's own driver calls are not counted */
 	/* The runtime call in progress on this thread (0: none): driver calls
 	 * made meanwhile are nested in it (not all of them carry its
@@ -73,40 +78,27 @@ struct cupti_cb_thread_counters {
 	CUcontext last_ctx;
 	uint64_t pending_free;		/* what the free in progress took from the allocation table
 					   (size and device row, packed: see cupti_cb_callback_count.c) */
-	/* Driver calls of the owner, nested ones too: the sign that GPU work
-	 * may have been issued (cupti_cb_services_driver_calls). Written by the
-	 * owner only, by the driver domain's listener. */
-	_Atomic uint64_t driver_calls;
+	uint64_t last_site;		/* the previous callback's site key */
+	unsigned n_pending;		/* pushes so far; the top is pending[(n - 1) % N] */
+	struct cupti_cb_pending pending[CUPTI_CB_PENDING];
 	/* Calls of the owner that issued GPU work, noted under their
 	 * correlation ids while GPU activity is collected (cupti_cb_correlation.h):
 	 * the activity source's sign that no work was issued between two
 	 * points. Written by the owner only. */
 	_Atomic uint64_t issued;
+	/* Driver calls of the owner, nested ones too: the sign that GPU work
+	 * may have been issued (cupti_cb_services_driver_calls). Written by the
+	 * owner only, by the driver domain's listener. */
+	_Atomic uint64_t driver_calls;
+	atomic_ulong repeats;		/* callbacks delivered twice, dropped */
+	atomic_ulong unmatched;		/* EXITs without their ENTER: counted, not timed */
 	/* The overflow armed by the owner's running event set, or NULL
 	 * (cupti_cb_overflow.h); an exiting or adopting thread drops it. */
 	_Atomic(struct cupti_cb_ovf *) ovf;
-	/* The next two lines. */
-	struct cupti_cb_pending pending[CUPTI_CB_PENDING];
-
-	struct cupti_cb_thread_counters *next;	/* registry list; set once, before publication */
-	atomic_int free;		/* 1: owner exited, may be adopted */
-	/* The owner, written by the thread taking the counter set (at creation,
-	 * before publication; at adoption, after the CAS on free) and at its
-	 * exit; read by listings and attached sets of other threads. Atomic
-	 * words so that a listing racing an adoption reads whole values. */
-	atomic_long tid;		/* kernel thread id of the latest owner */
-	_Atomic uint64_t name[CUPTI_CB_THREAD_NAME / 8];	/* its name, NUL-padded */
-	atomic_uint owners;		/* threads whose counts it holds (> 1: shared) */
-	uint32_t id;			/* 1, 2, ...: the counter set's number for its whole life (set once,
-					   before publication): GPU activity finds its issuer by it */
-	atomic_ulong repeats;		/* callbacks delivered twice, dropped */
-	atomic_ulong unmatched;		/* EXITs without their ENTER: counted, not timed */
 	/* On a cache line of its own: a source lays counters that are
 	 * written together out in lines (cupti_cb_callback_state.h). */
 	_Alignas(64) _Atomic uint64_t c[];
 };
-_Static_assert(offsetof(struct cupti_cb_thread_counters, pending) == 64, "the callback's fields in one line");
-
 
 struct cupti_cb_thread_registry {
 	struct cupti_cb_layout lay;
