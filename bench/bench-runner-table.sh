@@ -5,14 +5,59 @@
 #                  measure and of the wall time, ratios to bare, to the floors and to nsys; then
 #                  the paired ratios by round, with an interval for their median and a verdict
 #                  on each target
-# bench-runner-table.sh --where DIR
+# bench-runner-table.sh --where DIR [LIBPAPI]
 #   DIR/where.md   from the profiles DIR/where/*.*: samples by library side by side, the
 #                  share of cupti_cb and of the tools in the sampled thread with a 95% interval
-#                  and their spread over processes, and each mode against its floor by the
-#                  tools' share
+#                  and their spread over processes, each mode against its floor by the
+#                  tools' share, and cupti_cb's samples by part (clock reads, windows, the
+#                  rest) where addr2line and the libpapi the profiles ran with are at hand
+#                  (LIBPAPI, or $BENCH_WHERE_LIBPAPI; default: the installed one)
 # Plain awk (mawk works).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# parts DIR LIBPAPI: cupti_cb's samples in the sampled thread by part, the offsets resolved
+# against the libpapi the profiles ran with (addr2line -i: the innermost function, inlined
+# ones included): the clock reads (__rdtsc), the min/max windows, and the rest.
+parts() {
+    printf '\n## cupti_cb by part\n\n'
+    if ! command -v addr2line > /dev/null 2>&1 || [ ! -r "$2" ]; then
+        echo "Not resolved here (no addr2line, or no $2): render again where both are, with"
+        echo "\`bench-runner-table.sh --where DIR LIBPAPI\`, LIBPAPI the library the profiles ran with."
+        return 0
+    fi
+    offs=$(awk '/^sym / && / lib=libpapi/ { for (i = 2; i <= NF; i++) if ($i ~ /^off=/) print substr($i, 5) }' \
+        "$1"/where/*.* | sort -u)
+    echo "Samples of the sampled thread in cupti_cb, by the innermost function (inlined ones"
+    echo "included) of each, in per cent of the thread: the time-stamp counter's reads, the"
+    echo "min/max windows (cupti_cb_windows_*) and the rest; resolved against $2."
+    echo
+    map=$(mktemp) || return
+    # addr2line -a prints each address (0x, 16 digits), then function and place, innermost first.
+    [ -z "$offs" ] || addr2line -a -f -i -e "$2" $offs | awk '
+        /^0x[0-9a-f]+$/ { a = $1; sub(/^0x0*/, "0x", a); if (a == "0x") a = "0x0"; want = 1; next }
+        want { part = "rest"; if ($1 == "__rdtsc" || $1 == "cupti_cb_clock_now") part = "clock"
+               else if ($1 ~ /^cupti_cb_windows_/) part = "windows"
+               print a, part; want = 0 }' > "$map" || { rm -f "$map"; return 1; }
+    awk '
+    FILENAME == MAP { part[$1] = $2; next }
+    FNR == 1 { p = FILENAME; sub(/.*\//, "", p); f = p; sub(/\.[0-9]+$/, "", f)
+               if (!(f in nproc)) order[++nf] = f; nproc[f]++ }
+    /^where / { for (i = 2; i <= NF; i++) { split($i, q, "="); if (q[1] == "top_thread") top[f] += q[2] } }
+    /^sym / && / lib=libpapi/ { n = 0; o = ""
+        for (i = 2; i <= NF; i++) { split($i, q, "="); if (q[1] == "top") n = q[2]; if (q[1] == "off") o = q[2] }
+        k = (o in part) ? part[o] : "rest"; by[f, k] += n; all[f] += n }
+    END {
+        for (i = 1; i <= nf; i++) for (j = i + 1; j <= nf; j++) if (order[j] < order[i]) { t = order[i]; order[i] = order[j]; order[j] = t }
+        print "| profile | processes | samples | cupti_cb | clock reads | min/max windows | the rest |"
+        print "|---|---:|---:|---:|---:|---:|---:|"
+        for (i = 1; i <= nf; i++) { f = order[i]; if (!all[f] || !top[f]) continue
+            printf "| %s | %d | %d | %.2f%% | %.2f%% | %.2f%% | %.2f%% |\n", f, nproc[f], top[f], 100 * all[f] / top[f],
+                100 * by[f, "clock"] / top[f], 100 * by[f, "windows"] / top[f], 100 * by[f, "rest"] / top[f] }
+    }' MAP="$map" "$map" "$1"/where/*.*
+    rc=$?
+    rm -f "$map"
+    return $rc
+}
 if [ "${1:-}" = --where ]; then
     out=$2
     awk '
@@ -100,6 +145,7 @@ if [ "${1:-}" = --where ]; then
             printf "| %s | %s | %s | %.3f | %.3f-%.3f | <= %.2f | %s |\n", ws[a], pr[b], pr[b + 1], (1 - sg) / (1 - sm),
                 best, worst, pr[b + 2], v }
     }' "$out"/where/*.* >> "$out/where.md" || exit
+    parts "$out" "${3:-${BENCH_WHERE_LIBPAPI:-$here/../../../lib/libpapi.so.7.0}}" >> "$out/where.md" || exit
     exit 0
 fi
 out=${1:?usage: bench-runner-table.sh [--where] DIR}

@@ -105,5 +105,34 @@ line "$w" "| app1 | runner_cb | floor_cb | 0.973 | 0.929-1.038 | <= 1.03 | unres
 line "$w" "| app1 | floor_apiops | floor_cb | 1.147 | 1.129-1.171 | <= 1.03 | not met |"
 line "$w" "| app1 | runner | floor | 0.969 | 0.929-1.025 | <= 1.05 | met |"
 
+# cupti_cb by part: a library with a function of each part, its offsets as the profiles give
+# them (nm), 20, 5 and 15 samples of 1000 in a new profile: 4.00% in cupti_cb, 2.00% clock
+# reads, 0.50% windows, 1.50% the rest.
+cat > "$work/lib.c" <<'C'
+unsigned long cupti_cb_clock_now(void) { return 1; }
+unsigned long cupti_cb_windows_note(unsigned long x) { return x + 2; }
+unsigned long at_exit_site(unsigned long x) { return x * 3; }
+C
+if ${CC:-cc} -g -O0 -shared -fPIC -o "$work/libpapi.so.7.0" "$work/lib.c" 2> "$work/err"; then
+	off() { nm "$work/libpapi.so.7.0" | awk -v f="$1" '$3 == f { sub(/^0*/, "", $1); print "0x" $1 }'; }
+	rm -f "$work"/where/*
+	f=$work/where/app1-runner_cb.31
+	{ echo "where samples=1000 top_thread=1000 clock=thread-wall"
+	  echo "sym n=20 top=20 lib=libpapi.so.7.0 sym=- off=$(off cupti_cb_clock_now)"
+	  echo "sym n=5 top=5 lib=libpapi.so.7.0 sym=- off=$(off cupti_cb_windows_note)"
+	  echo "sym n=15 top=15 lib=libpapi.so.7.0 sym=- off=$(off at_exit_site)"
+	  echo "sym n=960 top=960 lib=libcuda.so.1 sym=- off=0x1"; } > "$f"
+	"$BENCH_DIR/bench-runner-table.sh" --where "$work" "$work/libpapi.so.7.0" 2> "$work/err" ||
+		fail "the profiles' tables with a library exited with $?: $(cat "$work/err")"
+	line "$w" "| app1-runner_cb | 1 | 1000 | 4.00% | 2.00% | 0.50% | 1.50% |"
+	# Without the library: said, and no table.
+	"$BENCH_DIR/bench-runner-table.sh" --where "$work" "$work/absent.so" 2> "$work/err" ||
+		fail "the profiles' tables without the library exited with $?: $(cat "$work/err")"
+	grep -q "Not resolved here" "$w" || fail "no word that the parts were not resolved"
+	grep -q "^| app1-runner_cb | 1 | 1000 |" "$w" && fail "parts without the library"
+else
+	fail "cannot build a library to resolve: $(cat "$work/err")"
+fi
+
 test "$fails" -eq 0 && echo "PASS: runner_table"
 exit $((fails > 0))
