@@ -62,7 +62,7 @@ if [ "${1:-}" = --where ]; then
     out=$2
     awk '
     FNR == 1 { f = FILENAME; sub(/.*\//, "", f); sub(/\.[0-9]+$/, "", f); files[f] = 1 }
-    /^where / { split($2, a, "="); split($3, t, "="); total[f] = a[2]; top[f] = t[2] }
+    /^where / { split($2, a, "="); split($3, t, "="); total[f] += a[2]; top[f] += t[2] }
     /^sym / { split($2, n, "="); split($3, t, "="); split($4, l, "="); lib = l[2]; libs[lib] = 1
               by[f, lib] += n[2]; bytop[f, lib] += t[2] }
     END {
