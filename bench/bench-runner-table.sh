@@ -29,7 +29,9 @@ parts() {
         "$1"/where/*.* | sort -u)
     echo "Samples of the sampled thread in cupti_cb, by the innermost function (inlined ones"
     echo "included) of each, in per cent of the thread: the time-stamp counter's reads, the"
-    echo "min/max windows (cupti_cb_windows_*) and the rest; resolved against $2."
+    echo "min/max windows (cupti_cb_windows_*) and the rest; resolved against $2. Beyond the"
+    echo "clock: 1 / (1 - (share - clock reads)), what cupti_cb adds to the thread were all else"
+    echo "as under CUPTI's floor with a clock read at every call site (floor_clock)."
     echo
     map=$(mktemp) || return
     # addr2line -a prints each address (0x, 16 digits), then function and place, innermost first.
@@ -48,11 +50,12 @@ parts() {
         k = (o in part) ? part[o] : "rest"; by[f, k] += n; all[f] += n }
     END {
         for (i = 1; i <= nf; i++) for (j = i + 1; j <= nf; j++) if (order[j] < order[i]) { t = order[i]; order[i] = order[j]; order[j] = t }
-        print "| profile | processes | samples | cupti_cb | clock reads | min/max windows | the rest |"
-        print "|---|---:|---:|---:|---:|---:|---:|"
+        print "| profile | processes | samples | cupti_cb | clock reads | min/max windows | the rest | beyond the clock |"
+        print "|---|---:|---:|---:|---:|---:|---:|---:|"
         for (i = 1; i <= nf; i++) { f = order[i]; if (!all[f] || !top[f]) continue
-            printf "| %s | %d | %d | %.2f%% | %.2f%% | %.2f%% | %.2f%% |\n", f, nproc[f], top[f], 100 * all[f] / top[f],
-                100 * by[f, "clock"] / top[f], 100 * by[f, "windows"] / top[f], 100 * by[f, "rest"] / top[f] }
+            printf "| %s | %d | %d | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %.3f |\n", f, nproc[f], top[f], 100 * all[f] / top[f],
+                100 * by[f, "clock"] / top[f], 100 * by[f, "windows"] / top[f], 100 * by[f, "rest"] / top[f],
+                1 / (1 - (all[f] - by[f, "clock"]) / top[f]) }
     }' MAP="$map" "$map" "$1"/where/*.*
     rc=$?
     rm -f "$map"
