@@ -6,6 +6,9 @@
  *             clock_gettime): this thread, the process (an exited thread's calls included), a
  *             call whose ENTER was not seen, PAPI_reset (a read gives the change of the minimum or
  *             maximum since), a new start;
+ *   twosets - two threads' sets timing one function at once (the first window's entries inline
+ *             in the function's counters, the second's out of line): each sees its own calls
+ *             since its own start, and the process since its start;
  *   errors  - <func>.errors and api.errors from calls returning errors (cudaErrorNotReady of a
  *             query too; a failing driver call nested in a runtime call is one application call);
  *   launch  - kernel.threads, kernel.dyn_smem_bytes and the legacy/other stream split from
@@ -108,6 +111,63 @@ static int run_minmax(void)
     PAPI_MUST(PAPI_stop(es, v));
     CHECK_EQ("second window: min", v[0], 20);
     CHECK_EQ("second window: max (not the first window's 800)", v[1], 20);
+    ct_destroy(&es);
+    return ct_done();
+}
+
+/* ---- twosets ------------------------------------------------------------------------------- */
+
+static pthread_barrier_t step;
+
+/* The second set, on a thread of its own, started after the first's calls of 300 and 10. */
+static void *second_set(void *arg)
+{
+    static const char *const names[] = {"cudaGetDevice.time_ns_min", "cudaGetDevice.time_ns_max",
+        "cudaGetDevice.time_ns_min:process", "cudaGetDevice.time_ns_max:process"};
+    long long *v = arg;
+    int es = ct_eventset(4, names);
+    PAPI_MUST(PAPI_start(es));
+    get_device(60, 0);
+    get_device(500, 0);
+    pthread_barrier_wait(&step); /* the first thread calls 200 and 950 */
+    pthread_barrier_wait(&step);
+    PAPI_MUST(PAPI_stop(es, v));
+    ct_destroy(&es);
+    return NULL;
+}
+
+static int run_twosets(void)
+{
+    static const char *const names[] = {"cudaGetDevice.time_ns_min", "cudaGetDevice.time_ns_max"};
+    long long v[2], w[4];
+    frozen_init(1);
+    int es = ct_eventset(2, names);
+    PAPI_MUST(PAPI_start(es));
+    get_device(300, 0);
+    get_device(10, 0);
+    pthread_barrier_init(&step, NULL, 2);
+    pthread_t t;
+    pthread_create(&t, NULL, second_set, w);
+    pthread_barrier_wait(&step); /* the second set runs and its thread called 60 and 500 */
+    get_device(200, 0);
+    get_device(950, 0);
+    pthread_barrier_wait(&step);
+    pthread_join(t, NULL);
+    PAPI_MUST(PAPI_stop(es, v));
+    CHECK_EQ("first set: this thread's min (10, before the second set began)", v[0], 10);
+    CHECK_EQ("first set: this thread's max", v[1], 950);
+    CHECK_EQ("second set: its thread's min", w[0], 60);
+    CHECK_EQ("second set: its thread's max", w[1], 500);
+    CHECK_EQ("second set: the process's min since it began (not the first thread's 10)", w[2], 60);
+    CHECK_EQ("second set: the process's max since it began", w[3], 950);
+
+    /* The first set again (a new window, the entries of the old one stale) while none other runs. */
+    PAPI_MUST(PAPI_start(es));
+    get_device(70, 0);
+    PAPI_MUST(PAPI_stop(es, v));
+    CHECK_EQ("first set again: min", v[0], 70);
+    CHECK_EQ("first set again: max (not 950)", v[1], 70);
+    pthread_barrier_destroy(&step);
     ct_destroy(&es);
     return ct_done();
 }
@@ -402,7 +462,7 @@ static int run_limits(void)
 int main(int argc, char **argv)
 {
     static const struct fake_case cases[] = {
-        {"minmax", run_minmax}, {"errors", run_errors}, {"launch", run_launch},
+        {"minmax", run_minmax}, {"twosets", run_twosets}, {"errors", run_errors}, {"launch", run_launch},
         {"live", run_live}, {"limits", run_limits},
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
