@@ -48,6 +48,7 @@ parts() {
     /^sym / && / lib=libpapi/ { n = 0; o = ""
         for (i = 2; i <= NF; i++) { split($i, q, "="); if (q[1] == "top") n = q[2]; if (q[1] == "off") o = q[2] }
         k = (o in part) ? part[o] : "rest"; by[f, k] += n; all[f] += n }
+    /^sym / && / lib=libbench_inject_floor/ { for (i = 2; i <= NF; i++) { split($i, q, "="); if (q[1] == "top") flr[f] += q[2] } }
     END {
         for (i = 1; i <= nf; i++) for (j = i + 1; j <= nf; j++) if (order[j] < order[i]) { t = order[i]; order[i] = order[j]; order[j] = t }
         print "| profile | processes | samples | cupti_cb | clock reads | min/max windows | the rest | beyond the clock |"
@@ -56,6 +57,14 @@ parts() {
             printf "| %s | %d | %d | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %.3f |\n", f, nproc[f], top[f], 100 * all[f] / top[f],
                 100 * by[f, "clock"] / top[f], 100 * by[f, "windows"] / top[f], 100 * by[f, "rest"] / top[f],
                 1 / (1 - (all[f] - by[f, "clock"]) / top[f]) }
+        # The floor library: under floor_clock, an empty callback and a clock read at every
+        # call site, that is what the clock reads cost the thread under CUPTI alone.
+        nfl = 0
+        for (i = 1; i <= nf; i++) { f = order[i]; if (!flr[f] || !top[f]) continue
+            if (!nfl++) { print "\nThe floor library (libbench_inject_floor.so) in the same thread: under `floor_clock`, the"
+                          print "clock reads at every call site, under `floor_cb` an empty callback.\n"
+                          print "| profile | processes | samples | floor library |"; print "|---|---:|---:|---:|" }
+            printf "| %s | %d | %d | %.2f%% |\n", f, nproc[f], top[f], 100 * flr[f] / top[f] }
     }' MAP="$map" "$map" "$1"/where/*.*
     rc=$?
     rm -f "$map"

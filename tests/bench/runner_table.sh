@@ -128,6 +128,11 @@ if ${CC:-cc} -g -O0 -shared -fPIC -o "$work/libpapi.so.7.0" "$work/lib.c" 2> "$w
 		fail "the profiles' tables with a library exited with $?: $(cat "$work/err")"
 	# Beyond the clock: 1 / (1 - (40 - 20) / 1000) = 1.020.
 	line "$w" "| app1-runner_cb | 1 | 1000 | 4.00% | 2.00% | 0.50% | 1.50% | 1.020 |"
+	# And the floor's library under floor_clock: 23 of 1000 samples.
+	profile app1-floor_clock.32 thread-wall 1000 1000 libbench_inject_floor.so=23 libcupti.so=100 libcuda.so.1=877
+	"$BENCH_DIR/bench-runner-table.sh" --where "$work" "$work/libpapi.so.7.0" 2> "$work/err" ||
+		fail "the profiles' tables with a floor exited with $?: $(cat "$work/err")"
+	line "$w" "| app1-floor_clock | 1 | 1000 | 2.30% |"
 	# Without the library: said, and no table.
 	"$BENCH_DIR/bench-runner-table.sh" --where "$work" "$work/absent.so" 2> "$work/err" ||
 		fail "the profiles' tables without the library exited with $?: $(cat "$work/err")"
