@@ -1,5 +1,6 @@
 # bench-lib.awk: the functions the benchmark table scripts share (bench-table.sh,
-# bench-activity-table.sh, bench-metrics-table.sh); each puts this text before its own program.
+# bench-activity-table.sh, bench-metrics-table.sh, bench-sampling-table.sh,
+# bench-runner-table.sh); each puts this text before its own program.
 # Plain POSIX awk (mawk works).
 
 # F[key] = value for each key=value field of the line; numbers as numbers.
@@ -10,6 +11,15 @@ function parse(    i, p, v) {
             v = substr($i, p + 1)
             F[substr($i, 1, p - 1)] = v ~ /^-?[0-9]+(\.[0-9]*)?$/ ? v + 0 : v
         }
+}
+# A profile's file (DIR/where/PROFILE.PID): its name without the directory, and its profile.
+function base_of(file) { sub(/.*\//, "", file); return file }
+function profile_of(file) { file = base_of(file); sub(/\.[0-9]+$/, "", file); return file }
+# The names a[1..n], sorted in place.
+function sort_names(a, n,    i, j, t) {
+    for (i = 1; i <= n; i++)
+        for (j = i + 1; j <= n; j++)
+            if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 }
 # A note of the table, once however often it is made.
 function note(s) { if (!(s in NOTED)) { NOTED[s] = 1; NOTES[++nnotes] = s } }

@@ -40,17 +40,16 @@ parts() {
         want { part = "rest"; if ($1 == "__rdtsc" || $1 == "cupti_cb_clock_now") part = "clock"
                else if ($1 ~ /^cupti_cb_windows_/) part = "windows"
                print a, part; want = 0 }' > "$map" || { rm -f "$map"; return 1; }
-    awk '
+    awk "$(cat "$here/bench-lib.awk")"'
     FILENAME == MAP { part[$1] = $2; next }
-    FNR == 1 { p = FILENAME; sub(/.*\//, "", p); f = p; sub(/\.[0-9]+$/, "", f)
-               if (!(f in nproc)) order[++nf] = f; nproc[f]++ }
+    FNR == 1 { f = profile_of(FILENAME); if (!(f in nproc)) order[++nf] = f; nproc[f]++ }
     /^where / { for (i = 2; i <= NF; i++) { split($i, q, "="); if (q[1] == "top_thread") top[f] += q[2] } }
     /^sym / && / lib=libpapi/ { n = 0; o = ""
         for (i = 2; i <= NF; i++) { split($i, q, "="); if (q[1] == "top") n = q[2]; if (q[1] == "off") o = q[2] }
         k = (o in part) ? part[o] : "rest"; by[f, k] += n; all[f] += n }
     /^sym / && / lib=libbench_inject_floor/ { for (i = 2; i <= NF; i++) { split($i, q, "="); if (q[1] == "top") flr[f] += q[2] } }
     END {
-        for (i = 1; i <= nf; i++) for (j = i + 1; j <= nf; j++) if (order[j] < order[i]) { t = order[i]; order[i] = order[j]; order[j] = t }
+        sort_names(order, nf)
         print "| profile | processes | samples | cupti_cb | clock reads | min/max windows | the rest | beyond the clock |"
         print "|---|---:|---:|---:|---:|---:|---:|---:|"
         for (i = 1; i <= nf; i++) { f = order[i]; if (!all[f] || !top[f]) continue
@@ -72,8 +71,8 @@ parts() {
 }
 if [ "${1:-}" = --where ]; then
     out=$2
-    awk '
-    FNR == 1 { f = FILENAME; sub(/.*\//, "", f); sub(/\.[0-9]+$/, "", f); files[f] = 1 }
+    awk "$(cat "$here/bench-lib.awk")"'
+    FNR == 1 { f = profile_of(FILENAME); files[f] = 1 }
     /^where / { split($2, a, "="); split($3, t, "="); total[f] += a[2]; top[f] += t[2] }
     /^sym / { split($2, n, "="); split($3, t, "="); split($4, l, "="); lib = l[2]; libs[lib] = 1
               by[f, lib] += n[2]; bytop[f, lib] += t[2] }
@@ -84,7 +83,7 @@ if [ "${1:-}" = --where ]; then
         print "all threads and, in parentheses, those of the thread with the most (the launching thread).\n"
         printf "| library |"; nf = 0
         for (f in files) order[++nf] = f
-        for (i = 1; i <= nf; i++) for (j = i + 1; j <= nf; j++) if (order[j] < order[i]) { sw = order[i]; order[i] = order[j]; order[j] = sw }
+        sort_names(order, nf)
         for (i = 1; i <= nf; i++) printf " %s |", order[i]
         printf "\n|---|"; for (i = 1; i <= nf; i++) printf "---:|"; printf "\n| (all) |"
         for (i = 1; i <= nf; i++) printf " %d (%d) |", total[order[i]], top[order[i]]
@@ -101,8 +100,8 @@ if [ "${1:-}" = --where ]; then
     # more than the samples of one do); what it adds over CUPTI's floor, were everything else
     # the same, is 1 / (1 - share).  Then the share of every tool library, and of the vDSO's
     # clock_gettime, which CUPTI calls to time its activity records of API calls.
-    awk '
-    FNR == 1 { p = FILENAME; sub(/.*\//, "", p); f = p; sub(/\.[0-9]+$/, "", f)
+    awk "$(cat "$here/bench-lib.awk")"'
+    FNR == 1 { p = base_of(FILENAME); f = profile_of(FILENAME)
                if (!(f in nproc)) order[++nf] = f; nproc[f]++; proc[f, nproc[f]] = p }
     /^where / { for (i = 2; i <= NF; i++) { split($i, q, "="); if (q[1] == "top_thread") { top[f] += q[2]; ptop[p] += q[2] }
                                              if (q[1] == "clock") clk[f] = q[2] } }
