@@ -26,6 +26,10 @@
  *                 operations, cupti_cb_driver_ops.c): the floor of a tool
  *                 that takes the calls from records and reads the operations' parameters in
  *                 callbacks; api_act_ops_gpu the same with the activity kinds of cbids_act
+ *   api_act*_tsc  any api_act mode with CUPTI's timestamps taken from the TSC, through
+ *                 cuptiActivityRegisterTimestampCallback, instead of clock_gettime (which CUPTI
+ *                 calls twice for each API record): the records at the price of the clock a
+ *                 callback tool reads
  *   defer:MS      the same from a thread of the library, MS ms later
  * BENCH_INJECT_PROFILER=init|init_deinit|host (with defer:MS) also calls cuptiProfilerInitialize
  * there, and cuptiProfilerDeInitialize right after it (init_deinit), or makes a Profiler Host
@@ -112,6 +116,18 @@ static void flush_at_exit(void)
 #define ACT_GPU 1	/* the activity kinds of cupti_cb's gpu.* events */
 #define ACT_API 2	/* the runtime's and the driver's calls */
 
+/* api_act*_tsc: CUPTI's timestamps from the clock cbids_clock reads. */
+static uint64_t CUPTIAPI tsc_timestamp(void)
+{
+#if defined(__x86_64__)
+	return __rdtsc();
+#else
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+#endif
+}
+
 static CUptiResult enable_activity(int which)
 {
 	static const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
@@ -167,8 +183,13 @@ static CUptiResult enable_operations(void)
 static void subscribe(void)
 {
 	if (!strncmp(mode, "api_act", 7)) {
-		int gpu = !strcmp(mode, "api_act_gpu") || !strcmp(mode, "api_act_ops_gpu");
-		CUptiResult r = enable_activity(ACT_API | (gpu ? ACT_GPU : 0));
+		size_t n = strlen(mode);
+		int tsc = n > 4 && !strcmp(mode + n - 4, "_tsc");
+		int gpu = strstr(mode, "_gpu") != NULL;
+		/* Before any record is made: records made earlier keep CUPTI's own clock. */
+		CUptiResult r = tsc ? cuptiActivityRegisterTimestampCallback(tsc_timestamp) : CUPTI_SUCCESS;
+		if (r == CUPTI_SUCCESS)
+			r = enable_activity(ACT_API | (gpu ? ACT_GPU : 0));
 		if (r == CUPTI_SUCCESS && !strncmp(mode, "api_act_ops", 11))
 			r = enable_operations();
 		if (r != CUPTI_SUCCESS) {

@@ -31,6 +31,8 @@
 #                    copies, memsets, allocations, frees, synchronizations: api_act_ops), the floor
 #                    of a tool that takes calls from records and operations from callbacks;
 #                    floor_apiops_act the same with the activity kinds (api_act_ops_gpu)
+#   floor_apiact_tsc, floor_apiops_tsc, floor_apiops_act_tsc  the same with CUPTI's timestamps
+#                    from the TSC (cuptiActivityRegisterTimestampCallback) instead of clock_gettime
 # Profiles (BENCH_WHERE=1): after the rounds, BENCH_WHERE_REPEAT more runs (default 1) of each
 # workload in each of BENCH_WHERE_MODES (default: floor_cb floor runner_cb runner), the modes'
 # order alternating from one repeat to the next, with libbench_where.so preloaded,
@@ -129,6 +131,9 @@ launch() {
     floor_apiact_act) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=api_act_gpu timeout "$left" "$@" ;;
     floor_apiops) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=api_act_ops timeout "$left" "$@" ;;
     floor_apiops_act) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=api_act_ops_gpu timeout "$left" "$@" ;;
+    floor_apiact_tsc) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=api_act_tsc timeout "$left" "$@" ;;
+    floor_apiops_tsc) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=api_act_ops_tsc timeout "$left" "$@" ;;
+    floor_apiops_act_tsc) CUDA_INJECTION64_PATH=$here/libbench_inject_floor.so BENCH_INJECT_FLOOR=api_act_ops_gpu_tsc timeout "$left" "$@" ;;
     runner) timeout "$left" "$runner" -o "$report" -- "$@" ;;
     runner_late) timeout "$left" "$runner" --start-after 300ms -o "$report" -- "$@" ;;
     runner_cb) timeout "$left" "$runner" --no-gpu-activity -o "$report" -- "$@" ;;
