@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fake_cuda.h"
 
@@ -424,14 +426,23 @@ void fake_call(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *p
 /* While frozen_ns is not 0, CLOCK_MONOTONIC reads frozen_ns, for every caller in the process: this
  * library comes before libc in the search order of the programs that link it, so the
  * component's clock (CUPTI_CB_CLOCK=monotonic) reads it here.  Other clocks, and every clock
- * while not frozen, are the real ones. */
+ * while not frozen, are the real ones.
+ *
+ * The real clock_gettime is looked up when this library is loaded, never inside a call: the
+ * callers include the sanitizers' allocators, which read the clock with their lock held, and a
+ * dlsym there that allocates or frees (glibc 2.39's frees) waits for that lock for ever (the
+ * test command hung so on Ubuntu 24.04).  A call that comes before the lookup asks the kernel
+ * (fake_clock_check). */
 static _Atomic uint64_t frozen_ns;
-static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
-static int (*real_clock_gettime)(clockid_t, struct timespec *);
+typedef int (*clock_gettime_fn)(clockid_t, struct timespec *);
+static _Atomic(clock_gettime_fn) real_clock_gettime;
 
-static void find_real_clock(void)
+__attribute__((constructor)) static void find_real_clock(void)
 {
-	*(void **)&real_clock_gettime = dlsym(RTLD_NEXT, "clock_gettime");
+	void *p = dlsym(RTLD_NEXT, "clock_gettime");
+	clock_gettime_fn f;
+	memcpy(&f, &p, sizeof f);
+	atomic_store(&real_clock_gettime, f);
 }
 
 int clock_gettime(clockid_t id, struct timespec *ts)
@@ -442,8 +453,10 @@ int clock_gettime(clockid_t id, struct timespec *ts)
 		ts->tv_nsec = (long)(t % 1000000000u);
 		return 0;
 	}
-	pthread_once(&clock_once, find_real_clock);
-	return real_clock_gettime ? real_clock_gettime(id, ts) : -1;
+	clock_gettime_fn real = atomic_load(&real_clock_gettime);
+	if (real)
+		return real(id, ts);
+	return (int)syscall(SYS_clock_gettime, id, ts);
 }
 
 void fake_time_freeze(uint64_t ns)
