@@ -92,7 +92,7 @@ static void chevrons(const char *label, int n)
 enum { PER_SET = 120 };
 
 struct helper {
-    pthread_t t;
+    pthread_t t{}; /* value-initialized: the helpers are copied before pthread_create sets it (g++ 11 warns) */
     std::vector<std::string> names; /* without the :process qualifier */
     std::vector<long long> values;
 };
