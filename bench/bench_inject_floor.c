@@ -69,21 +69,26 @@ static void CUPTIAPI empty_callback(void *userdata, CUpti_CallbackDomain domain,
 
 static const char *mode;
 
-/* cbids_clock: the clock read that timing every call costs, kept where the compiler cannot
- * drop it. */
-static _Thread_local uint64_t last_tick;
+/* The clock cupti_cb reads (the TSC on x86-64): at every call site under cbids_clock, and as
+ * CUPTI's clock for its records under api_act*_tsc. */
+static uint64_t CUPTIAPI tool_clock(void)
+{
+#if defined(__x86_64__)
+	return __rdtsc();
+#else
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+#endif
+}
 
+/* cbids_clock: the clock read that timing every call costs.  The value goes unused; the read
+ * stays (the compiler keeps every rdtsc, and every call of clock_gettime). */
 static void CUPTIAPI clock_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 				    const void *data)
 {
 	(void)userdata, (void)domain, (void)cbid, (void)data;
-#if defined(__x86_64__)
-	last_tick = __rdtsc();
-#else
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	last_tick = (uint64_t)t.tv_nsec;
-#endif
+	(void)tool_clock();
 }
 
 /* ---- cbids_act: the activity kinds, with the least a client can do ------ */
@@ -115,18 +120,6 @@ static void flush_at_exit(void)
 
 #define ACT_GPU 1	/* the activity kinds of cupti_cb's gpu.* events */
 #define ACT_API 2	/* the runtime's and the driver's calls */
-
-/* api_act*_tsc: CUPTI's timestamps from the clock cbids_clock reads. */
-static uint64_t CUPTIAPI tsc_timestamp(void)
-{
-#if defined(__x86_64__)
-	return __rdtsc();
-#else
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-#endif
-}
 
 static CUptiResult enable_activity(int which)
 {
@@ -187,7 +180,7 @@ static void subscribe(void)
 		int tsc = n > 4 && !strcmp(mode + n - 4, "_tsc");
 		int gpu = strstr(mode, "_gpu") != NULL;
 		/* Before any record is made: records made earlier keep CUPTI's own clock. */
-		CUptiResult r = tsc ? cuptiActivityRegisterTimestampCallback(tsc_timestamp) : CUPTI_SUCCESS;
+		CUptiResult r = tsc ? cuptiActivityRegisterTimestampCallback(tool_clock) : CUPTI_SUCCESS;
 		if (r == CUPTI_SUCCESS)
 			r = enable_activity(ACT_API | (gpu ? ACT_GPU : 0));
 		if (r == CUPTI_SUCCESS && !strncmp(mode, "api_act_ops", 11))
