@@ -143,7 +143,7 @@ if [ "${1:-}" = --where ]; then
         print "a verdict needs 3 processes of each (BENCH_WHERE_REPEAT).\n"
         print "| workload | mode | against | ratio | pairs of processes | target | verdict |"
         print "|---|---|---|---:|---|---:|---|"
-        np = split("runner_cb floor_cb 1.03 runner floor 1.05 floor_clock floor_cb 1.03 runner_cb floor_clock 1.03 runner floor_clock_act 1.05 floor_apiact floor_cb 1.03 floor_apiops floor_cb 1.03 floor_apiops_act floor 1.05 floor_apiops_tsc floor_cb 1.03 floor_apiops_tsc floor_clock 1.00 floor_apiops_act_tsc floor 1.05 runner nsys 1.00 runner_cb nsys 1.00", pr, " ")
+        np = split("runner_cb floor_cb 1.03 runner floor 1.05 floor_clock floor_cb 1.03 runner_cb floor_clock 1.03 runner floor_clock_act 1.05 floor_apiact floor_cb 1.03 floor_apiops floor_cb 1.03 floor_apiops_act floor 1.05 floor_apiops_tsc floor_cb 1.03 floor_apiops_tsc floor_clock 1.00 floor_apiops_act_tsc floor 1.05 runner nsys 1.00 runner_cb nsys 1.00 runner nsys_all 1.00 runner_cb nsys_all 1.00 nsys nsys_all 1.00", pr, " ")
         nw = split("app1 app4 streams torch", ws, " ")
         for (a = 1; a <= nw; a++) for (b = 1; b < np; b += 3) {
             m = ws[a] "-" pr[b]; g = ws[a] "-" pr[b + 1]
@@ -183,7 +183,7 @@ END {
     print "| workload | mode | own measure (median) | lowest-highest | x bare | x its floor | x its timing floor | x nsys | wall ms (median) | x bare | x nsys |"
     print "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     nw = split("app1 app4 streams torch", ws, " ")
-    nm = split("bare floor floor_cb floor_res floor_clock floor_clock_act floor_apiact floor_apiact_act floor_apiops floor_apiops_act floor_apiact_tsc floor_apiops_tsc floor_apiops_act_tsc runner runner_late runner_noflush runner_notime runner_cb runner_cb_totals runner_cb_calls runner_cb_notime nsys", ms, " ")
+    nm = split("bare floor floor_cb floor_res floor_clock floor_clock_act floor_apiact floor_apiact_act floor_apiops floor_apiops_act floor_apiact_tsc floor_apiops_tsc floor_apiops_act_tsc runner runner_late runner_noflush runner_notime runner_cb runner_cb_totals runner_cb_calls runner_cb_notime nsys nsys_all", ms, " ")
     # each runner mode against the CUPTI floor of what it enables (callbacks on every CBID, and
     # the activity kinds unless --no-gpu-activity)
     fl["runner"] = "floor"; fl["runner_late"] = "floor"; fl["runner_noflush"] = "floor"
@@ -218,6 +218,7 @@ END {
     np = split("runner floor 1.05 own;runner_cb floor_cb 1.03 own;runner floor_clock_act - own;" \
                "runner_cb floor_clock - own;runner_notime floor - own;runner_cb_notime floor_cb - own;" \
                "runner nsys 1.00 own;runner_cb nsys 1.00 own;runner nsys 1.00 wall;runner_cb nsys 1.00 wall;" \
+               "runner nsys_all 1.00 own;runner_cb nsys_all 1.00 own;runner nsys_all 1.00 wall;runner_cb nsys_all 1.00 wall;" \
                "floor_clock floor_cb - own;floor_clock_act floor - own", pairs, ";")
     print "\n## Paired ratios\n"
     print "Each round'"'"'s run of a mode over the same round'"'"'s run of its reference: median over the rounds,"

@@ -33,6 +33,11 @@
 #                    floor_apiops_act the same with the activity kinds (api_act_ops_gpu)
 #   floor_apiact_tsc, floor_apiops_tsc, floor_apiops_act_tsc  the same with CUPTI's timestamps
 #                    from the TSC (cuptiActivityRegisterTimestampCallback) instead of clock_gettime
+#   nsys_all         nsys profile --trace=cuda --cuda-trace-all-apis=true: by default nsys skips
+#                    the CUDA functions it deems not critical (cudaGetDevice, cudaGetLastError,
+#                    cuCtxGetCurrent, ...); with this it records every call the application makes,
+#                    as the runner's tables do (the driver calls made inside runtime calls, which
+#                    the runner counts too, it leaves out either way)
 # Profiles (BENCH_WHERE=1): after the rounds, BENCH_WHERE_REPEAT more runs (default 1) of each
 # workload in each of BENCH_WHERE_MODES (default: floor_cb floor runner_cb runner), the modes'
 # order alternating from one repeat to the next, with libbench_where.so preloaded,
@@ -90,8 +95,8 @@ case " $workloads " in *" torch "*)
 esac
 modes=${BENCH_MODES:-bare floor_cb floor floor_clock floor_clock_act runner_cb runner runner_notime runner_cb_notime nsys}
 if [ -z "$nsys" ]; then
-    case " $modes " in *" nsys "*) echo "note nsys skipped: not found" >> "$res" ;; esac
-    modes=$(echo " $modes " | sed 's/ nsys / /')
+    case " $modes " in *" nsys "* | *" nsys_all "*) echo "note nsys skipped: not found" >> "$res" ;; esac
+    modes=$(echo " $modes " | sed 's/ nsys / /; s/ nsys_all / /')
 fi
 stream_iters=${BENCH_STREAM_ITERS:-5000}
 
@@ -144,6 +149,9 @@ launch() {
     runner_cb_calls) CUPTI_CB_RUN_MAX_EVENTS=1 timeout "$left" "$runner" --no-gpu-activity -o "$report" -- "$@" ;;
     nsys) [ "$left" -gt "$nsys_limit" ] && left=$nsys_limit
           timeout "$left" "$nsys" profile --trace=cuda -o "$tmp/nsys-$w" --force-overwrite true "$@" ;;
+    nsys_all) [ "$left" -gt "$nsys_limit" ] && left=$nsys_limit
+          timeout "$left" "$nsys" profile --trace=cuda --cuda-trace-all-apis=true -o "$tmp/nsys-$w" \
+              --force-overwrite true "$@" ;;
     *) echo "unknown mode $m" >&2; return 2 ;;
     esac > "$tmp/out" 2>> "$log"
 }
@@ -151,7 +159,7 @@ launch() {
 # measure ROUND WORKLOAD MODE: one run; appends a result line.
 measure() {
     local round=$1 w=$2 m=$3 cmd t0 t1 rc left line report=/dev/null
-    [ "$m" = nsys ] && [ "$round" -gt "${BENCH_NSYS_ROUNDS:-1}" ] && return
+    case $m in nsys*) [ "$round" -gt "${BENCH_NSYS_ROUNDS:-1}" ] && return ;; esac
     left=$((budget - (SECONDS - start)))
     if [ "$left" -lt 10 ]; then
         echo "note skipped round=$round workload=$w mode=$m: budget spent" >> "$res"
