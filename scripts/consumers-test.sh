@@ -38,6 +38,7 @@ if [ "${1:-}" = --expect ]; then
 fi
 if [ -n "${CALI_REPORT_FILENAME:-}" ]; then
     case ,$CALI_SERVICES_ENABLE, in *,papi,*) ;; *) exit 3 ;; esac
+    echo "${CALI_PAPI_ENABLE_MULTIPLEXING:-unset}" > caliper-multiplexing
     k='sum#papi.cupti_cb:::kernel.launches'
     {
         echo "pthread.id=1,$k=0,count=3"
@@ -60,6 +61,7 @@ prof() { # dir thread lines...
 }
 k=MULTI__PAPI_NATIVE_cupti_cb___kernel.launches
 case $TAU_METRICS in *PAPI_NATIVE_cupti_cb:::kernel.launches*) ;; *) exit 3 ;; esac
+echo "${TAU_PAPI_MULTIPLEXING:-unset}" > tau-multiplexing
 prof $k 0 '".TAU application" 1 1 0 9 0 GROUP="TAU_DEFAULT"' \
     "\"r1\" 1 0 $((5 + ${STUB_BAD:-0})) $((5 + ${STUB_BAD:-0})) 0 GROUP=\"TAU_USER\""
 prof $k 1 '"rt" 1 0 2 2 0 GROUP="TAU_USER"'
@@ -115,7 +117,13 @@ has "Caliper: main-thread region" "$o/results.txt" "PASS caliper regions: r1 ker
 has "Caliper: a region in two threads" "$o/results.txt" "PASS caliper sampler: rt kernel.launches = 1 2"
 has "Caliper: a missing attribute reads 0" "$o/results.txt" "PASS caliper regions: r1 graph.launches = 0"
 check "right values: no FAIL" "$(grep -c '^FAIL' "$o/results.txt")" 0
-check "the commands are printed" "$(grep -c '^+ (cd .*tau_exec -T papi,pthread' "$o/log.txt")" 3
+check "the commands are printed" "$(grep -c '^+ (cd .*tau_exec -T papi,pthread' "$o/log.txt")" 4
+has "TAU with PAPI multiplexing" "$o/results.txt" "PASS tau multiplex: r1 kernel.launches = 5"
+check "TAU multiplex: run with TAU_PAPI_MULTIPLEXING=1" "$(cat "$o/tau/multiplex/tau-multiplexing")" 1
+check "TAU timers: run without it" "$(cat "$o/tau/timers/tau-multiplexing")" unset
+has "Caliper with PAPI multiplexing" "$o/results.txt" "PASS caliper multiplex: rt kernel.launches = 1 2"
+check "Caliper multiplex: CALI_PAPI_ENABLE_MULTIPLEXING=true" "$(cat "$o/caliper/multiplex/caliper-multiplexing")" true
+check "Caliper regions: multiplexing off" "$(cat "$o/caliper/regions/caliper-multiplexing")" false
 
 # ---- one launch too many in r1, and one sample too many: FAIL lines and exit 1
 o=$tmp/bad

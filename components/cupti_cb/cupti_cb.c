@@ -884,6 +884,8 @@ static int cupti_cb_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option
 		/* PAPI passes the tid as an unsigned long; a kernel tid fits a long. */
 		return attach(c, code == PAPI_ATTACH ? (long)option->attach.tid : 0);
 	}
+	/* A multiplexed set is an ordinary one here: every event of a set
+	 * counts all the time, so its values stay exact (kernel_multiplex). */
 	if (code != PAPI_GRANUL)
 		return PAPI_OK;
 	cupti_cb_control_t *c = (cupti_cb_control_t *)option->granularity.ESI->ctl_state;
@@ -1099,6 +1101,12 @@ papi_vector_t _cupti_cb_vector = {
 		.kernel_version = "n/a",
 		.num_cntrs = MAX_SET,
 		.num_mpx_cntrs = MAX_SET,
+		/* PAPI_set_multiplex comes to the component (ctl), which needs
+		 * nothing for it. PAPI's software multiplexing would add
+		 * PAPI_TOT_CYC to each of the set's events, which a set of this
+		 * component cannot hold: the adds would fail (Caliper multiplexes
+		 * every component's set; TAU those that set this). */
+		.kernel_multiplex = 1,
 		.default_domain = PAPI_DOM_USER,
 		.available_domains = PAPI_DOM_USER,
 		.default_granularity = PAPI_GRN_THR,
