@@ -34,7 +34,8 @@ int cupti_cb_profiler_events_next(const struct cupti_cb_profiler_events *ev, uin
 int cupti_cb_profiler_events_lookup(const struct cupti_cb_profiler_events *ev, const char *base, uint32_t *code);
 int cupti_cb_profiler_events_base_name(const struct cupti_cb_profiler_events *ev, uint32_t metric, uint32_t variant,
 				       char *buf, size_t len);
-/* "<CUPTI's description> [counter; default .sum; takes .sum .avg ...]".
+/* "<CUPTI's description> [counter; default .sum; takes .avg .max .min .sum, each alone or followed
+ * by .per_second ...]": the suffixes as rollups and what may follow them (cupti_cb_profiler_events.c).
  * The catalogue fetches descriptions lazily: the caller serializes. */
 void cupti_cb_profiler_events_descr(const struct cupti_cb_profiler_events *ev, uint32_t metric, char *buf,
 				    size_t len);

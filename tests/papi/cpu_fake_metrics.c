@@ -758,29 +758,40 @@ static int contexts_case(void)
 
 /* ---- longnames ------------------------------------------------------------------------- */
 
-/* The suffixes a metric takes, from its description ("[counter; default .sum; takes .avg ...]").
- * A counter's list is long and may be cut: it is every rollup (.avg .max .min .sum) with every
- * submetric its .avg entries show (they come first). */
+/* The suffixes a metric takes, from its description: "[ratio; default .pct; takes .max_rate .pct
+ * .ratio]", or heads times tails, "[counter; default .sum; takes .avg .max .min .sum, each alone
+ * or followed by .peak_sustained ...]" ("each followed by": no head alone).  0 when the
+ * description does not end in the whole list (cut: it never is). */
 static int suffixes_of(const char *descr, char out[][64], int max)
 {
-    const char *t = strstr(descr, "; takes ");
-    int n = 0, counter = strstr(descr, "[counter;") != NULL;
-    if (!t)
+    const char *t = strstr(descr, "; takes "), *end = strrchr(descr, ']');
+    char heads[64][64], tails[64][64];
+    int nh = 0, nt = 0, n = 0, *count = &nh;
+    if (!t || !end || end[1])
         return 0;
-    for (t += 8; *t && *t != ']' && n < max;) {
-        int k = (int)strcspn(t, " ]");
-        if (k > 0 && k < 64 && (!counter || !strncmp(t, ".avg", 4)))
-            snprintf(out[n++], 64, "%.*s", k, t);
+    for (t += 8; t < end;) {
+        if (!strncmp(t, ", each alone or followed by ", 28)) {
+            snprintf(tails[nt++], 64, "%s", "");
+            t += 28, count = &nt;
+        } else if (!strncmp(t, ", each followed by ", 19)) {
+            t += 19, count = &nt;
+        }
+        int k = (int)strcspn(t, " ,]");
+        if (k > 0 && k < 64 && *count < 64)
+            snprintf((count == &nh ? heads : tails)[(*count)++], 64, "%.*s", k, t);
         t += k;
         t += *t == ' ';
     }
-    if (counter) {
-        static const char *const rollups[] = { ".max", ".min", ".sum" };
-        int avg = n;
-        for (int r = 0; r < 3; r++)
-            for (int i = 0; i < avg && n < max; i++)
-                snprintf(out[n++], 64, "%s%s", rollups[r], out[i] + 4);
-    }
+    if (!nt)
+        snprintf(tails[nt++], 64, "%s", "");
+    for (int h = 0; h < nh; h++)
+        for (int i = 0; i < nt && n < max; i++)
+            if (strlen(heads[h]) + strlen(tails[i]) < 64) {
+                size_t lh = strlen(heads[h]);
+                memcpy(out[n], heads[h], lh);
+                memcpy(out[n] + lh, tails[i], strlen(tails[i]) + 1);
+                n++;
+            }
     return n;
 }
 
@@ -792,7 +803,8 @@ static int longnames_case(void)
     ct_library_init();
     int cidx = cb_cidx(), code = PAPI_NATIVE_MASK;
     long tried = 0, fit = 0, accepted_long = 0, refused_short = 0, no_round_trip = 0, listed_bad = 0;
-    long refused = 0, longest = 0, near = 0, metric = 0;
+    long refused = 0, longest = 0, near = 0, metric = 0, unparsed = 0;
+    size_t longest_descr = 0;
     char shown[3][400] = { "", "", "" };
     if (PAPI_enum_cmp_event(&code, PAPI_ENUM_FIRST, cidx) != PAPI_OK)
         return ct_result(0, "nothing listed"), ct_done();
@@ -812,6 +824,11 @@ static int longnames_case(void)
         char suf[64][64];
         int ns = suffixes_of(info.long_descr, suf, 64);
         metric++;
+        if (ns == 0 && unparsed++ == 0)
+            snprintf(shown[2], sizeof shown[2], "%.100s: no whole list of suffixes in \"%.250s\"", info.symbol,
+                     info.long_descr);
+        if (strlen(info.long_descr) > longest_descr)
+            longest_descr = strlen(info.long_descr);
         for (int i = 0; i < ns; i++)
             for (unsigned k = 0; k < sizeof quals / sizeof quals[0]; k++) {
                 char full[400], back[PAPI_MAX_STR_LEN] = "";
@@ -860,6 +877,12 @@ static int longnames_case(void)
     CHECK_EQ("longer names accepted", accepted_long, 0);
     CHECK_EQ("accepted names that do not round-trip", no_round_trip, 0);
     CHECK_EQ("listed names and qualifiers that have no name", listed_bad, 0);
+    CHECK_EQ("metrics whose description does not end in the whole list of their suffixes", unparsed, 0);
+    /* papi_native_avail (PAPI 7.0) folds a description into lines of 80 bytes for 66 of it, with a
+     * line for the name and one for the units, into a buffer it grows 1,024 bytes at a time: ten
+     * lines of description at most (660 bytes) or it overruns the buffer. */
+    CHECK_REL("the longest metric description fits papi_native_avail's buffer (bytes)", (long)longest_descr, "<=",
+              660);
     return ct_done();
 }
 
