@@ -7,6 +7,10 @@
 # - papi_native_avail -e cupti_cb:::kernel.launches: names the event and describes it.
 # - papi_command_line cupti_cb:::kernel.launches cupti_cb:::cudaMemcpy.calls: both added, both 0
 #   (the utility does CPU work only), exit 0.
+# - papi_native_avail -i dram__bytes_read (metrics first: the utility overran its own buffer on a
+#   description of over 1,000 bytes) and papi_event_chooser NATIVE cupti_cb:::kernel.launches
+#   (it prints each qualifier's text from a ':' it does not check for): exit 0 with the device's
+#   chip.
 # Exit 77 without an NVIDIA GPU.  The utilities are taken from $PAPI_BIN, else from <prefix>/bin
 # (this script is installed in <prefix>/libexec/cupti_cb/ctests).
 set -u
@@ -75,6 +79,17 @@ for ev in cupti_cb:::kernel.launches cupti_cb:::cudaMemcpy.calls; do
     check "papi_command_line added $ev" grep -qxF "Successfully added: $ev" <<<"$out"
     check "papi_command_line prints $ev : 0" grep -qE "^${ev//./\\.} :[[:space:]]+0([^0-9]|$)" <<<"$out"
 done
+
+# The metrics, with the device's chip
+out=$("$bin/papi_native_avail" -i dram__bytes_read 2>&1)
+check "papi_native_avail -i dram__bytes_read exits 0" [ $? -eq 0 ]
+check "papi_native_avail -i dram__bytes_read lists cupti_cb:::dram__bytes_read" \
+    grep -qE '^\| cupti_cb:::dram__bytes_read ' <<<"$out"
+if [ -x "$bin/papi_event_chooser" ]; then
+    out=$("$bin/papi_event_chooser" NATIVE cupti_cb:::kernel.launches 2>&1)
+    check "papi_event_chooser NATIVE cupti_cb:::kernel.launches exits 0" [ $? -eq 0 ]
+    show "$(printf '%s\n' "$out" | grep 'Total events reported')"
+fi
 
 echo "1..$n"
 echo "# $n checks, $failed failed"
