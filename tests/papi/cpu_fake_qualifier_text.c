@@ -9,7 +9,10 @@
  * Walks the component as papi_native_avail and papi_event_chooser do (PAPI_enum_cmp_event with
  * PAPI_NTV_ENUM_UMASKS) with the fakes' device, whose chip lists the metrics, and checks each
  * qualifier: "masks:" followed by the text of the qualifier (":process", ":device=N"), at the end
- * of long_descr, and a ':' for papi_event_chooser.
+ * of long_descr, and a ':' for papi_event_chooser; and that no event's description is longer
+ * than papi_native_avail (PAPI 7.0) can fold into its buffer, which it grows 1,024 bytes at a
+ * time: lines of 80 bytes for 66 of the description, one for the name and one for the units, so
+ * 660 bytes at most (a metric's description once passed 1,000, and the utility aborted).
  */
 #include "ctest_util.h"
 #include "fake_play.h"
@@ -37,11 +40,17 @@ int main(void)
     ct_library_init();
     int cidx = cb_cidx(), code = 0 | PAPI_NATIVE_MASK;
     long events = 0, qualifiers = 0, bad = 0, cut = 0, metric_qualifiers = 0;
-    PAPI_event_info_t q;
+    PAPI_event_info_t q, info;
+    size_t longest = 0;
+    char longest_name[PAPI_HUGE_STR_LEN] = "";
     if (PAPI_enum_cmp_event(&code, PAPI_ENUM_FIRST, cidx) != PAPI_OK)
         ct_fatal("no first event");
     do {
         events++;
+        if (PAPI_get_event_info(code, &info) == PAPI_OK && strlen(info.long_descr) > longest) {
+            longest = strlen(info.long_descr);
+            snprintf(longest_name, sizeof longest_name, "%s", info.symbol);
+        }
         int k = code;
         if (PAPI_enum_cmp_event(&k, PAPI_NTV_ENUM_UMASKS, cidx) != PAPI_OK)
             continue;
@@ -64,6 +73,8 @@ int main(void)
     } while (PAPI_enum_cmp_event(&code, PAPI_ENUM_EVENTS, cidx) == PAPI_OK);
     ct_note("%ld events, %ld qualifiers (%ld of metrics), %ld descriptions cut to make room", events, qualifiers,
             metric_qualifiers, cut);
+    ct_note("longest description: %zu bytes (%s)", longest, longest_name);
+    CHECK_REL("the longest description fits papi_native_avail's buffer (bytes)", (long)longest, "<=", 660);
     CHECK_TRUE("qualifiers walked", qualifiers > events / 2);
     CHECK_TRUE("the metrics' qualifiers among them", metric_qualifiers > 1000);
     CHECK_EQ("qualifiers without their text where the utilities look", bad, 0);
