@@ -1026,29 +1026,14 @@ static int cupti_cb_ntv_code_to_descr(unsigned int code, char *descr, int len)
 	return papi_error(s->ops->descr(s->self, code, descr, (size_t)len));
 }
 
-/* A qualifier's own text goes after " masks:" at the end of long_descr:
- * papi_native_avail shows what follows "masks:", and papi_event_chooser
- * what follows the first ':' (it does not check that there is one). The
- * event's description is cut, with "...", where both do not fit (a metric
- * lists its rollups): the qualifier's text is never left out. */
-static void append_qualifier_text(struct cupti_cb_source *s, uint32_t code, char *descr, size_t len)
-{
-	static const char tag[] = " masks:", more[] = "...";
-	char q[PAPI_HUGE_STR_LEN];
-	if (s->ops->qualifier_descr(s->self, code, q, sizeof q) != 0 || !q[0])
-		snprintf(q, sizeof q, "qualifier");
-	size_t ql = strnlen(q, (len - sizeof tag) / 2);
-	size_t keep = len - sizeof tag - ql;	/* room for the description, NUL included */
-	size_t n = strnlen(descr, keep);
-	if (n == keep) {	/* longer than the room: cut */
-		n = keep - sizeof more;
-		memcpy(descr + n, more, sizeof more - 1);
-		n += sizeof more - 1;
-	}
-	memcpy(descr + n, tag, sizeof tag - 1);
-	memcpy(descr + n + sizeof tag - 1, q, ql);
-	descr[n + sizeof tag - 1 + ql] = '\0';
-}
+/* PAPI 7.0's papi_native_avail folds a description into lines of 80 bytes
+ * for 66 of it, with a line for the name and one for the units, into a
+ * buffer it grows 1,024 bytes at a time, and overran it on longer ones:
+ * a description is cut there, with "...". A qualifier's own text follows
+ * " masks:", where papi_native_avail looks for it; papi_event_chooser prints
+ * from the first ':' on, and does not check that there is one. */
+#define DESCR_SHOWN 660
+_Static_assert(DESCR_SHOWN + 256 < PAPI_HUGE_STR_LEN, "room for a qualifier's text");
 
 static int cupti_cb_ntv_code_to_info(unsigned int code, PAPI_event_info_t *info)
 {
@@ -1061,12 +1046,19 @@ static int cupti_cb_ntv_code_to_info(unsigned int code, PAPI_event_info_t *info)
 		return papi_error(rc);
 	uint32_t base = CUPTI_CB_CODE_UNQUALIFIED(code);
 	s->ops->descr(s->self, base, info->long_descr, sizeof info->long_descr);
+	if (strlen(info->long_descr) > DESCR_SHOWN)
+		memcpy(info->long_descr + DESCR_SHOWN - 3, "...", 4);
 	/* The short description is the long one cut to PAPI's 64 bytes. */
 	size_t cut = strnlen(info->long_descr, sizeof info->short_descr - 1);
 	memcpy(info->short_descr, info->long_descr, cut);
 	info->short_descr[cut] = '\0';
-	if (base != code)
-		append_qualifier_text(s, code, info->long_descr, sizeof info->long_descr);
+	if (base != code) {
+		size_t n = strlen(info->long_descr), room = sizeof info->long_descr - n - 7;
+		char *q = info->long_descr + n + 7;
+		memcpy(info->long_descr + n, " masks:", 7);
+		if (s->ops->qualifier_descr(s->self, code, q, room) != 0 || !*q)
+			snprintf(q, room, "qualifier");
+	}
 	s->ops->facts(s->self, code, &f);
 	snprintf(info->units, sizeof info->units, "%s", f.units);
 	info->data_type = f.is_double ? PAPI_DATATYPE_FP64 : f.is_signed ? PAPI_DATATYPE_INT64 : PAPI_DATATYPE_UINT64;

@@ -4,7 +4,7 @@
  * long_descr; papi_event_chooser prints from the first ':' on without checking that there is
  * one, and crashed (strlen of address 1) on the qualifiers of metrics whose descriptions, with
  * their lists of rollups, left no room for " masks:" and the qualifier's text.  (Metric
- * descriptions are shorter since; one too long for both would be cut, ending in "...".)
+ * descriptions are shorter since; one over 660 bytes is cut, ending in "...": cpu_toy_source.)
  *
  * Walks the component as papi_native_avail and papi_event_chooser do (PAPI_enum_cmp_event with
  * PAPI_NTV_ENUM_UMASKS) with the fakes' device, whose chip lists the metrics, and checks each
