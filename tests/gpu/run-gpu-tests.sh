@@ -34,6 +34,19 @@ if [ -n "${CUPTI_CB_TEST_CUPTI:-}" ]; then
         unset CUPTI_CB_TEST_CUPTI
     fi
 fi
+# A status above 128 is the shell's report of a signal that killed the test:
+# say which and what it means, so that a crash is never only a number.
+crash_sentence() {
+    local rc=$1 sig
+    [ "$rc" -gt 128 ] || return 0
+    sig=$(kill -l "$((rc - 128))" 2>/dev/null) || return 0
+    case $sig in
+    SEGV|BUS|ILL|FPE|ABRT)
+        echo ": it crashed (SIG$sig), in the test or in a library it called (libpapi, libcupti, the driver); its output up to the crash is below, and running it alone under gdb or with a core dump shows where" ;;
+    KILL) echo ": it was killed (SIGKILL), by the kernel's out-of-memory killer or by someone else" ;;
+    *) echo ": it was killed by SIG$sig" ;;
+    esac
+}
 run_limited() {
     if command -v timeout >/dev/null 2>&1; then timeout "$timeout_s" "$@"; else "$@"; fi
 }
@@ -57,7 +70,7 @@ for name in "${tests[@]}"; do
     124) result=FAIL; fail=$((fail + 1)); out+=$'\n'"(timed out after ${timeout_s} s)" ;;
     *) result=FAIL; fail=$((fail + 1)) ;;
     esac
-    echo "$result: $name (exit $rc)"
+    echo "$result: $name (exit $rc)$(crash_sentence "$rc")"
     printf '%s\n' "$out" | sed 's/^/    /'
 done
 
