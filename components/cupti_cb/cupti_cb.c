@@ -246,6 +246,8 @@ static int papi_error(int rc)
 		return PAPI_EPERM;
 	case CUPTI_CB_ECOMBO:
 		return PAPI_ECOMBO;
+	case CUPTI_CB_EINCOMPLETE:
+		return PAPI_ECLOST;	/* "access to the counters was lost": some of the counts are */
 	default:
 		return PAPI_EINVAL;
 	}

@@ -1,6 +1,7 @@
 /* cupti_cb_activity_buffers.c: see cupti_cb_activity_buffers.h. */
 #include <dlfcn.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,12 @@ int cupti_cb_activity_init(struct cupti_cb_activity *a, struct cupti_cb_services
 		fprintf(stderr, "cupti_cb: %s=%s is not a number of milliseconds (0 to %u): %u is used\n",
 			CUPTI_CB_ENV_FLUSH_MS, getenv(CUPTI_CB_ENV_FLUSH_MS), CUPTI_CB_FLUSH_MS_MAX, ms);
 	cupti_cb_flusher_init(&a->flusher, ms, flush_now, a);
+	a->wait_ms = cupti_cb_env_ms(getenv(CUPTI_CB_ENV_ACTIVITY_WAIT_MS), CUPTI_CB_ACTIVITY_WAIT_MS_DEFAULT,
+				     CUPTI_CB_ACTIVITY_WAIT_MS_MAX, &bad);
+	if (bad)
+		fprintf(stderr, "cupti_cb: %s=%s is not a number of milliseconds (0 to %u): %u is used\n",
+			CUPTI_CB_ENV_ACTIVITY_WAIT_MS, getenv(CUPTI_CB_ENV_ACTIVITY_WAIT_MS),
+			CUPTI_CB_ACTIVITY_WAIT_MS_MAX, a->wait_ms);
 	a->all = calloc((size_t)a->n_devrows * CUPTI_CB_N_ACT_SLOTS, sizeof *a->all);
 	if (!a->all) {
 		snprintf(a->why, sizeof a->why, "cupti_cb could not set up GPU activity: out of memory");
@@ -286,9 +293,11 @@ static void account(struct cupti_cb_activity *a, const struct work *w)
 	add_work(a->all + off, w);
 	uint32_t id = a->map ? cupti_cb_correlation_get(a->map, w->corr) : 0;
 	struct cupti_cb_thread_counters *b = id ? counters_of(a, id) : NULL;
-	if (b)
+	if (b) {
 		add_work(b->c + a->off + off, w);
-	else
+		if (cupti_cb_correlation_first(a->map, w->corr))
+			atomic_fetch_add_explicit(&b->accounted, 1, memory_order_release);
+	} else
 		atomic_fetch_add(&a->unattributed, 1);
 	for (struct cupti_cb_busy_window *bw = a->windows; bw; bw = bw->next)
 		if (cupti_cb_busy_window_takes(bw, b, row))
@@ -432,6 +441,39 @@ void cupti_cb_activity_flush(struct cupti_cb_activity *a)
 	a->fn.flush_all(0);
 	pthread_mutex_lock(&a->proc);
 	pthread_mutex_unlock(&a->proc);
+}
+
+uint64_t cupti_cb_activity_owed(const struct cupti_cb_thread_counters *b)
+{
+	uint64_t want = atomic_load_explicit(&b->synced, memory_order_relaxed);
+	uint64_t have = atomic_load_explicit(&b->accounted, memory_order_acquire);
+	return want > have ? want - have : 0;
+}
+
+static uint64_t owed(const struct cupti_cb_thread_counters *b, uint64_t excused)
+{
+	uint64_t o = cupti_cb_activity_owed(b);
+	return o > excused ? o - excused : 0;
+}
+
+uint64_t cupti_cb_activity_settle(struct cupti_cb_activity *a, const struct cupti_cb_thread_counters *b,
+				  uint64_t excused)
+{
+	uint64_t missing = owed(b, excused);
+	if (!missing || !a->wait_ms)
+		return missing;
+	struct timespec t0, t, nap = { 0, 100000 };	/* a flush costs tens of us */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		nanosleep(&nap, NULL);
+		cupti_cb_activity_flush(a);
+		if (!(missing = owed(b, excused)))
+			return 0;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((uint64_t)(t.tv_sec - t0.tv_sec) * 1000000000u + (uint64_t)t.tv_nsec - (uint64_t)t0.tv_nsec >=
+		    (uint64_t)a->wait_ms * 1000000u)
+			return missing;
+	}
 }
 
 void cupti_cb_activity_window_add(struct cupti_cb_activity *a, struct cupti_cb_busy_window *w)

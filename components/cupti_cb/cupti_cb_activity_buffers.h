@@ -84,6 +84,7 @@ struct cupti_cb_activity {
 	size_t n_by_id;
 	struct cupti_cb_busy_window *windows;	/* the sets' gpu.busy_ns, under proc */
 	struct cupti_cb_flusher flusher;	/* flushes while sets use activity */
+	unsigned wait_ms;		/* cupti_cb_activity_settle's bound (CUPTI_CB_ACTIVITY_WAIT_MS) */
 
 	/* The free buffers, one slot each (NULL: empty). Taking and returning a
 	 * buffer is one atomic exchange or compare-and-swap: CUPTI asks for
@@ -117,6 +118,23 @@ void cupti_cb_activity_unuse(struct cupti_cb_activity *a);
 /* Delivers the records of finished work (cuptiActivityFlushAll). Never in
  * a signal handler: it takes CUPTI's locks and proc. */
 void cupti_cb_activity_flush(struct cupti_cb_activity *a);
+
+/* The work b's owner issued before its last host synchronization has
+ * finished on the GPU, but CUPTI hands a buffer over only once all its
+ * records are complete, and a buffer holds other threads' unfinished work
+ * too: a read right after the synchronization found some of it missing.
+ * Flushes until every such call of b has its first record processed (or
+ * failed), for at most wait_ms. excused: calls already reported missing,
+ * not waited for again. Returns the number still missing (0: complete).
+ * Never in a signal handler: it flushes and sleeps. */
+#define CUPTI_CB_ENV_ACTIVITY_WAIT_MS "CUPTI_CB_ACTIVITY_WAIT_MS"
+#define CUPTI_CB_ACTIVITY_WAIT_MS_DEFAULT 200u
+#define CUPTI_CB_ACTIVITY_WAIT_MS_MAX 60000u
+uint64_t cupti_cb_activity_settle(struct cupti_cb_activity *a, const struct cupti_cb_thread_counters *b,
+				  uint64_t excused);
+/* The calls of b issued before its owner's last synchronization that are
+ * not accounted for yet (no wait, no lock: loads only). */
+uint64_t cupti_cb_activity_owed(const struct cupti_cb_thread_counters *b);
 
 /* A set's gpu.busy_ns window joins or leaves the processing (never in a
  * signal handler: both wait for proc). */

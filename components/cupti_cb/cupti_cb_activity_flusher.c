@@ -8,19 +8,24 @@
 
 #include "cupti_cb_activity_flusher.h"
 
-unsigned cupti_cb_flusher_period(const char *env, int *bad)
+unsigned cupti_cb_env_ms(const char *env, unsigned dflt, unsigned max, int *bad)
 {
 	*bad = 0;
 	if (!env || !*env)
-		return CUPTI_CB_FLUSH_MS_DEFAULT;
+		return dflt;
 	char *end;
 	errno = 0;
 	unsigned long v = strtoul(env, &end, 10);
-	if (errno || *end || env[0] == '-' || v > CUPTI_CB_FLUSH_MS_MAX) {
+	if (errno || *end || env[0] == '-' || v > max) {
 		*bad = 1;
-		return CUPTI_CB_FLUSH_MS_DEFAULT;
+		return dflt;
 	}
 	return (unsigned)v;
+}
+
+unsigned cupti_cb_flusher_period(const char *env, int *bad)
+{
+	return cupti_cb_env_ms(env, CUPTI_CB_FLUSH_MS_DEFAULT, CUPTI_CB_FLUSH_MS_MAX, bad);
 }
 
 void cupti_cb_flusher_init(struct cupti_cb_flusher *f, unsigned period_ms, void (*flush)(void *), void *arg)

@@ -31,6 +31,10 @@ struct cupti_cb_flusher {
 	void *arg;
 };
 
+/* A number of milliseconds from an environment variable's value, up to max;
+ * dflt when it is unset or empty, and when it is not such a number (then
+ * *bad is set). */
+unsigned cupti_cb_env_ms(const char *env, unsigned dflt, unsigned max, int *bad);
 /* The period from CUPTI_CB_FLUSH_MS (default CUPTI_CB_FLUSH_MS_DEFAULT);
  * a value that is not a number of milliseconds up to the maximum gives the
  * default, and *bad is set. */

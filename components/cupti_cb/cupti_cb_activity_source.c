@@ -72,6 +72,8 @@ struct actset {
 	struct cupti_cb_thread_counters *counters;
 	long tid;			/* PAPI_attach: this kernel thread's GPU work (0: none) */
 	unsigned long lost_seen;	/* dropped records at the last read */
+	uint64_t excused;		/* synchronized calls already reported missing (see settle) */
+	char why[CUPTI_CB_WHY_LEN];	/* the last read's refusal */
 	/* What the last read saw (each event's total) and the GPU work the
 	 * thread had issued then: a reset with no work issued since starts
 	 * the next window there (see a_set_reset). */
@@ -219,6 +221,12 @@ static int a_facts(void *self, uint32_t code, struct cupti_cb_event_facts *f)
 static const char *a_why(void *self)
 {
 	return ((struct actsrc *)self)->act.why;
+}
+
+static const char *a_set_why(void *self, void *set)
+{
+	(void)self;
+	return ((struct actset *)set)->why;
 }
 
 static unsigned a_count(void *self)
@@ -382,6 +390,24 @@ static unsigned long lost(const struct actsrc *a)
 	return atomic_load(&a->act.dropped) + atomic_load(&a->act.refused_buffers);
 }
 
+/* After a flush, outside signal handlers: the records of the work the
+ * set's thread issued before its last host synchronization, which has
+ * finished, are waited for (cupti_cb_activity_settle), so that a read or
+ * stop right after cudaDeviceSynchronize or cudaStreamSynchronize counts
+ * all of it. What is still missing after the wait is said once (the set's
+ * why) and not waited for again while it stays missing. */
+static uint64_t settle(struct actsrc *a, struct actset *s)
+{
+	if (!s->counters)
+		return 0;	/* attached: another thread's synchronizations */
+	uint64_t owed = cupti_cb_activity_owed(s->counters);
+	if (s->excused > owed)
+		s->excused = owed;	/* some of those said missing came after all */
+	uint64_t missing = cupti_cb_activity_settle(&a->act, s->counters, s->excused);
+	s->excused += missing;
+	return missing;
+}
+
 /* Records CUPTI delivered until now count in this window; in a signal
  * handler, those delivered by the last flush. Except right after a read:
  * TAU and Caliper read and then reset at every boundary, and records
@@ -396,8 +422,11 @@ static int a_set_reset(void *self, void *set)
 	struct actset *s = set;
 	int may_wait = !cupti_cb_in_signal_context();
 	int after_read = s->seen_valid && s->counters && issued(s) == s->seen_issued;
-	if (may_wait && !after_read)
+	if (may_wait && !after_read) {
 		cupti_cb_activity_flush(&a->act);
+		/* What is still missing then counts in the window when it comes. */
+		(void)settle(a, s);
+	}
 	for (unsigned i = 0; i < s->n; i++)
 		s->base[i] = after_read ? s->seen[i] : sample(a, s, i);
 	for (unsigned i = 0; i < s->n; i++)
@@ -470,8 +499,12 @@ static int a_set_read(void *self, void *set, long long *values)
 	struct actsrc *a = self;
 	struct actset *s = set;
 	int in_handler = cupti_cb_in_signal_context();
-	if (!in_handler)
+	uint64_t missing = 0;
+	if (!in_handler) {
+		s->why[0] = 0;
 		cupti_cb_activity_flush(&a->act);
+		missing = settle(a, s);
+	}
 	s->seen_issued = issued(s);	/* before the totals: work issued after is not in them */
 	for (unsigned i = 0; i < s->n; i++) {
 		uint64_t now = sample(a, s, i);
@@ -481,6 +514,13 @@ static int a_set_read(void *self, void *set, long long *values)
 		s->seen[i] = now;
 	}
 	s->seen_valid = 1;
+	if (missing) {
+		snprintf(s->why, sizeof s->why,
+			 "%llu of the GPU operations this thread issued before its last synchronization have no "
+			 "activity record after %u ms (%s): the gpu.* values miss them",
+			 (unsigned long long)missing, a->act.wait_ms, CUPTI_CB_ENV_ACTIVITY_WAIT_MS);
+		return CUPTI_CB_EINCOMPLETE;
+	}
 	unsigned long l = lost(a);
 	if (l == s->lost_seen)
 		return CUPTI_CB_OK;
@@ -522,6 +562,7 @@ const struct cupti_cb_source_ops cupti_cb_activity_source = {
 	.facts = a_facts,
 	.valid = a_valid,
 	.why = a_why,
+	.set_why = a_set_why,
 	.count = a_count,
 	.close = a_close,
 	.set_new = a_set_new,

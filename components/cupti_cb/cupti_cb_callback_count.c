@@ -160,6 +160,15 @@ static void count_op(struct cupti_cb_callback *cb, struct cupti_cb_thread_counte
 	}
 }
 
+/* A call that issues GPU work failed: no record will come, so it is
+ * accounted for now (a read after a synchronization waits for the rest). */
+static void no_record(struct cupti_cb_callback *cb, struct cupti_cb_thread_counters *b, uint32_t corr)
+{
+	struct cupti_cb_correlation_map *m = atomic_load_explicit(&cb->svc->corr, memory_order_acquire);
+	if (m && cupti_cb_correlation_first(m, corr))
+		atomic_fetch_add_explicit(&b->accounted, 1, memory_order_relaxed);
+}
+
 /* now: the clock at the callback's start, 0 when no set asks for time. */
 static void at_exit_site(struct cupti_cb_callback *cb, struct cupti_cb_thread_counters *b, int d,
 			 CUpti_CallbackId cbid, const CUpti_CallbackData *cd, uint64_t now)
@@ -211,6 +220,11 @@ static void at_exit_site(struct cupti_cb_callback *cb, struct cupti_cb_thread_co
 		int ok = cd->functionReturnValue && !failed;
 		if (op && ok) {
 			count_op(cb, b, op, cd, dt);
+			if (op->cls == CUPTI_CB_CLS_SYNC)
+				atomic_store_explicit(&b->synced, atomic_load_explicit(&b->issued, memory_order_relaxed),
+						      memory_order_relaxed);
+		} else if (op && failed && (CUPTI_CB_CLS_BIT(op->cls) & ISSUES_WORK)) {
+			no_record(cb, b, cd->correlationId);
 		} else if (op && op->cls == CUPTI_CB_CLS_FREE && b->pending_free) {
 			/* A free that failed freed nothing: the size stays recorded. */
 			struct cupti_cb_effect fx = { 0 };

@@ -31,6 +31,7 @@ enum cupti_cb_err {
 	CUPTI_CB_EDROPPED = -23,	/* a read whose values miss records CUPTI dropped (a warning) */
 	CUPTI_CB_ELIMIT = -24,		/* a fixed limit of the component; why names it */
 	CUPTI_CB_ECOMBO = -25,		/* an event an attached set cannot count; why says why */
+	CUPTI_CB_EINCOMPLETE = -26,	/* records of synchronized work still missing after the wait; why says how many */
 };
 
 #define CUPTI_CB_WHY_LEN     512

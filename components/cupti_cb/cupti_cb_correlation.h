@@ -25,6 +25,9 @@
 #include <stdint.h>
 
 #define CUPTI_CB_CORRELATION_BITS  20	/* 8 MiB, made at the first gpu.* start */
+/* Set in a slot once the call's first record was processed (or the call
+ * failed, so that none will come): counter set ids stay below it. */
+#define CUPTI_CB_CORRELATION_SEEN  (1u << 31)
 #define CUPTI_CB_CORRELATION_SLOTS (1u << CUPTI_CB_CORRELATION_BITS)
 
 struct cupti_cb_correlation_map {
@@ -43,7 +46,22 @@ static inline void cupti_cb_correlation_put(struct cupti_cb_correlation_map *m, 
 static inline uint32_t cupti_cb_correlation_get(const struct cupti_cb_correlation_map *m, uint32_t corr)
 {
 	uint64_t v = atomic_load_explicit(&m->slot[corr & (CUPTI_CB_CORRELATION_SLOTS - 1)], memory_order_acquire);
-	return (uint32_t)(v >> 32) == corr ? (uint32_t)v : 0;
+	return (uint32_t)(v >> 32) == corr ? (uint32_t)v & ~CUPTI_CB_CORRELATION_SEEN : 0;
+}
+
+/* Marks corr seen: 1 the first time (its issuing thread then counts the
+ * call as accounted for), 0 after, or when corr is not in the table. A CAS:
+ * the hot path may replace the slot meanwhile. Graph launches (one id, many
+ * kernels) and staged copies (one id, several records) count once. */
+static inline int cupti_cb_correlation_first(struct cupti_cb_correlation_map *m, uint32_t corr)
+{
+	_Atomic uint64_t *p = &m->slot[corr & (CUPTI_CB_CORRELATION_SLOTS - 1)];
+	uint64_t v = atomic_load_explicit(p, memory_order_acquire);
+	while ((uint32_t)(v >> 32) == corr && !(v & CUPTI_CB_CORRELATION_SEEN))
+		if (atomic_compare_exchange_weak_explicit(p, &v, v | CUPTI_CB_CORRELATION_SEEN, memory_order_acq_rel,
+							  memory_order_acquire))
+			return 1;
+	return 0;
 }
 
 #endif

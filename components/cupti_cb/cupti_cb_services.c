@@ -602,8 +602,11 @@ static int take_refs(struct cupti_cb_services *e, struct cupti_cb_hold *h, const
 
 void cupti_cb_services_work_cbids(const struct cupti_cb_services *e, struct cupti_cb_hold *want)
 {
+	/* And the host synchronizations: a read after one waits for the
+	 * records of the work issued before it (cupti_cb_activity_source.c). */
 	const uint32_t work = CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_LAUNCH) | CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_GRAPH) |
-			      CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_MEMCPY) | CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_MEMSET);
+			      CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_MEMCPY) | CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_MEMSET) |
+			      CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_SYNC);
 	memset(want, 0, sizeof *want);
 	for (uint32_t c = 1; c < e->n_cbids[1]; c++)
 		if (e->op_of[c] && (work & CUPTI_CB_CLS_BIT(e->op_of[c]->cls)))

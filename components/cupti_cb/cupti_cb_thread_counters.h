@@ -86,6 +86,15 @@ struct cupti_cb_thread_counters {
 	 * the activity source's sign that no work was issued between two
 	 * points. Written by the owner only. */
 	_Atomic uint64_t issued;
+	/* issued as of the owner's last host synchronization (the EXIT of a
+	 * cuCtxSynchronize, cuStreamSynchronize or cuEventSynchronize): the
+	 * work a read after it waits for (cupti_cb_activity_source.c). Written
+	 * by the owner only. */
+	_Atomic uint64_t synced;
+	/* Of issued: the calls whose first activity record was processed, or
+	 * that failed (no record will come). Added to by the thread processing
+	 * a buffer and by the owner at a failed call's EXIT. */
+	_Atomic uint64_t accounted;
 	/* Driver calls of the owner, nested ones too: the sign that GPU work
 	 * may have been issued (cupti_cb_services_driver_calls). Written by the
 	 * owner only, by the driver domain's listener. */

@@ -256,6 +256,10 @@ int fake_activity_flushes(void);           /* cuptiActivityFlushAll calls */
  * in one buffer, pausing ms after the first record; fake_activity_delivering() is 1 during the
  * pause (a cuptiActivityFlushAll meanwhile finds nothing to flush). */
 void fake_activity_deliver(unsigned ms);
+/* The next `flushes` calls of cuptiActivityFlushAll(0) hand nothing over (-1: all of them until
+ * fake_activity_hold(0)), as CUPTI's do while a buffer holds an incomplete record of work still
+ * running; a forced flush is not held back.  fake_reset_faults sets it back to 0. */
+void fake_activity_hold(int flushes);
 /* The next cuptiActivityFlushAll raises sig on the flushing thread (once). */
 void fake_activity_signal_in_flush(int sig);
 int fake_activity_delivering(void);

@@ -562,6 +562,7 @@ void fake_cupti_reset_faults(void)
 	atomic_store(&version_override, 0);
 	atomic_store(&drop_exits, 0);
 	atomic_store(&repeat_sites, 0);
+	fake_activity_hold(0);
 	fake_pm_reset();
 }
 

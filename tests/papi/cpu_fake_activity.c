@@ -43,6 +43,13 @@
  *   mixed    - callback and activity events in one set.
  *   refused  - another tool owns the activity buffers: the start of a gpu.* set fails with
  *              PAPI_ECNFLCT and a sentence; callback sets keep counting.
+ *   synced   - records of work the thread synchronized come late (CUPTI's flushes hand over
+ *              nothing while a buffer holds another thread's unfinished work): a stop right
+ *              after cuCtxSynchronize flushes until they are in, and counts every kernel and copy;
+ *              a launch that failed is not waited for.
+ *   missing  - they do not come within CUPTI_CB_ACTIVITY_WAIT_MS: the read fails with
+ *              PAPI_ECLOST and says how many are missing; the next read, once they came, is exact;
+ *              work issued after the last synchronization is never waited for.
  */
 #include "ctest_util.h"
 #include "fake_play.h"
@@ -758,6 +765,84 @@ static int refused_case(void)
     return ct_done();
 }
 
+/* ---- synced, missing ---- */
+
+/* A failed launch: no record will ever come for it. */
+static void failed_launch(void)
+{
+    cuLaunchKernel_params p;
+    memset(&p, 0, sizeof p);
+    struct fake_call c;
+    fake_call_init(&c, FAKE_DRV, DCB(cuLaunchKernel), &p, CUDA_ERROR_INVALID_VALUE, FAKE_CTX0);
+    fake_enter(&c);
+    fake_exit(&c);
+}
+
+/* Five kernels, a copy and a failed launch, synchronized; their records played. */
+static void synchronized_work(void)
+{
+    for (int i = 0; i < 5; i++)
+        fake_activity_kernel(launch(FAKE_CTX0), 100u * (uint64_t)i, 100u * (uint64_t)i + 50, 0);
+    fake_activity_memcpy(copy_call(FAKE_CTX0), CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 16, 600, 700, 0);
+    failed_launch();
+    play_sync();
+}
+
+static int synced_case(void)
+{
+    long long v[2];
+    ct_library_init();
+    int es = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&es));
+    PAPI_MUST(ct_add(es, "gpu.kernels"));
+    PAPI_MUST(ct_add(es, "gpu.memcpy.count"));
+    PAPI_MUST(PAPI_start(es));
+    synchronized_work();
+    fake_activity_hold(3);	/* CUPTI keeps the buffer back three flushes long */
+    int before = fake_activity_flushes();
+    PAPI_MUST(PAPI_stop(es, v));
+    CHECK_EQ("a stop right after the synchronization counts every kernel", v[0], 5);
+    CHECK_EQ("and the copy", v[1], 1);
+    CHECK_TRUE("it flushed until the records came", fake_activity_flushes() - before >= 4);
+    return ct_done();
+}
+
+static int missing_case(void)
+{
+    long long v[1] = {-1};
+    char err[8192] = "";
+    setenv("PAPI_VERBOSE", "1", 1);
+    setenv("CUPTI_CB_ACTIVITY_WAIT_MS", "20", 1);
+    ct_library_init();
+    int es = PAPI_NULL;
+    PAPI_MUST(PAPI_create_eventset(&es));
+    PAPI_MUST(ct_add(es, "gpu.kernels"));
+    PAPI_MUST(PAPI_start(es));
+    synchronized_work();
+    fake_activity_hold(-1);	/* never, until released */
+    int rc = CAPTURED(err, PAPI_read(es, v));
+    CHECK_EQ("a read whose synchronized work has no records fails: PAPI_ECLOST", rc, PAPI_ECLOST);
+    CHECK_TRUE("and says how many are missing",
+               strstr(err, "6 of the GPU operations this thread issued before its last synchronization") != NULL);
+    /* Said once: the next read does not wait for them again (one flush). */
+    int before = fake_activity_flushes();
+    PAPI_MUST(PAPI_read(es, v));
+    CHECK_EQ("the next read flushes once", fake_activity_flushes() - before, 1);
+    CHECK_EQ("and returns what came", v[0], 0);
+    fake_activity_hold(0);
+    PAPI_MUST(PAPI_read(es, v));
+    CHECK_EQ("once they came, the read is exact", v[0], 5);
+    /* Work after the last synchronization: never waited for. */
+    fake_activity_hold(-1);
+    setenv("CUPTI_CB_ACTIVITY_WAIT_MS", "60000", 1);
+    launch(FAKE_CTX0);
+    before = fake_activity_flushes();
+    PAPI_MUST(PAPI_read(es, v));
+    CHECK_EQ("unsynchronized work: one flush, no wait", fake_activity_flushes() - before, 1);
+    fake_activity_hold(0);
+    return ct_done();
+}
+
 int main(int argc, char **argv)
 {
     static const struct fake_case cases[] = {
@@ -768,6 +853,7 @@ int main(int argc, char **argv)
         { "straddle", straddle_case }, { "handler", handler_case }, { "flusher", flusher_case },
         { "noflusher", noflusher_case }, { "atexit", atexit_case },
         { "nested", nested_case }, { "readreset", readreset_case },
+        { "synced", synced_case }, { "missing", missing_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
