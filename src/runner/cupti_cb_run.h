@@ -61,10 +61,38 @@ struct cupti_cb_run_child {
 };
 int cupti_cb_run_exec(char **argv, struct cupti_cb_run_child *c);
 
+/* ---- cupti_cb_run_undo.c: what a merge changed, to take back when a file is refused */
+struct cupti_cb_run_undo_entry;
+struct cupti_cb_run_undo {
+	struct cupti_cb_run_undo_entry *e;
+	size_t n, cap;
+};
+/* obj[key] = v (v's reference is taken), the old value kept. key is not
+ * copied: it must live until the commit or the rollback. */
+void cupti_cb_run_undo_set(struct cupti_cb_run_undo *u, json_t *obj, const char *key, json_t *v);
+void cupti_cb_run_undo_rollback(struct cupti_cb_run_undo *u);	/* every set taken back */
+void cupti_cb_run_undo_commit(struct cupti_cb_run_undo *u);	/* every set kept */
+void cupti_cb_run_undo_free(struct cupti_cb_run_undo *u);
+
 /* ---- cupti_cb_run_merge.c: process files and reports into one report */
 json_t *cupti_cb_run_report_new(void);
-/* Adds a process file or a report; 0, or -1 with a sentence in why. */
+/* A report that files are merged into, with its rows indexed by key
+ * (function and layer, device, metric and device, note), so that merging
+ * is linear in the files' rows. The report must change only through it
+ * while it lives (members other than the arrays of rows excepted). */
+struct cupti_cb_run_merger;
+struct cupti_cb_run_merger *cupti_cb_run_merger_new(json_t *report);
+/* Adds a process file or a report; 0, or -1 with a sentence in why (and
+ * the report as it was). */
+int cupti_cb_run_merger_add(struct cupti_cb_run_merger *m, json_t *doc, char *why, size_t n);
+/* How many rows of the report were compared with a row of a file to find
+ * the one it adds to: one per row found, whatever the report's size. */
+unsigned long long cupti_cb_run_merger_compared(const struct cupti_cb_run_merger *m);
+void cupti_cb_run_merger_free(struct cupti_cb_run_merger *m);
+/* One file into report: a merger for this file alone. */
 int cupti_cb_run_merge(json_t *report, json_t *doc, char *why, size_t n);
+
+/* ---- cupti_cb_run_load.c: reading files */
 /* Merges every proc-*.json of dir; returns how many, or -1. Problems with
  * single files are said on err and the file is skipped. */
 int cupti_cb_run_merge_dir(json_t *report, const char *dir, FILE *err);
