@@ -14,7 +14,7 @@
 #
 # RUNNER (default: cupti_cb_run next to this script's installed prefix, else on PATH) is the
 # runner timed.  Writes OUTDIR/results.txt (default: the current directory) with one line per case:
-#   report case=ranks files=1024 rows_per_file=1000 seconds=1.23 check=ok
+#   report case=ranks files=1024 rows_per_file=1000 seconds=1.23 cpu_seconds=1.20 status=0 check=ok
 # BENCH_CASES (default "ranks rows") picks the cases; BENCH_LIMIT (default 600) is each case's
 # limit in seconds (timeout).
 set -u
@@ -54,14 +54,19 @@ report() {
     }' > "$1"
 }
 
-# timed LABEL CMD...: CMD's wall seconds in $secs, its status in $status (124: past BENCH_LIMIT).
+# timed CMD...: CMD's wall seconds in $secs, its status in $status (124: past BENCH_LIMIT), and
+# its user + system CPU seconds in $cpu ("-" without /usr/bin/time): on a shared machine the
+# wall time includes waiting for a core, the CPU time does not.
 timed() {
-    local t0 t1
+    local t0 t1 gnu_time=
+    test -x /usr/bin/time && gnu_time="/usr/bin/time -f %U+%S -o $tmp/cpu"
+    : > "$tmp/cpu"
     t0=$(date +%s.%N)
-    timeout "$limit" "$@" > "$tmp/out.csv" 2> "$tmp/err"
+    timeout "$limit" $gnu_time "$@" > "$tmp/out.csv" 2> "$tmp/err"
     status=$?
     t1=$(date +%s.%N)
     secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+    cpu=$(awk -F+ 'NF == 2 { printf "%.2f", $1 + $2; exit } END { if (!NR) print "-" }' "$tmp/cpu")
 }
 
 # check NAME FIELD WANT: the CSV row runtime_api,NAME.FIELD has the value WANT.
@@ -85,7 +90,7 @@ for c in ${BENCH_CASES:-ranks rows}; do
         last=$(printf 'f%07d' $((functions - 1)))
         { test "$status" = 0 && check f0000000 calls "$ranks" &&
             check "$last" calls $((functions * ranks)); } || verdict=FAIL
-        echo "report case=ranks files=$ranks rows_per_file=$functions seconds=$secs status=$status check=$verdict" | tee -a "$res"
+        echo "report case=ranks files=$ranks rows_per_file=$functions seconds=$secs cpu_seconds=$cpu status=$status check=$verdict" | tee -a "$res"
         rm -rf "$tmp/ranks"
         ;;
     rows)
@@ -94,7 +99,7 @@ for c in ${BENCH_CASES:-ranks rows}; do
         verdict=ok
         last=$(printf 'f%07d' $((rows - 1)))
         { test "$status" = 0 && check "$last" calls "$rows" && check "$last" time_ns $((10 * rows)); } || verdict=FAIL
-        echo "report case=rows files=1 rows_per_file=$rows seconds=$secs status=$status check=$verdict" | tee -a "$res"
+        echo "report case=rows files=1 rows_per_file=$rows seconds=$secs cpu_seconds=$cpu status=$status check=$verdict" | tee -a "$res"
         ;;
     *)
         echo "run-report-bench: unknown case '$c' (ranks, rows)" >&2
