@@ -135,10 +135,14 @@ static int load_baseline(const struct cupti_cb_run_opts *o, struct baseline *b)
 	return 0;
 }
 
-/* The comparison, on the text output; how many regressed. */
+/* The comparison, on the text output: 0, CUPTI_CB_RUN_EXIT_REGRESSED, or
+ * CUPTI_CB_RUN_EXIT_USAGE when a rule names what neither report has (then
+ * nothing is compared: a gate with a misspelt name must not pass). */
 static int compare(const struct cupti_cb_run_opts *o, struct baseline *b, json_t *report, int rank, FILE *dflt)
 {
 	char *name;
+	if (cupti_cb_run_rules_unmatched(stderr, o->compare, b->doc, report, b->rules, b->n))
+		return CUPTI_CB_RUN_EXIT_USAGE;
 	/* After the tables, in the same place. */
 	FILE *f = open_out(o->output, rank, dflt, &name, "a");
 	int regressed = cupti_cb_run_compare(f ? f : stderr, o->compare, b->doc, report, b->rules, b->n);
@@ -146,7 +150,7 @@ static int compare(const struct cupti_cb_run_opts *o, struct baseline *b, json_t
 	if (regressed)
 		fprintf(stderr, "cupti_cb_run: %d quantit%s regressed against %s\n", regressed,
 			regressed == 1 ? "y" : "ies", o->compare);
-	return regressed;
+	return regressed ? CUPTI_CB_RUN_EXIT_REGRESSED : 0;
 }
 
 /* ---- when no process file appeared */
@@ -272,8 +276,9 @@ static int run_program(const struct cupti_cb_run_opts *o, struct baseline *b)
 			cupti_cb_run_print_process_status(stderr, report, "cupti_cb_run:");
 		if (write_outputs(o, report, rank, stderr, NULL, 0) && !status)
 			status = CUPTI_CB_RUN_EXIT_FAILED;
-		if (b->doc && compare(o, b, report, rank, stderr) && !status)
-			status = CUPTI_CB_RUN_EXIT_REGRESSED;
+		int verdict = b->doc ? compare(o, b, report, rank, stderr) : 0;
+		if (verdict && !status)
+			status = verdict;
 	}
 	if (o->keep)
 		fprintf(stderr, "cupti_cb_run: the process files are kept in %s\n", dir);
@@ -340,8 +345,8 @@ static int report_files(const struct cupti_cb_run_opts *o, struct baseline *b)
 							    "wall_ns", (json_int_t)wall, "rank"));
 		if (write_outputs(o, total, -1, stdout, ranks, nr))
 			status = CUPTI_CB_RUN_EXIT_FAILED;
-		else if (b->doc && compare(o, b, total, -1, stdout))
-			status = CUPTI_CB_RUN_EXIT_REGRESSED;
+		else if (b->doc)
+			status = compare(o, b, total, -1, stdout);
 	}
 	for (int i = 0; i < nr; i++)
 		json_decref(ranks[i]);

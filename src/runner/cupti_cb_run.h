@@ -159,6 +159,10 @@ int cupti_cb_run_parse_rules(const char *spec, struct cupti_cb_run_rule **rules,
 /* Whether the rule compares a host time (time:F, event:sync.time_ns), which a run with
  * --no-time does not measure. */
 int cupti_cb_run_rule_host_time(const char *kind, const char *name);
+/* One sentence on err for each rule whose function, event or metric
+ * neither report has; returns how many. */
+int cupti_cb_run_rules_unmatched(FILE *err, const char *base_name, json_t *base, json_t *now,
+				 const struct cupti_cb_run_rule *rules, size_t n);
 /* Prints the comparison; returns how many quantities regressed. */
 int cupti_cb_run_compare(FILE *f, const char *base_name, json_t *base, json_t *now,
 			 const struct cupti_cb_run_rule *rules, size_t n);
