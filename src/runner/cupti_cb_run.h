@@ -96,6 +96,8 @@ int cupti_cb_run_merge(json_t *report, json_t *doc, char *why, size_t n);
 /* Merges every proc-*.json of dir; returns how many, or -1. Problems with
  * single files are said on err and the file is skipped. */
 int cupti_cb_run_merge_dir(json_t *report, const char *dir, FILE *err);
+/* A JSON object, or NULL with a sentence in why (a file that cannot be
+ * read says why; one that is not JSON says where). */
 json_t *cupti_cb_run_load(const char *path, char *why, size_t n);
 
 /* ---- cupti_cb_run_check.c: a file is what the readers expect, or refused */

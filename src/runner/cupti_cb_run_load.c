@@ -2,17 +2,31 @@
  * file given by name (--report, --compare), and the process files of a run
  * directory, merged in the order of their pids. */
 #include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cupti_cb_run.h"
 
+/* A file that cannot be opened or read says why (errno), without the line
+ * that jansson gives as -1 then; a parse error says where. */
 json_t *cupti_cb_run_load(const char *path, char *why, size_t n)
 {
 	json_error_t err;
-	json_t *doc = json_load_file(path, 0, &err);
-	if (!doc)
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(why, n, "the file cannot be read: %s", strerror(errno));
+		return NULL;
+	}
+	json_t *doc = json_loadf(f, 0, &err);
+	int read_errno = ferror(f) ? errno : 0;
+	fclose(f);
+	if (!doc && read_errno)
+		snprintf(why, n, "the file cannot be read: %s", strerror(read_errno));
+	else if (!doc && err.line > 0)
 		snprintf(why, n, "%s (line %d)", err.text, err.line);
+	else if (!doc)
+		snprintf(why, n, "%s", err.text);
 	else if (!json_is_object(doc)) {
 		snprintf(why, n, "not a JSON object");
 		json_decref(doc);

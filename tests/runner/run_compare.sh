@@ -102,7 +102,7 @@ bad 'event:=5%' 'event:=5%' 'the name is empty or has a character no event name 
 rc 2 "$RUNNER" --compare base.json --fail-above '' -- true
 line err "cupti_cb_run: --fail-above: the list is empty; the form is KIND:NAME=PCT%[,...]"
 rc 2 "$RUNNER" --compare missing.json -- true
-line err "cupti_cb_run: --compare missing.json: unable to open missing.json: No such file or directory (line -1)"
+line err "cupti_cb_run: --compare missing.json: the file cannot be read: No such file or directory"
 echo '{"schema": "cupti_cb_run/1"}' > nothing.json
 rc 2 "$RUNNER" --compare nothing.json -- true
 line err "cupti_cb_run: --compare nothing.json: it has neither \"process\" nor \"processes\""

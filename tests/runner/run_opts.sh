@@ -42,5 +42,5 @@ js ab2.json /processes/# 2
 row out "Per rank (2 ranks: ? ?)"
 # After "--" every word is a file.
 rc 2 "$RUNNER" --report a.json -- --json
-line err "cupti_cb_run: --report --json: unable to open --json: No such file or directory (line -1)"
+line err "cupti_cb_run: --report --json: the file cannot be read: No such file or directory"
 finish
