@@ -92,11 +92,17 @@ struct baseline {
 	size_t n;
 };
 
-/* The sentence of a report that measured nothing (no process). */
-static const char *nothing_reason(json_t *report)
+/* The reason of a report that measured nothing (no process), into buf, to
+ * be put inside a sentence: without the period of its own sentence (the
+ * runner's reasons have one, so "...loaded.; it is left out" was printed). */
+static const char *nothing_reason(json_t *report, char *buf, size_t n)
 {
 	const char *why = json_string_value(json_object_get(json_object_get(report, "status"), "reason"));
-	return why ? why : "nothing was measured";
+	snprintf(buf, n, "%s", why ? why : "nothing was measured");
+	size_t len = strlen(buf);
+	while (len && (buf[len - 1] == '.' || buf[len - 1] == ' '))
+		buf[--len] = 0;
+	return buf;
 }
 
 /* 0, or the exit status for a bad baseline or rule list. */
@@ -129,7 +135,7 @@ static int load_baseline(const struct cupti_cb_run_opts *o, struct baseline *b)
 	if (!json_array_size(json_object_get(b->doc, "processes"))) {
 		/* Against nothing every count would be new growth: refused. */
 		fprintf(stderr, "cupti_cb_run: --compare %s: the baseline is of a run that measured nothing (%s): "
-			"there is nothing to compare with\n", o->compare, nothing_reason(b->doc));
+			"there is nothing to compare with\n", o->compare, nothing_reason(b->doc, why, sizeof why));
 		return CUPTI_CB_RUN_EXIT_USAGE;
 	}
 	return 0;
@@ -311,7 +317,7 @@ static int report_files(const struct cupti_cb_run_opts *o, struct baseline *b)
 			/* A report of a run that measured nothing: a rank of zeros would
 			 * only bend the minimum and the mean. */
 			fprintf(stderr, "cupti_cb_run: --report %s: %s; it is left out of the per-rank table\n",
-				o->reports[i], nothing_reason(ranks[k]));
+				o->reports[i], nothing_reason(ranks[k], why, sizeof why));
 			json_decref(ranks[k]);
 			nr--;
 		} else {

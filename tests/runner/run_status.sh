@@ -77,12 +77,14 @@ line n.csv "run,processes,,0,processes"
 line n.txt " $why"
 # Such a report as a baseline: refused with the reason, before the program runs.
 rc 2 "$RUNNER" --compare n.json -- "$FAKE_APP" -e ran.txt a
-line err "cupti_cb_run: --compare n.json: the baseline is of a run that measured nothing ($why): there is nothing to compare with"
+# Inside a sentence the reason has no period of its own (before: "call).)").
+line err "cupti_cb_run: --compare n.json: the baseline is of a run that measured nothing (${why%.}): there is nothing to compare with"
 test -f ran.txt && fail "the program ran against a baseline of nothing"
 # ... and in --report: said, and left out of the per-rank table.
 rc 0 "$RUNNER" -o /dev/null --json a.json -- "$FAKE_APP" a
 rc 0 "$RUNNER" --report n.json a.json --json na.json
-line err "cupti_cb_run: --report n.json: $why; it is left out of the per-rank table"
+line err "cupti_cb_run: --report n.json: ${why%.}; it is left out of the per-rank table"
+noline err ".;"
 row out "Per rank (1 rank: ?)"
 js na.json /processes/# 1
 js na.json /totals/api.calls 12
