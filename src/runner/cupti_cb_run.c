@@ -242,6 +242,13 @@ static int run_program(const struct cupti_cb_run_opts *o, struct baseline *b)
 {
 	int rank = cupti_cb_run_rank();
 	struct cupti_cb_run_child child;
+	char hl_why[512];
+	/* Said before the run: after it, a wrong directory would waste the run
+	 * (and when nothing was measured no file is written at all). */
+	if (o->hl_output && cupti_cb_run_hl_dir(o->hl_output, hl_why, sizeof hl_why)) {
+		fprintf(stderr, "cupti_cb_run: --hl-output: %s\n", hl_why);
+		return CUPTI_CB_RUN_EXIT_USAGE;
+	}
 	char *dir = make_run_dir();
 	if (!dir)
 		return CUPTI_CB_RUN_EXIT_FAILED;
@@ -276,6 +283,9 @@ static int run_program(const struct cupti_cb_run_opts *o, struct baseline *b)
 			status = CUPTI_CB_RUN_EXIT_FAILED;
 		if (b->doc)
 			fprintf(stderr, "cupti_cb_run: --compare: there is nothing to compare with %s.\n", o->compare);
+		if (o->hl_output)
+			fprintf(stderr, "cupti_cb_run: --hl-output: no file written into %s: nothing was measured\n",
+				o->hl_output);
 	} else {
 		cupti_cb_run_explain_unfinished(report, child.pid, child.signal, child.status);
 		if (o->output)

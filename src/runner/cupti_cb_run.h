@@ -177,6 +177,9 @@ char *cupti_cb_run_file_name(const char *pattern, int rank);
 void cupti_cb_run_print_ranks(FILE *f, json_t **reports, int n);
 
 /* ---- cupti_cb_run_hl.c: PAPI high-level output */
+/* DIR made if it is not there, and writable: 0, or -1 with a sentence in
+ * why. Before the program runs, so that a wrong --hl-output is said at once. */
+int cupti_cb_run_hl_dir(const char *dir, char *why, size_t n);
 int cupti_cb_run_write_hl(const char *dir, json_t *report, int rank, char *why, size_t n);
 
 #endif
