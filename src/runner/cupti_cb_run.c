@@ -9,7 +9,6 @@
  * them into one report and prints it. See man/cupti_cb_run.1. */
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,44 +158,6 @@ static int compare(const struct cupti_cb_run_opts *o, struct baseline *b, json_t
 	return regressed ? CUPTI_CB_RUN_EXIT_REGRESSED : 0;
 }
 
-/* ---- when no process file appeared */
-
-/* Why nothing was measured, in one sentence (into why). */
-static void why_nothing(char *why, size_t n)
-{
-	const char *inject = cupti_cb_run_inject_path();
-	if (access(inject, R_OK)) {
-		snprintf(why, n, "nothing was measured: the injected library %s cannot be read (%s).", inject,
-			 strerror(errno));
-		return;
-	}
-	/* What the driver would meet when it loads the library: a library it
-	 * needs (libpapi, libjansson) that is not found, a wrong architecture.
-	 * The driver says nothing of it, and the program then looks as if it
-	 * had made no CUDA call. RTLD_LAZY: nothing of it is called here (it
-	 * has no constructor; InitializeInjection is the driver's to call). */
-	void *h = dlopen(inject, RTLD_LAZY | RTLD_LOCAL);
-	if (!h) {
-		const char *e = dlerror();
-		snprintf(why, n, "nothing was measured: the injected library cannot be loaded (%s), so the CUDA "
-			 "driver could not load it into the program.", e ? e : "no reason given");
-		return;
-	}
-	dlclose(h);
-	/* The component's own override of the driver library, then the driver. */
-	const char *drv = getenv("CUPTI_CB_CUDA_LIB");
-	drv = drv && *drv ? drv : "libcuda.so.1";
-	h = dlopen(drv, RTLD_LAZY | RTLD_LOCAL);
-	if (!h) {
-		snprintf(why, n, "nothing was measured: CUDA found no driver (%s cannot be loaded), "
-			 "so any CUDA call of the program failed before cupti_cb could be loaded.", drv);
-		return;
-	}
-	dlclose(h);
-	snprintf(why, n, "nothing was measured: the program made no CUDA call "
-		 "(the CUDA driver loads the injected library at a process's first CUDA call).");
-}
-
 /* ---- the run directory */
 
 static char *make_run_dir(void)
@@ -252,6 +213,7 @@ static int run_program(const struct cupti_cb_run_opts *o, struct baseline *b)
 	char *dir = make_run_dir();
 	if (!dir)
 		return CUPTI_CB_RUN_EXIT_FAILED;
+	cupti_cb_run_watch_driver(dir);
 	if (cupti_cb_run_set_env(o, dir) || cupti_cb_run_exec(o->argv, &child)) {
 		fprintf(stderr, "cupti_cb_run: cannot start %s: %s\n", o->argv[0], strerror(errno));
 		remove_run_dir(dir);
@@ -274,7 +236,7 @@ static int run_program(const struct cupti_cb_run_opts *o, struct baseline *b)
 		/* Still a report, of the same schema, that says why: a pipeline
 		 * that reads --json or --csv finds a file it can parse. */
 		char why[1024];
-		why_nothing(why, sizeof why);
+		cupti_cb_run_why_nothing(dir, why, sizeof why);
 		fprintf(stderr, "cupti_cb_run: %s\n", why);
 		json_object_set_new(report, "status", json_pack("{s:b, s:s}", "counting", 0, "reason", why));
 		json_object_set_new(json_object_get(report, "cupti_cb"), "version", json_string(PACKAGE_VERSION));

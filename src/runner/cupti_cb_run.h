@@ -51,6 +51,14 @@ char *cupti_cb_run_expand_metrics(const char *list);
 int cupti_cb_run_set_env(const struct cupti_cb_run_opts *o, const char *dir);
 const char *cupti_cb_run_inject_path(void);
 
+/* ---- cupti_cb_run_why.c: why a run measured nothing */
+/* Before the run: when no CUDA driver can be loaded, the program's
+ * processes log the libraries they load into dir (LD_DEBUG=files), so that
+ * a program that tried CUDA can be told from one that never did. */
+void cupti_cb_run_watch_driver(const char *dir);
+/* After a run without a process file: why, in one sentence. */
+void cupti_cb_run_why_nothing(const char *dir, char *why, size_t n);
+
 /* ---- cupti_cb_run_exec.c: running the program */
 struct cupti_cb_run_child {
 	int status;		/* what the runner returns: exit status, 128+N for signal N */
