@@ -9,7 +9,6 @@
  * them into one report and prints it. See man/cupti_cb_run.1. */
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,11 +91,17 @@ struct baseline {
 	size_t n;
 };
 
-/* The sentence of a report that measured nothing (no process). */
-static const char *nothing_reason(json_t *report)
+/* The reason of a report that measured nothing (no process), into buf, to
+ * be put inside a sentence: without the period of its own sentence (the
+ * runner's reasons have one, so "...loaded.; it is left out" was printed). */
+static const char *nothing_reason(json_t *report, char *buf, size_t n)
 {
 	const char *why = json_string_value(json_object_get(json_object_get(report, "status"), "reason"));
-	return why ? why : "nothing was measured";
+	snprintf(buf, n, "%s", why ? why : "nothing was measured");
+	size_t len = strlen(buf);
+	while (len && (buf[len - 1] == '.' || buf[len - 1] == ' '))
+		buf[--len] = 0;
+	return buf;
 }
 
 /* 0, or the exit status for a bad baseline or rule list. */
@@ -129,16 +134,20 @@ static int load_baseline(const struct cupti_cb_run_opts *o, struct baseline *b)
 	if (!json_array_size(json_object_get(b->doc, "processes"))) {
 		/* Against nothing every count would be new growth: refused. */
 		fprintf(stderr, "cupti_cb_run: --compare %s: the baseline is of a run that measured nothing (%s): "
-			"there is nothing to compare with\n", o->compare, nothing_reason(b->doc));
+			"there is nothing to compare with\n", o->compare, nothing_reason(b->doc, why, sizeof why));
 		return CUPTI_CB_RUN_EXIT_USAGE;
 	}
 	return 0;
 }
 
-/* The comparison, on the text output; how many regressed. */
+/* The comparison, on the text output: 0, CUPTI_CB_RUN_EXIT_REGRESSED, or
+ * CUPTI_CB_RUN_EXIT_USAGE when a rule names what neither report has (then
+ * nothing is compared: a gate with a misspelt name must not pass). */
 static int compare(const struct cupti_cb_run_opts *o, struct baseline *b, json_t *report, int rank, FILE *dflt)
 {
 	char *name;
+	if (cupti_cb_run_rules_unmatched(stderr, o->compare, b->doc, report, b->rules, b->n))
+		return CUPTI_CB_RUN_EXIT_USAGE;
 	/* After the tables, in the same place. */
 	FILE *f = open_out(o->output, rank, dflt, &name, "a");
 	int regressed = cupti_cb_run_compare(f ? f : stderr, o->compare, b->doc, report, b->rules, b->n);
@@ -146,45 +155,7 @@ static int compare(const struct cupti_cb_run_opts *o, struct baseline *b, json_t
 	if (regressed)
 		fprintf(stderr, "cupti_cb_run: %d quantit%s regressed against %s\n", regressed,
 			regressed == 1 ? "y" : "ies", o->compare);
-	return regressed;
-}
-
-/* ---- when no process file appeared */
-
-/* Why nothing was measured, in one sentence (into why). */
-static void why_nothing(char *why, size_t n)
-{
-	const char *inject = cupti_cb_run_inject_path();
-	if (access(inject, R_OK)) {
-		snprintf(why, n, "nothing was measured: the injected library %s cannot be read (%s).", inject,
-			 strerror(errno));
-		return;
-	}
-	/* What the driver would meet when it loads the library: a library it
-	 * needs (libpapi, libjansson) that is not found, a wrong architecture.
-	 * The driver says nothing of it, and the program then looks as if it
-	 * had made no CUDA call. RTLD_LAZY: nothing of it is called here (it
-	 * has no constructor; InitializeInjection is the driver's to call). */
-	void *h = dlopen(inject, RTLD_LAZY | RTLD_LOCAL);
-	if (!h) {
-		const char *e = dlerror();
-		snprintf(why, n, "nothing was measured: the injected library cannot be loaded (%s), so the CUDA "
-			 "driver could not load it into the program.", e ? e : "no reason given");
-		return;
-	}
-	dlclose(h);
-	/* The component's own override of the driver library, then the driver. */
-	const char *drv = getenv("CUPTI_CB_CUDA_LIB");
-	drv = drv && *drv ? drv : "libcuda.so.1";
-	h = dlopen(drv, RTLD_LAZY | RTLD_LOCAL);
-	if (!h) {
-		snprintf(why, n, "nothing was measured: CUDA found no driver (%s cannot be loaded), "
-			 "so any CUDA call of the program failed before cupti_cb could be loaded.", drv);
-		return;
-	}
-	dlclose(h);
-	snprintf(why, n, "nothing was measured: the program made no CUDA call "
-		 "(the CUDA driver loads the injected library at a process's first CUDA call).");
+	return regressed ? CUPTI_CB_RUN_EXIT_REGRESSED : 0;
 }
 
 /* ---- the run directory */
@@ -232,9 +203,17 @@ static int run_program(const struct cupti_cb_run_opts *o, struct baseline *b)
 {
 	int rank = cupti_cb_run_rank();
 	struct cupti_cb_run_child child;
+	char hl_why[512];
+	/* Said before the run: after it, a wrong directory would waste the run
+	 * (and when nothing was measured no file is written at all). */
+	if (o->hl_output && cupti_cb_run_hl_dir(o->hl_output, hl_why, sizeof hl_why)) {
+		fprintf(stderr, "cupti_cb_run: --hl-output: %s\n", hl_why);
+		return CUPTI_CB_RUN_EXIT_USAGE;
+	}
 	char *dir = make_run_dir();
 	if (!dir)
 		return CUPTI_CB_RUN_EXIT_FAILED;
+	cupti_cb_run_watch_driver(dir);
 	if (cupti_cb_run_set_env(o, dir) || cupti_cb_run_exec(o->argv, &child)) {
 		fprintf(stderr, "cupti_cb_run: cannot start %s: %s\n", o->argv[0], strerror(errno));
 		remove_run_dir(dir);
@@ -257,7 +236,7 @@ static int run_program(const struct cupti_cb_run_opts *o, struct baseline *b)
 		/* Still a report, of the same schema, that says why: a pipeline
 		 * that reads --json or --csv finds a file it can parse. */
 		char why[1024];
-		why_nothing(why, sizeof why);
+		cupti_cb_run_why_nothing(dir, why, sizeof why);
 		fprintf(stderr, "cupti_cb_run: %s\n", why);
 		json_object_set_new(report, "status", json_pack("{s:b, s:s}", "counting", 0, "reason", why));
 		json_object_set_new(json_object_get(report, "cupti_cb"), "version", json_string(PACKAGE_VERSION));
@@ -266,14 +245,18 @@ static int run_program(const struct cupti_cb_run_opts *o, struct baseline *b)
 			status = CUPTI_CB_RUN_EXIT_FAILED;
 		if (b->doc)
 			fprintf(stderr, "cupti_cb_run: --compare: there is nothing to compare with %s.\n", o->compare);
+		if (o->hl_output)
+			fprintf(stderr, "cupti_cb_run: --hl-output: no file written into %s: nothing was measured\n",
+				o->hl_output);
 	} else {
 		cupti_cb_run_explain_unfinished(report, child.pid, child.signal, child.status);
 		if (o->output)
 			cupti_cb_run_print_process_status(stderr, report, "cupti_cb_run:");
 		if (write_outputs(o, report, rank, stderr, NULL, 0) && !status)
 			status = CUPTI_CB_RUN_EXIT_FAILED;
-		if (b->doc && compare(o, b, report, rank, stderr) && !status)
-			status = CUPTI_CB_RUN_EXIT_REGRESSED;
+		int verdict = b->doc ? compare(o, b, report, rank, stderr) : 0;
+		if (verdict && !status)
+			status = verdict;
 	}
 	if (o->keep)
 		fprintf(stderr, "cupti_cb_run: the process files are kept in %s\n", dir);
@@ -291,20 +274,22 @@ static int report_files(const struct cupti_cb_run_opts *o, struct baseline *b)
 	long long wall = 0, exit_status = 0;
 	if (!ranks)
 		return CUPTI_CB_RUN_EXIT_FAILED;
+	/* One merger for every file: the total's rows stay indexed between files. */
+	struct cupti_cb_run_merger *into_total = cupti_cb_run_merger_new(total);
 	for (int i = 0; i < o->n_reports && !status; i++) {
 		char why[512];
 		json_t *doc = cupti_cb_run_load(o->reports[i], why, sizeof why);
 		int k = nr++;
 		ranks[k] = cupti_cb_run_report_new();
 		if (!doc || cupti_cb_run_merge(ranks[k], doc, why, sizeof why) ||
-		    cupti_cb_run_merge(total, doc, why, sizeof why)) {
+		    cupti_cb_run_merger_add(into_total, doc, why, sizeof why)) {
 			fprintf(stderr, "cupti_cb_run: --report %s: %s\n", o->reports[i], why);
 			status = CUPTI_CB_RUN_EXIT_USAGE;
 		} else if (!json_array_size(json_object_get(ranks[k], "processes"))) {
 			/* A report of a run that measured nothing: a rank of zeros would
 			 * only bend the minimum and the mean. */
 			fprintf(stderr, "cupti_cb_run: --report %s: %s; it is left out of the per-rank table\n",
-				o->reports[i], nothing_reason(ranks[k]));
+				o->reports[i], nothing_reason(ranks[k], why, sizeof why));
 			json_decref(ranks[k]);
 			nr--;
 		} else {
@@ -317,12 +302,20 @@ static int report_files(const struct cupti_cb_run_opts *o, struct baseline *b)
 			} else
 				json_incref(run);
 			json_object_set_new(ranks[k], "run", run);
+			/* The per-rank table reads the run, the totals, the devices and
+			 * the processes; the rows of functions, metrics and threads are in
+			 * the total: not kept once per rank (1,024 ranks of 1,000
+			 * functions held a million rows). */
+			json_object_set_new(ranks[k], "api", json_array());
+			json_object_set_new(ranks[k], "metrics", json_array());
+			json_object_del(ranks[k], "threads");
 			long long w = cupti_cb_run_int(run, "wall_ns"), e = cupti_cb_run_int(run, "exit_status");
 			wall = w > wall ? w : wall;
 			exit_status = e > exit_status ? e : exit_status;
 		}
 		json_decref(doc);
 	}
+	cupti_cb_run_merger_free(into_total);
 	if (!status) {
 		json_t *run0 = json_object_get(ranks[0], "run");
 		json_object_set_new(total, "run", json_pack("{s:O?, s:I, s:I, s:n}", "argv", json_object_get(run0, "argv"),
@@ -330,8 +323,8 @@ static int report_files(const struct cupti_cb_run_opts *o, struct baseline *b)
 							    "wall_ns", (json_int_t)wall, "rank"));
 		if (write_outputs(o, total, -1, stdout, ranks, nr))
 			status = CUPTI_CB_RUN_EXIT_FAILED;
-		else if (b->doc && compare(o, b, total, -1, stdout))
-			status = CUPTI_CB_RUN_EXIT_REGRESSED;
+		else if (b->doc)
+			status = compare(o, b, total, -1, stdout);
 	}
 	for (int i = 0; i < nr; i++)
 		json_decref(ranks[i]);

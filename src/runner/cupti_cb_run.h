@@ -51,6 +51,14 @@ char *cupti_cb_run_expand_metrics(const char *list);
 int cupti_cb_run_set_env(const struct cupti_cb_run_opts *o, const char *dir);
 const char *cupti_cb_run_inject_path(void);
 
+/* ---- cupti_cb_run_why.c: why a run measured nothing */
+/* Before the run: when no CUDA driver can be loaded, the program's
+ * processes log the libraries they load into dir (LD_DEBUG=files), so that
+ * a program that tried CUDA can be told from one that never did. */
+void cupti_cb_run_watch_driver(const char *dir);
+/* After a run without a process file: why, in one sentence. */
+void cupti_cb_run_why_nothing(const char *dir, char *why, size_t n);
+
 /* ---- cupti_cb_run_exec.c: running the program */
 struct cupti_cb_run_child {
 	int status;		/* what the runner returns: exit status, 128+N for signal N */
@@ -61,13 +69,43 @@ struct cupti_cb_run_child {
 };
 int cupti_cb_run_exec(char **argv, struct cupti_cb_run_child *c);
 
+/* ---- cupti_cb_run_undo.c: what a merge changed, to take back when a file is refused */
+struct cupti_cb_run_undo_entry;
+struct cupti_cb_run_undo {
+	struct cupti_cb_run_undo_entry *e;
+	size_t n, cap;
+};
+/* obj[key] = v (v's reference is taken), the old value kept. key is not
+ * copied: it must live until the commit or the rollback. */
+void cupti_cb_run_undo_set(struct cupti_cb_run_undo *u, json_t *obj, const char *key, json_t *v);
+void cupti_cb_run_undo_rollback(struct cupti_cb_run_undo *u);	/* every set taken back */
+void cupti_cb_run_undo_commit(struct cupti_cb_run_undo *u);	/* every set kept */
+void cupti_cb_run_undo_free(struct cupti_cb_run_undo *u);
+
 /* ---- cupti_cb_run_merge.c: process files and reports into one report */
 json_t *cupti_cb_run_report_new(void);
-/* Adds a process file or a report; 0, or -1 with a sentence in why. */
+/* A report that files are merged into, with its rows indexed by key
+ * (function and layer, device, metric and device, note), so that merging
+ * is linear in the files' rows. The report must change only through it
+ * while it lives (members other than the arrays of rows excepted). */
+struct cupti_cb_run_merger;
+struct cupti_cb_run_merger *cupti_cb_run_merger_new(json_t *report);
+/* Adds a process file or a report; 0, or -1 with a sentence in why (and
+ * the report as it was). */
+int cupti_cb_run_merger_add(struct cupti_cb_run_merger *m, json_t *doc, char *why, size_t n);
+/* How many rows of the report were compared with a row of a file to find
+ * the one it adds to: one per row found, whatever the report's size. */
+unsigned long long cupti_cb_run_merger_compared(const struct cupti_cb_run_merger *m);
+void cupti_cb_run_merger_free(struct cupti_cb_run_merger *m);
+/* One file into report: a merger for this file alone. */
 int cupti_cb_run_merge(json_t *report, json_t *doc, char *why, size_t n);
+
+/* ---- cupti_cb_run_load.c: reading files */
 /* Merges every proc-*.json of dir; returns how many, or -1. Problems with
  * single files are said on err and the file is skipped. */
 int cupti_cb_run_merge_dir(json_t *report, const char *dir, FILE *err);
+/* A JSON object, or NULL with a sentence in why (a file that cannot be
+ * read says why; one that is not JSON says where). */
 json_t *cupti_cb_run_load(const char *path, char *why, size_t n);
 
 /* ---- cupti_cb_run_check.c: a file is what the readers expect, or refused */
@@ -131,6 +169,10 @@ int cupti_cb_run_parse_rules(const char *spec, struct cupti_cb_run_rule **rules,
 /* Whether the rule compares a host time (time:F, event:sync.time_ns), which a run with
  * --no-time does not measure. */
 int cupti_cb_run_rule_host_time(const char *kind, const char *name);
+/* One sentence on err for each rule whose function, event or metric
+ * neither report has; returns how many. */
+int cupti_cb_run_rules_unmatched(FILE *err, const char *base_name, json_t *base, json_t *now,
+				 const struct cupti_cb_run_rule *rules, size_t n);
 /* Prints the comparison; returns how many quantities regressed. */
 int cupti_cb_run_compare(FILE *f, const char *base_name, json_t *base, json_t *now,
 			 const struct cupti_cb_run_rule *rules, size_t n);
@@ -143,6 +185,9 @@ char *cupti_cb_run_file_name(const char *pattern, int rank);
 void cupti_cb_run_print_ranks(FILE *f, json_t **reports, int n);
 
 /* ---- cupti_cb_run_hl.c: PAPI high-level output */
+/* DIR made if it is not there, and writable: 0, or -1 with a sentence in
+ * why. Before the program runs, so that a wrong --hl-output is said at once. */
+int cupti_cb_run_hl_dir(const char *dir, char *why, size_t n);
 int cupti_cb_run_write_hl(const char *dir, json_t *report, int rank, char *why, size_t n);
 
 #endif

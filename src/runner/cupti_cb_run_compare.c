@@ -20,7 +20,11 @@
  * is. Only growth fails: fewer calls or less time is never a regression.
  * A host time that either run did not measure (--no-time: "host_time"
  * false) is "not measured", neither ok nor regressed: an absent time is not
- * a time of 0. */
+ * a time of 0.
+ *
+ * A rule whose function, event or metric neither report has compares
+ * nothing (0 against 0, "ok" for ever): a misspelt name in a CI gate. It is
+ * refused after the run, before any comparison (cupti_cb_run_rules_unmatched). */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +194,61 @@ static double quantity(json_t *report, const char *kind, const char *name)
 int cupti_cb_run_rule_host_time(const char *kind, const char *name)
 {
 	return !strcmp(kind, "time") || (!strcmp(kind, "event") && cupti_cb_run_is_host_time(name));
+}
+
+/* ---- rules that match nothing */
+
+static int has_function(json_t *report, const char *name)
+{
+	size_t i;
+	json_t *f;
+	json_array_foreach(json_object_get(report, "api"), i, f)
+		if (!strcmp(name, "*") || !strcmp(json_string_value(json_object_get(f, "function")) ?: "", name))
+			return 1;
+	return 0;
+}
+
+static int has_metric(json_t *report, const char *name)
+{
+	size_t i;
+	json_t *m;
+	json_array_foreach(json_object_get(report, "metrics"), i, m)
+		if (!strcmp(json_string_value(json_object_get(m, "name")) ?: "", name))
+			return 1;
+	return 0;
+}
+
+/* What the rule names, as a phrase, when report lacks it; NULL when it has
+ * it. bytes: and kernels: take fixed names, checked when parsed, whose
+ * value is a count even when no device counted it. */
+static const char *missing(json_t *report, const struct cupti_cb_run_rule *r)
+{
+	int present;
+	if (in((const char *const[]){ "calls", "time", "errors", NULL }, r->kind) && strcmp(r->name, "total"))
+		return has_function(report, r->name) ? NULL : !strcmp(r->name, "*") ? "any CUDA function" : "the CUDA function";
+	if (!strcmp(r->kind, "metric"))
+		return has_metric(report, r->name) ? NULL : "the hardware metric";
+	if (!strcmp(r->kind, "event")) {
+		cupti_cb_run_event_sum(report, r->name, &present);
+		return present ? NULL : "the device event";
+	}
+	return NULL;
+}
+
+int cupti_cb_run_rules_unmatched(FILE *err, const char *base_name, json_t *base, json_t *now,
+				 const struct cupti_cb_run_rule *rules, size_t n)
+{
+	int bad = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *what = missing(base, &rules[i]);
+		if (!what || !missing(now, &rules[i]))
+			continue;
+		fprintf(err, "cupti_cb_run: --fail-above '%s:%s': neither %s nor this report has %s%s%s, so the rule "
+			"compares nothing (is the name misspelt?)\n", rules[i].kind, rules[i].name, base_name, what,
+			strcmp(rules[i].name, "*") ? " " : "", strcmp(rules[i].name, "*") ? rules[i].name : "");
+		bad++;
+	}
+	return bad;
 }
 
 /* ---- the comparison */

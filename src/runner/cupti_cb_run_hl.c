@@ -73,13 +73,29 @@ static json_t *hl_doc(json_t *report)
 			 "event_definitions", defs, "threads", "0", "regions", "0", region);
 }
 
-int cupti_cb_run_write_hl(const char *dir, json_t *report, int rank, char *why, size_t n)
+int cupti_cb_run_hl_dir(const char *dir, char *why, size_t n)
 {
-	char path[4096];
+	struct stat st;
 	if (mkdir(dir, 0777) && errno != EEXIST) {
 		snprintf(why, n, "cannot create %s: %s", dir, strerror(errno));
 		return -1;
 	}
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(why, n, "%s is not a directory", dir);
+		return -1;
+	}
+	if (access(dir, W_OK | X_OK)) {
+		snprintf(why, n, "cannot write into %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int cupti_cb_run_write_hl(const char *dir, json_t *report, int rank, char *why, size_t n)
+{
+	char path[4096];
+	if (cupti_cb_run_hl_dir(dir, why, n))
+		return -1;
 	snprintf(path, sizeof path, "%s/rank_%06d.json", dir, rank >= 0 ? rank : (int)(getpid() % 1000000));
 	json_t *doc = hl_doc(report);
 	int rc = json_dump_file(doc, path, JSON_INDENT(2));

@@ -102,6 +102,29 @@ static int bad(const char *fmt, const char *arg)
 	return CUPTI_CB_RUN_EXIT_USAGE;
 }
 
+/* word (--abbrev[=value]) abbreviates several long options: said, naming
+ * them, as getopt_long says it when it prints its own messages (getopt
+ * refuses both an unknown and an ambiguous option alike with opterr 0). */
+static int ambiguous(const char *word)
+{
+	char list[512] = "";
+	int n = 0;
+	if (strncmp(word, "--", 2))
+		return 0;
+	size_t len = strcspn(word + 2, "=");
+	for (const struct option *opt = longopts; opt->name; opt++)
+		if (len && !strncmp(opt->name, word + 2, len)) {
+			size_t at = strlen(list);
+			snprintf(list + at, sizeof list - at, "%s--%s", n ? ", " : "", opt->name);
+			n++;
+		}
+	if (n < 2)
+		return 0;
+	fprintf(stderr, "cupti_cb_run: option '%.*s' is ambiguous: it may be %s (cupti_cb_run --help lists the options)\n",
+		(int)len + 2, word, list);
+	return 1;
+}
+
 /* The option getopt refused: in a group (-kz) optind has not moved past
  * the word yet, so the word is not what to name; optopt is the letter. A
  * long option leaves optopt 0 (unknown) or its code (missing value), and
@@ -112,6 +135,8 @@ static int refused(int c, char **argv)
 	int is_short = optopt > 0 && optopt < 256;
 	if (c == ':')
 		return bad("%s needs a value", is_short ? name : argv[optind - 1]);
+	if (!is_short && ambiguous(argv[optind - 1]))
+		return CUPTI_CB_RUN_EXIT_USAGE;
 	return bad("unknown option '%s'", is_short ? name : argv[optind - 1]);
 }
 

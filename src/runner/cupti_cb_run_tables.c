@@ -274,9 +274,19 @@ static void gpu_table(FILE *out, json_t *report)
 		json_array_size(json_object_get(report, "processes")) > 1 ? "es, summed" : "", wall);
 }
 
-static void metric_number(char *buf, json_t *v)
+/* A metric in % has one decimal, as every percentage of the tables (a
+ * value of 60.0 was printed "60"); any other as it was measured. */
+static int is_percent(json_t *m)
 {
-	if (json_is_integer(v))
+	const char *units = json_string_value(json_object_get(m, "units"));
+	return units && !strcmp(units, "%");
+}
+
+static void metric_number(char *buf, json_t *v, int percent)
+{
+	if (percent)
+		snprintf(buf, NUM, "%.1f", json_is_integer(v) ? (double)json_integer_value(v) : json_real_value(v));
+	else if (json_is_integer(v))
 		snprintf(buf, NUM, "%lld", (long long)json_integer_value(v));
 	else
 		snprintf(buf, NUM, "%.15g", json_real_value(v));
@@ -297,8 +307,8 @@ static void across(char *buf, size_t n, json_t *m)
 	case CUPTI_CB_RUN_MAX: snprintf(buf, n, "max of %lld", np); break;
 	case CUPTI_CB_RUN_MIN: snprintf(buf, n, "min of %lld", np); break;
 	default:
-		metric_number(lo, json_object_get(m, "min"));
-		metric_number(hi, json_object_get(m, "max"));
+		metric_number(lo, json_object_get(m, "min"), is_percent(m));
+		metric_number(hi, json_object_get(m, "max"), is_percent(m));
 		snprintf(buf, n, "mean of %lld (min %s, max %s)", np, lo, hi);
 	}
 }
@@ -315,7 +325,7 @@ static void metrics_table(FILE *out, json_t *report)
 	json_array_foreach(metrics, i, m) {
 		char dev[NUM], val[NUM], how[3 * NUM + 48];
 		snprintf(dev, NUM, "%lld", cupti_cb_run_int(m, "device"));
-		metric_number(val, json_object_get(m, "value"));
+		metric_number(val, json_object_get(m, "value"), is_percent(m));
 		across(how, sizeof how, m);
 		const char *cells[] = { json_string_value(json_object_get(m, "name")), dev, val,
 					json_string_value(json_object_get(m, "units")), how };

@@ -1,7 +1,8 @@
 /* fuzz_report.c: a libFuzzer target on the loader of cupti_cb_run's report
  * and baseline files (src/runner/cupti_cb_run_check.c, _merge.c) and on every
  * reader of what it accepts: the tables, the CSV, the per-rank summary of
- * --report and the comparison of --compare with rules of every kind.
+ * --report and the comparison of --compare with rules of every kind (and
+ * the check of the rules that match nothing).
  *
  * An input is the text of a file. It is parsed as cupti_cb_run_load parses
  * a file; an object is merged into an empty report, then again (the same
@@ -88,6 +89,7 @@ static void read_all(json_t *report)
 	cupti_cb_run_print_tables(sink, report);
 	cupti_cb_run_print_csv(sink, report);
 	cupti_cb_run_print_ranks(sink, ranks, 2);
+	cupti_cb_run_rules_unmatched(sink, "base", report, known, rules, n_rules);
 	cupti_cb_run_compare(sink, "base", report, known, rules, n_rules);
 	cupti_cb_run_compare(sink, "base", known, report, rules, n_rules);
 }

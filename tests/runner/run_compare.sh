@@ -3,7 +3,8 @@
 # run passes (0); one more cudaMemcpy against calls:cudaMemcpy=0% fails
 # with 3 and a table (baseline, now, change, threshold); growth under a
 # threshold passes; a failing program keeps its own status; the default
-# rules; calls:* compares each function; bad rules exit 2 with a sentence.
+# rules; calls:* compares each function; bad rules exit 2 with a sentence,
+# and so does a rule whose function, metric or event neither report has.
 . "$LIB_SH"
 
 rc 0 "$RUNNER" -o /dev/null --json base.json -- "$FAKE_APP" a
@@ -38,6 +39,23 @@ row t.txt "calls:cudaMemcpy 4 3 -25.0 0 ok"
 # From zero: any growth regresses.
 rc 3 "$RUNNER" -o t.txt --compare base.json --fail-above 'calls:cudaMalloc=1000%' -- "$FAKE_APP" a b
 row t.txt "calls:cudaMalloc 0 1 +inf 1000 REGRESSED"
+
+# A rule whose function, metric or event neither report has compares
+# nothing: refused after the run with exit 2, one sentence per rule, and no
+# comparison (a misspelt name must not pass a gate). One report is enough
+# (cudaMalloc above, only in this run).
+NOSUCH='calls:cudaFoo=0%,metric:nope.sum=0,event:api.calls=0,calls:cudaMemcpy=0%,kernels:graphs=0%'
+rc 2 "$RUNNER" -o t.txt --compare base.json --fail-above "$NOSUCH" -- "$FAKE_APP" a
+line err "cupti_cb_run: --fail-above 'calls:cudaFoo': neither base.json nor this report has the CUDA function cudaFoo, so the rule compares nothing (is the name misspelt?)"
+line err "cupti_cb_run: --fail-above 'metric:nope.sum': neither base.json nor this report has the hardware metric nope.sum, so the rule compares nothing (is the name misspelt?)"
+line err "cupti_cb_run: --fail-above 'event:api.calls': neither base.json nor this report has the device event api.calls, so the rule compares nothing (is the name misspelt?)"
+test "$(wc -l < err)" = 3 || fail "not one sentence per unmatched rule: $(cat err)"
+noline t.txt "Comparison with"
+rc 2 "$RUNNER" --report base.json -o /dev/null --compare base.json --fail-above 'time:cudaFoo=5%'
+line err "cupti_cb_run: --fail-above 'time:cudaFoo': neither base.json nor this report has the CUDA function cudaFoo, so the rule compares nothing (is the name misspelt?)"
+# A failing program keeps its own status, as with a regression.
+rc 5 "$RUNNER" -o /dev/null --compare base.json --fail-above 'calls:cudaFoo=0%' -- "$FAKE_APP" -x 5 a
+line err "cupti_cb_run: --fail-above 'calls:cudaFoo': neither base.json nor this report has the CUDA function cudaFoo, so the rule compares nothing (is the name misspelt?)"
 
 # The program failed: its status, not 3, with the table all the same.
 rc 4 "$RUNNER" -o t.txt --compare base.json --fail-above "$SPEC" -- "$FAKE_APP" -x 4 more
@@ -84,7 +102,7 @@ bad 'event:=5%' 'event:=5%' 'the name is empty or has a character no event name 
 rc 2 "$RUNNER" --compare base.json --fail-above '' -- true
 line err "cupti_cb_run: --fail-above: the list is empty; the form is KIND:NAME=PCT%[,...]"
 rc 2 "$RUNNER" --compare missing.json -- true
-line err "cupti_cb_run: --compare missing.json: unable to open missing.json: No such file or directory (line -1)"
+line err "cupti_cb_run: --compare missing.json: the file cannot be read: No such file or directory"
 echo '{"schema": "cupti_cb_run/1"}' > nothing.json
 rc 2 "$RUNNER" --compare nothing.json -- true
 line err "cupti_cb_run: --compare nothing.json: it has neither \"process\" nor \"processes\""

@@ -2,8 +2,22 @@
 # run_hl: --hl-output DIR writes DIR/rank_NNNNNN.json in the form PAPI's
 # high-level API writes (src/high-level/papi_hl.c), and PAPI's own
 # papi_hl_output_writer.py reads two ranks' files and summarises them:
-# region count 2, per-event min, median and max over the ranks.
+# region count 2, per-event min, median and max over the ranks. A directory
+# that cannot be made is said before the program runs (exit 2).
 . "$LIB_SH"
+
+# A directory that cannot be made or is not one: said, exit 2, the program
+# not run (before, a run that measured nothing said nothing and exited 0).
+rc 2 "$RUNNER" --hl-output /nonexistent/dir -- "$FAKE_APP" -e ran.txt none
+line err "cupti_cb_run: --hl-output: cannot create /nonexistent/dir: No such file or directory"
+test -f ran.txt && fail "the program ran with a --hl-output that cannot be made"
+echo x > afile
+rc 2 "$RUNNER" --hl-output afile -- "$FAKE_APP" a
+line err "cupti_cb_run: --hl-output: afile is not a directory"
+# Nothing measured: no file, and said.
+rc 0 "$RUNNER" --hl-output hl0 -- "$FAKE_APP" none
+line err "cupti_cb_run: --hl-output: no file written into hl0: nothing was measured"
+test -d hl0 && test -z "$(ls hl0)" || fail "hl0 is not an empty directory"
 
 rc 0 env OMPI_COMM_WORLD_RANK=0 "$RUNNER" -o /dev/null --hl-output hl -- "$FAKE_APP" a b
 rc 0 env OMPI_COMM_WORLD_RANK=1 "$RUNNER" -o /dev/null --hl-output hl -- "$FAKE_APP" more

@@ -69,5 +69,13 @@ row out "Per rank (2 ranks: 0 ?)"
 row out "API calls calls 22 10 12 11.0 1.09"
 js mixed.json /processes/1/pid 1001
 rc 2 "$RUNNER" --report r0.json missing.json
-line err "cupti_cb_run: --report missing.json: unable to open missing.json: No such file or directory (line -1)"
+line err "cupti_cb_run: --report missing.json: the file cannot be read: No such file or directory"
+# Why a file cannot be read, never a line number (jansson's -1 was printed).
+mkdir adir
+rc 2 "$RUNNER" --report adir
+line err "cupti_cb_run: --report adir: the file cannot be read: Is a directory"
+noline err "line"
+printf '{"schema": "cupti_cb_run/1",\n "processes": [}\n' > broken.json
+rc 2 "$RUNNER" --report broken.json
+grep -q '^cupti_cb_run: --report broken.json: .* (line 2)$' err || fail "a parse error does not say its line: $(cat err)"
 finish

@@ -7,7 +7,8 @@
 # "cupti_cb_run /bin/echo -o x --report y" loaded y as a report. Only
 # --report, which has no program, takes options after its files. An
 # unknown option in a group (-kz) is named as itself, not as the word
-# before it.
+# before it; a prefix of several long options is ambiguous, with the options
+# it may be (it was called unknown).
 . "$LIB_SH"
 
 rc 0 "$RUNNER" /bin/echo -o x --report y
@@ -29,6 +30,13 @@ rc 2 "$RUNNER" -o t.txt -z /bin/true
 line err "cupti_cb_run: unknown option '-z' (cupti_cb_run --help lists the options)"
 rc 2 "$RUNNER" --keep --no-such-option /bin/true
 line err "cupti_cb_run: unknown option '--no-such-option' (cupti_cb_run --help lists the options)"
+# A prefix of several long options is ambiguous, not unknown (as getopt_long says it).
+rc 2 "$RUNNER" --no /bin/true
+line err "cupti_cb_run: option '--no' is ambiguous: it may be --no-gpu-activity, --no-time (cupti_cb_run --help lists the options)"
+rc 2 "$RUNNER" --c=x.csv /bin/true
+line err "cupti_cb_run: option '--c' is ambiguous: it may be --csv, --compare (cupti_cb_run --help lists the options)"
+# A unique prefix is the option.
+rc 0 "$RUNNER" --no-t --ou /dev/null -- "$FAKE_APP" a
 rc 2 "$RUNNER" --keep -o
 line err "cupti_cb_run: -o needs a value (cupti_cb_run --help lists the options)"
 
@@ -42,5 +50,5 @@ js ab2.json /processes/# 2
 row out "Per rank (2 ranks: ? ?)"
 # After "--" every word is a file.
 rc 2 "$RUNNER" --report a.json -- --json
-line err "cupti_cb_run: --report --json: unable to open --json: No such file or directory (line -1)"
+line err "cupti_cb_run: --report --json: the file cannot be read: No such file or directory"
 finish

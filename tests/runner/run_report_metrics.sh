@@ -28,7 +28,8 @@ rank 1 60.0 3000000000.0 3000 9
 rank 2 30.0 2000000000.0 2000 8
 
 rc 0 "$RUNNER" --report r0.json r1.json --json two.json
-row out "dram__bytes_read.sum.pct_of_peak_sustained_elapsed 0 60 % mean of 2 (min 60, max 60)"
+# A percentage has one decimal, as the man page says (it printed "60").
+row out "dram__bytes_read.sum.pct_of_peak_sustained_elapsed 0 60.0 % mean of 2 (min 60.0, max 60.0)"
 row out "dram__bytes_read.sum.per_second 0 2000000000 byte/second mean of 2 (min 1000000000, max 3000000000)"
 row out "dram__bytes_read.sum 0 4000 byte sum of 2"
 row out "sm__cycles_active.max 0 9 cycle max of 2"

@@ -38,8 +38,19 @@ line err "cupti_cb_run: cannot execute /dev/null: Permission denied"
 # No process file: which of the reasons, and the program's status.
 rc 5 "$RUNNER" -- "$FAKE_APP" -x 5 none
 line err "cupti_cb_run: nothing was measured: the program made no CUDA call (the CUDA driver loads the injected library at a process's first CUDA call)."
+# No driver: a program that never loaded it made no CUDA call (before, the
+# runner said that "any CUDA call of the program failed" of /bin/true); one
+# that tried to load it had its CUDA calls fail; a program the loader does
+# not log for the runner (here: the user's own LD_DEBUG) is not known.
 rc 0 env CUPTI_CB_CUDA_LIB=/nonexistent/libcuda.so.1 "$RUNNER" -- "$FAKE_APP" none
-line err "cupti_cb_run: nothing was measured: CUDA found no driver (/nonexistent/libcuda.so.1 cannot be loaded), so any CUDA call of the program failed before cupti_cb could be loaded."
+line err "cupti_cb_run: nothing was measured: the program made no CUDA call: it never loaded the CUDA driver (which cannot be loaded here either: /nonexistent/libcuda.so.1 cannot be loaded)."
+rc 0 env CUPTI_CB_CUDA_LIB=/nonexistent/libcuda.so.1 "$RUNNER" -- "$DLOPEN_APP" /nonexistent/libcuda.so.1
+line err "cupti_cb_run: nothing was measured: the program tried to load the CUDA driver, which cannot be loaded here (/nonexistent/libcuda.so.1 cannot be loaded), so its CUDA calls failed and cupti_cb, which the driver loads, never ran."
+rc 0 env CUPTI_CB_CUDA_LIB=/nonexistent/libcuda.so.1 LD_DEBUG=unused "$RUNNER" -- "$FAKE_APP" none
+line err "cupti_cb_run: nothing was measured: no CUDA driver can be loaded here (/nonexistent/libcuda.so.1 cannot be loaded), and the driver is what loads cupti_cb into a program; whether the program tried CUDA is not known."
+# Where the driver loads, the program's loader logs nothing.
+rc 0 env CUPTI_CB_CUDA_LIB=libc.so.6 "$RUNNER" -- sh -c 'echo "LD_DEBUG=${LD_DEBUG-unset}"'
+line out "LD_DEBUG=unset"
 rc 0 env CUPTI_CB_RUN_INJECT=/nonexistent/inject.so "$RUNNER" -- "$FAKE_APP" none
 line err "cupti_cb_run: nothing was measured: the injected library /nonexistent/inject.so cannot be read (No such file or directory)."
 test "$(wc -l < err)" = 1 || fail "more than one sentence on standard error"
@@ -77,12 +88,14 @@ line n.csv "run,processes,,0,processes"
 line n.txt " $why"
 # Such a report as a baseline: refused with the reason, before the program runs.
 rc 2 "$RUNNER" --compare n.json -- "$FAKE_APP" -e ran.txt a
-line err "cupti_cb_run: --compare n.json: the baseline is of a run that measured nothing ($why): there is nothing to compare with"
+# Inside a sentence the reason has no period of its own (before: "call).)").
+line err "cupti_cb_run: --compare n.json: the baseline is of a run that measured nothing (${why%.}): there is nothing to compare with"
 test -f ran.txt && fail "the program ran against a baseline of nothing"
 # ... and in --report: said, and left out of the per-rank table.
 rc 0 "$RUNNER" -o /dev/null --json a.json -- "$FAKE_APP" a
 rc 0 "$RUNNER" --report n.json a.json --json na.json
-line err "cupti_cb_run: --report n.json: $why; it is left out of the per-rank table"
+line err "cupti_cb_run: --report n.json: ${why%.}; it is left out of the per-rank table"
+noline err ".;"
 row out "Per rank (1 rank: ?)"
 js na.json /processes/# 1
 js na.json /totals/api.calls 12
