@@ -59,6 +59,16 @@ struct cupti_cb_activity_fns {
 	CUptiResult (*dropped)(CUcontext, uint32_t, size_t *);
 };
 
+/* CUPTI keeps concurrent kernels' records in buffers of their stream: a
+ * thread per stream each holds at least one buffer until its records are
+ * complete, so the bound is set by streams, not by records. 64 buffers were
+ * too few for 64 threads on streams of their own (H200: 4,707 of 96,000
+ * kernel records dropped, every buffer out); 256 (128 MiB at most,
+ * allocated 4 at a time as needed) hold about 250 such streams. */
+#define CUPTI_CB_ACT_BUF_SIZE  (512u * 1024u)
+#define CUPTI_CB_ACT_BUF_BATCH 4u
+#define CUPTI_CB_ACT_BUF_MAX   256u	/* past it CUPTI drops records (counted); = free_slot's size */
+
 struct cupti_cb_activity {
 	struct cupti_cb_services *e;
 	struct cupti_cb_activity_fns fn;
@@ -92,7 +102,7 @@ struct cupti_cb_activity {
 	 * them, so neither may wait for the other. Only a refill (a batch of
 	 * allocations, when every buffer is out) takes grow_lock, which the
 	 * processing thread never takes. */
-	_Atomic(uint8_t *) free_slot[64];
+	_Atomic(uint8_t *) free_slot[CUPTI_CB_ACT_BUF_MAX];
 	pthread_mutex_t grow_lock;
 	atomic_uint n_bufs;
 
@@ -102,9 +112,6 @@ struct cupti_cb_activity {
 	atomic_ulong records, dropped, unattributed, flushes, refused_buffers;
 };
 
-#define CUPTI_CB_ACT_BUF_SIZE  (512u * 1024u)
-#define CUPTI_CB_ACT_BUF_BATCH 4u
-#define CUPTI_CB_ACT_BUF_MAX   64u	/* 32 MiB: past it CUPTI drops records (counted); = free_slot's size */
 
 /* Resolves the entry points from the engine's libcupti; 0, or -1 with why. */
 int cupti_cb_activity_init(struct cupti_cb_activity *a, struct cupti_cb_services *e);
