@@ -38,6 +38,8 @@
 #include "cupti_cb_source.h"
 
 #define MAX_EVENTS 64			/* sampled metrics in one event set */
+#define CTX_THREAD 0			/* a call from the thread's own code */
+#define CTX_HANDLER 1			/* a call from a signal handler (cupti_cb_signal_context.h) */
 #define COUNTERS_WHO "PM sampling (:sampled)"
 
 #define TRACE(m, ...)                                                    \
@@ -93,12 +95,17 @@ struct sset {
 		struct loss lost[MAX_EVENTS];
 	} base[2];
 	atomic_int cur;			/* the base readers use */
-	/* The last ordinary read's totals, and when: a reset right after it
-	 * continues from there (see reset). */
-	struct cupti_cb_profiler_total last[MAX_EVENTS];
-	struct loss last_lost[MAX_EVENTS];
-	uint64_t last_ns;
-	int have_last;
+	/* The last read's totals in each context (CTX_THREAD, CTX_HANDLER),
+	 * and when: a reset right after a read continues from there (see
+	 * reset), from the read of its own context only, so that a sampler's
+	 * read in a handler between the thread's read and reset does not move
+	 * the base the thread's reset continues from. */
+	struct {
+		struct cupti_cb_profiler_total t[MAX_EVENTS];
+		struct loss lost[MAX_EVENTS];
+		uint64_t ns;
+		int have;
+	} last[2];
 	long long out[MAX_EVENTS];	/* the values at the stop */
 	int bad;			/* the event whose window lost samples in the last failed read, or -1 */
 	int bad_soft;			/* and they were gaps (a warning), not a hard loss */
@@ -448,7 +455,8 @@ static void rebase(struct sset *s, const struct cupti_cb_profiler_total *t, cons
 	memcpy(s->base[w].t, t, s->n * sizeof t[0]);
 	memcpy(s->base[w].lost, lost, s->n * sizeof lost[0]);
 	atomic_store(&s->cur, w);
-	s->have_last = 0;
+	/* No later reset goes back before this one. */
+	s->last[CTX_THREAD].have = s->last[CTX_HANDLER].have = 0;
 }
 
 /* Runs the sessions of the set's devices (each once). */
@@ -584,11 +592,11 @@ static int window_values(struct sset *s, const struct cupti_cb_profiler_total *t
 	return rc;
 }
 
-/* A copy of the published totals: no lock, no system call, the same in a
- * signal handler. The adapter's guard keeps a handler's read out of a
- * start, reset or stop of the same set on its thread (PAPI reads a set
- * only on its own thread), so the read may note its totals for the reset
- * that follows. */
+/* A copy of the published totals: no lock, the same in a signal handler
+ * (one system call, the signal-context test). The adapter's guard keeps a
+ * handler's read out of a start, reset or stop of the same set on its
+ * thread (PAPI reads a set only on its own thread), so the read may note
+ * its totals for the reset that follows in its own context. */
 static int s_set_read(void *self, void *set, long long *values)
 {
 	struct sset *s = set;
@@ -604,10 +612,11 @@ static int s_set_read(void *self, void *set, long long *values)
 	int rc = window_values(s, t, lost, values);
 	if (rc && rc != CUPTI_CB_EDROPPED)
 		return rc;
-	memcpy(s->last, t, s->n * sizeof t[0]);
-	memcpy(s->last_lost, lost, s->n * sizeof lost[0]);
-	s->last_ns = cupti_cb_mono_ns();
-	s->have_last = 1;
+	int ctx = cupti_cb_in_signal_context() ? CTX_HANDLER : CTX_THREAD;
+	memcpy(s->last[ctx].t, t, s->n * sizeof t[0]);
+	memcpy(s->last[ctx].lost, lost, s->n * sizeof lost[0]);
+	s->last[ctx].ns = cupti_cb_mono_ns();
+	s->last[ctx].have = 1;
 	return rc;
 }
 
@@ -625,12 +634,13 @@ static int s_set_stop(void *self, void *set)
 	if (!s->running)
 		return CUPTI_CB_OK;
 	if (m->e->trace > 1)
-		TRACE(m, "stop at %.3f ms (the last read at %.3f ms)", cupti_cb_mono_ns() / 1e6, s->last_ns / 1e6);
+		TRACE(m, "stop at %.3f ms (the last read at %.3f ms)", cupti_cb_mono_ns() / 1e6,
+		      s->last[CTX_THREAD].ns / 1e6);
 	int rc = CUPTI_CB_OK;
 	struct cupti_cb_profiler_total t[MAX_EVENTS];
 	struct loss lost[MAX_EVENTS];
-	if (s->have_last)
-		rc = window_values(s, s->last, s->last_lost, s->out);
+	if (s->last[CTX_THREAD].have)
+		rc = window_values(s, s->last[CTX_THREAD].t, s->last[CTX_THREAD].lost, s->out);
 	else if (snapshot(s, t, lost) == 0)
 		rc = window_values(s, t, lost, s->out);
 	else
@@ -649,8 +659,11 @@ static int s_set_stop(void *self, void *set)
 /* A new window. Right after a read (within one decode period) it starts
  * where that read ended: tools that read and reset at every region
  * boundary (TAU, Caliper) then lose no sample decoded between the two
- * calls, and the regions add up to the whole. Otherwise it starts at the
- * totals now. Lock-free like a read, so allowed in a signal handler too. */
+ * calls, and the regions add up to the whole. The read is the last one
+ * made in the reset's own context: a sampler's read in a signal handler
+ * between the thread's read and its reset is not where the thread's
+ * window ended. Otherwise it starts at the totals now. Lock-free like a
+ * read, so allowed in a signal handler too. */
 static int s_set_reset(void *self, void *set)
 {
 	struct ssrc *m = self;
@@ -659,8 +672,9 @@ static int s_set_reset(void *self, void *set)
 		memset(s->out, 0, sizeof s->out);
 		return CUPTI_CB_OK;
 	}
-	if (s->have_last && cupti_cb_mono_ns() - s->last_ns <= m->opt.decode_ns) {
-		rebase(s, s->last, s->last_lost);
+	int ctx = cupti_cb_in_signal_context() ? CTX_HANDLER : CTX_THREAD;
+	if (s->last[ctx].have && cupti_cb_mono_ns() - s->last[ctx].ns <= m->opt.decode_ns) {
+		rebase(s, s->last[ctx].t, s->last[ctx].lost);
 		return CUPTI_CB_OK;
 	}
 	struct cupti_cb_profiler_total t[MAX_EVENTS];

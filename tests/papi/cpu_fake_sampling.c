@@ -18,6 +18,9 @@
  *   readreset - TAU's pattern (PAPI_read then PAPI_reset at every region boundary, 20 regions):
  *               the regions add up exactly to the whole that a second set on another thread
  *               reads over the same time.
+ *   handlerbase - TAU's read + reset with a SIGPROF handler's read of the same set in between,
+ *               after work decoded since the read: the reset continues from the thread's read,
+ *               not the handler's, so the windows add up to every byte (100 + 75, not 100 + 50).
  *   union     - a second set with another metric on the same device: one more SetConfig (the
  *               union), the first set's values unchanged by it; then both read their own metric.
  *   sigread   - a SIGPROF handler at about 1 kHz reads the running set while the program adds
@@ -353,6 +356,71 @@ static int sigread_case(void)
     return ct_done();
 }
 
+/* A decode of the session now, on another thread: a set of the same metric starts (its start
+ * flushes the session and publishes) and stops, leaving sampling to the test's set. */
+static void *decode_thread(void *arg)
+{
+    (void)arg;
+    const char *names[] = { READ };
+    long long v;
+    PAPI_register_thread();
+    int es = ct_eventset(1, names);
+    CHECK_PAPI(PAPI_start(es));
+    CHECK_PAPI(PAPI_stop(es, &v));
+    ct_destroy(&es);
+    PAPI_unregister_thread();
+    return NULL;
+}
+
+static void decode_now(void)
+{
+    pthread_t t;
+    pthread_create(&t, NULL, decode_thread, NULL);
+    pthread_join(t, NULL);
+}
+
+static int hb_es, hb_rc;
+static long long hb_value;
+static void hb_on_prof(int sig)
+{
+    (void)sig;
+    hb_rc = PAPI_read(hb_es, &hb_value);
+}
+
+/* TAU's read + reset with its SIGPROF sampler reading the same set in between, after work
+ * decoded since the read: the reset continues from the thread's read, not the handler's. */
+static int handlerbase_case(void)
+{
+    long long first, second;
+    setenv("CUPTI_CB_SAMPLING_DECODE_US", "5000000", 1);   /* the decodes are the test's (decode_now) */
+    env_defaults();
+    ct_library_init();
+    PAPI_MUST(PAPI_thread_init(ct_thread_id));
+    const char *names[] = { READ };
+    hb_es = ct_eventset(1, names);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = hb_on_prof;
+    sigaction(SIGPROF, &sa, NULL);
+    CHECK_PAPI(PAPI_start(hb_es));
+    gpu_read(0, 100);
+    decode_now();
+    CHECK_PAPI(PAPI_read(hb_es, &first));
+    gpu_read(0, 25);
+    decode_now();
+    raise(SIGPROF);   /* the sampler reads between the read and the reset */
+    CHECK_PAPI(PAPI_reset(hb_es));
+    gpu_read(0, 50);
+    decode_now();
+    CHECK_PAPI(PAPI_stop(hb_es, &second));
+    signal(SIGPROF, SIG_IGN);
+    CHECK_EQ("the handler's read is PAPI_OK", hb_rc, PAPI_OK);
+    CHECK_EQ("and sees the work since the start", hb_value, 125);
+    CHECK_EQ("the thread's read", first, 100);
+    CHECK_EQ("the windows add up to every byte (100 + 75, not 100 + 50)", first + second, 175);
+    return ct_done();
+}
+
 static int conflict_case(void)
 {
     char err[8192] = "";
@@ -661,6 +729,7 @@ int main(int argc, char **argv)
         { "overflow", overflow_case },     { "decodefail", decodefail_case }, { "badenv", badenv_case },
         { "profiler", profiler_case },     { "otherprofiler", otherprofiler_case }, { "devices", devices_case },
         { "gap", gap_case },               { "hl", hl_case },               { "overflowrefused", overflow_refused_case },
+        { "handlerbase", handlerbase_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
