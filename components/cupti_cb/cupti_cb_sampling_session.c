@@ -758,25 +758,27 @@ int cupti_cb_sampling_session_flush(struct cupti_cb_sampling_session *s, char *w
 	}
 	/* Every sample completed so far is added by this decode; the one in
 	 * progress now is the next, and one more guards against a sample that
-	 * completed just before it reached the buffer. */
-	uint64_t lost = s->lost;
+	 * completed just before it reached the buffer. A loss found on the way
+	 * (an overflow or a gap of samples taken before the call) is counted
+	 * for the windows that were open then; it is no failure of the caller,
+	 * whose window starts after it. */
 	decode_locked(s);
 	uint64_t target = s->samples + 2;
 	uint64_t limit = cupti_cb_mono_ns() + 4 * s->opt.interval_ns + 200000000u;
-	while (s->samples < target && s->lost == lost && cupti_cb_mono_ns() < limit) {
+	while (s->started && s->samples < target && cupti_cb_mono_ns() < limit) {
 		pthread_mutex_unlock(&s->lock);
 		struct timespec nap = { 0, (long)(s->opt.interval_ns / 4 < 50000 ? 50000 : s->opt.interval_ns / 4) };
 		nanosleep(&nap, NULL);
 		pthread_mutex_lock(&s->lock);
-		if (!s->started)
-			break;
-		decode_locked(s);
+		if (s->started)
+			decode_locked(s);
 	}
 	int rc = 0;
-	if (s->lost != lost) {
-		snprintf(why, len, "device %d: samples were lost: %s", s->ordinal, s->lost_why);
+	if (!s->started) {
+		/* Sampling could not start again after a failure: nothing counts. */
+		snprintf(why, len, "device %d: PM sampling stopped: %s", s->ordinal, s->lost_why);
 		rc = CUPTI_CB_SAMPLING_EFAIL;
-	} else if (s->started && s->samples < target) {
+	} else if (s->samples < target) {
 		snprintf(why, len, "device %d: PM sampling gave no new sample for %llu ms", s->ordinal,
 			 (unsigned long long)((4 * s->opt.interval_ns + 200000000u) / 1000000u));
 		rc = CUPTI_CB_SAMPLING_EFAIL;

@@ -153,7 +153,10 @@ int cupti_cb_sampling_session_idle(const struct cupti_cb_sampling_session *s);
 int cupti_cb_sampling_session_run(struct cupti_cb_sampling_session *s, char *why, size_t len);
 /* Brings the totals up to the present: decodes until the sample that was
  * in progress when called is complete and added (at most about two
- * intervals). Not in a signal handler. */
+ * intervals). Samples found lost on the way are counted (the snapshots'
+ * lost and hard), not returned: they were taken before the call. Fails
+ * only when sampling stopped (a restart after an overflow failed) or no
+ * new sample came. Not in a signal handler. */
 int cupti_cb_sampling_session_flush(struct cupti_cb_sampling_session *s, char *why, size_t len);
 /* A running set stops; sampling stops with the last (what the hardware
  * buffer still holds is decoded first and after). */

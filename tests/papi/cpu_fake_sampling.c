@@ -21,6 +21,9 @@
  *   handlerbase - TAU's read + reset with a SIGPROF handler's read of the same set in between,
  *               after work decoded since the read: the reset continues from the thread's read,
  *               not the handler's, so the windows add up to every byte (100 + 75, not 100 + 50).
+ *   priorloss - an overflow of the hardware buffer, then a gap, while a set runs on another
+ *               thread: a set started after each succeeds and reads exactly (its start's flush
+ *               finds the loss, which is not its own); the running set's read fails (PAPI_ECMP).
  *   union     - a second set with another metric on the same device: one more SetConfig (the
  *               union), the first set's values unchanged by it; then both read their own metric.
  *   sigread   - a SIGPROF handler at about 1 kHz reads the running set while the program adds
@@ -421,6 +424,76 @@ static int handlerbase_case(void)
     return ct_done();
 }
 
+/* A set that runs on another thread through a loss, and what its read then says. */
+static pthread_barrier_t pl_started, pl_done;
+static int pl_read_rc;
+static void *pl_other(void *arg)
+{
+    (void)arg;
+    const char *names[] = { READ };
+    long long v;
+    PAPI_register_thread();
+    int es = ct_eventset(1, names);
+    CHECK_PAPI(PAPI_start(es));
+    pthread_barrier_wait(&pl_started);
+    pthread_barrier_wait(&pl_done);
+    pl_read_rc = PAPI_read(es, &v);
+    PAPI_stop(es, &v);
+    PAPI_cleanup_eventset(es);
+    PAPI_destroy_eventset(&es);
+    PAPI_unregister_thread();
+    return NULL;
+}
+
+/* Losses that happened before a set existed (an overflow of the hardware buffer, a gap) while
+ * another set ran: the new set's start, whose flush finds them, succeeds, and its window reads
+ * exactly; the running set's read, whose window saw the overflow, fails. */
+static int priorloss_case(void)
+{
+    char err[8192] = "";
+    long long v;
+    setenv("CUPTI_CB_SAMPLING_BUFFER_MB", "1", 1);   /* 256 records of the fake's 4 KiB */
+    setenv("CUPTI_CB_SAMPLING_DECODE_US", "5000000", 1);   /* the decodes are the test's */
+    env_defaults();
+    setenv("PAPI_VERBOSE", "1", 1);
+    ct_library_init();
+    PAPI_MUST(PAPI_thread_init(ct_thread_id));
+    pthread_barrier_init(&pl_started, NULL, 2);
+    pthread_barrier_init(&pl_done, NULL, 2);
+    pthread_t t;
+    pthread_create(&t, NULL, pl_other, NULL);
+    pthread_barrier_wait(&pl_started);
+    for (int i = 0; i < 300; i++)
+        gpu_read(0, 1);   /* 300 samples into a buffer of 256: an overflow */
+    CHECK_REL("the fake dropped samples", fake_pm_lost(0), ">", 0);
+    const char *names[] = { READ };
+    int es = ct_eventset(1, names);
+    int rc = CAPTURED(err, PAPI_start(es));
+    CHECK_EQ("an overflow before the set existed does not refuse its start", rc, PAPI_OK);
+    if (rc != PAPI_OK)
+        ct_note("%s", err);
+    gpu_read(0, 9);
+    decode_now();
+    CHECK_PAPI(PAPI_stop(es, &v));
+    CHECK_EQ("and the set's window reads exactly", v, 9);
+    gpu_read(0, 1);
+    fake_pm_skip(0, 2);
+    nap_us(2500);   /* two samples the GPU leaves out: a gap */
+    gpu_read(0, 1);
+    rc = CAPTURED(err, PAPI_start(es));
+    CHECK_EQ("a gap before the set started does not refuse its start either", rc, PAPI_OK);
+    if (rc != PAPI_OK)
+        ct_note("%s", err);
+    gpu_read(0, 4);
+    decode_now();
+    CHECK_PAPI(PAPI_stop(es, &v));
+    CHECK_EQ("and that window reads exactly too", v, 4);
+    pthread_barrier_wait(&pl_done);
+    pthread_join(t, NULL);
+    CHECK_EQ("the set that ran through the overflow fails its read", pl_read_rc, PAPI_ECMP);
+    return ct_done();
+}
+
 static int conflict_case(void)
 {
     char err[8192] = "";
@@ -729,7 +802,7 @@ int main(int argc, char **argv)
         { "overflow", overflow_case },     { "decodefail", decodefail_case }, { "badenv", badenv_case },
         { "profiler", profiler_case },     { "otherprofiler", otherprofiler_case }, { "devices", devices_case },
         { "gap", gap_case },               { "hl", hl_case },               { "overflowrefused", overflow_refused_case },
-        { "handlerbase", handlerbase_case },
+        { "handlerbase", handlerbase_case }, { "priorloss", priorloss_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

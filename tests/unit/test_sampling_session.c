@@ -897,9 +897,8 @@ static void test_out_of_memory(void)
 	auto_ns = INTERVAL;
 	pthread_mutex_unlock(&gl);
 	int rc = cupti_cb_sampling_session_flush(&s, why, sizeof why);
-	CHECK(rc == CUPTI_CB_SAMPLING_EFAIL && contains(why, "lost") && contains(why, "overflowed"),
-	      "a flush that meets CUPTI_ERROR_OUT_OF_MEMORY says why: %s", why);
-	CHECK_EQ(lost_of(&s), 1, "OUT_OF_MEMORY counts as one loss");
+	CHECK(rc == 0, "a flush that meets CUPTI_ERROR_OUT_OF_MEMORY (samples before the call) succeeds: %s", why);
+	CHECK_EQ(lost_of(&s), 1, "OUT_OF_MEMORY counts as one loss, for the windows open then");
 	CHECK(contains(reason(&s), "overflowed"), "why: %s",
 	      reason(&s));
 	CHECK(fake_int(&n_stop) == 1 && fake_int(&n_start) == 2 && fake_int(&cur->started),
@@ -909,6 +908,32 @@ static void test_out_of_memory(void)
 	CHECK_EQ(cupti_cb_sampling_session_flush(&s, why, sizeof why), 0, "a flush after the restart");
 	CHECK_EQ(count_of(&s, id) - before, 2, "samples after the restart are added");
 	CHECK_EQ(lost_of(&s), 1, "no further loss");
+	cupti_cb_sampling_session_destroy(&s);
+}
+
+/* An overflow whose restart fails: sampling stopped, and the flush, whose
+ * caller would count nothing, says so. */
+static void test_flush_stopped(void)
+{
+	struct cupti_cb_sampling_options o = reset_fake();
+	o.buffer_bytes = 4 * REC_BYTES;
+	struct cupti_cb_sampling_session s;
+	open_a_sum(&s, &o);
+	fake_set(&oom_mode, 1);
+	CHECK_EQ(cupti_cb_sampling_session_run(&s, why, sizeof why), 0, "run");
+	for (int i = 0; i < 6; i++) {
+		gpu_add("a.sum", 1);
+		gpu_advance(INTERVAL);
+	}
+	pthread_mutex_lock(&gl);
+	start_error = CUPTI_ERROR_HARDWARE_BUSY;
+	pthread_mutex_unlock(&gl);
+	int rc = cupti_cb_sampling_session_flush(&s, why, sizeof why);
+	CHECK(rc == CUPTI_CB_SAMPLING_EFAIL && contains(why, "stopped") && contains(why, "cuptiPmSamplingStart"),
+	      "a flush after which sampling cannot run says why: %s", why);
+	pthread_mutex_lock(&gl);
+	start_error = 0;
+	pthread_mutex_unlock(&gl);
 	cupti_cb_sampling_session_destroy(&s);
 }
 
@@ -924,16 +949,16 @@ static void test_failed_decode(void)
 	decode_errors = 1;
 	pthread_mutex_unlock(&gl);
 	int rc = cupti_cb_sampling_session_flush(&s, why, sizeof why);
-	CHECK(rc == CUPTI_CB_SAMPLING_EFAIL && contains(why, "cuptiPmSamplingDecodeData") && contains(why, "device 0"),
-	      "a flush whose decode fails says why: %s", why);
+	CHECK(rc == 0, "a flush whose first decode fails still brings the totals up to the call: %s", why);
 	CHECK_EQ(lost_of(&s), 1, "a failed decode counts as a loss");
 	CHECK(contains(reason(&s), "cuptiPmSamplingDecodeData"), "why: %s",
 	      reason(&s));
 	fake_set(&evaluate_errors, 1);
 	gpu_add("a.sum", 9);
 	rc = cupti_cb_sampling_session_flush(&s, why, sizeof why);
-	CHECK(rc == CUPTI_CB_SAMPLING_EFAIL && contains(why, "evaluated"), "a sample that cannot be evaluated: %s", why);
+	CHECK(rc == 0, "a sample that cannot be evaluated does not fail the flush: %s", why);
 	CHECK_EQ(lost_of(&s), 2, "a failed evaluation counts as a loss");
+	CHECK(contains(reason(&s), "evaluated"), "why: %s", reason(&s));
 	CHECK_EQ(cupti_cb_sampling_session_flush(&s, why, sizeof why), 0, "then flushes succeed");
 
 	/* No sample comes (the clock stands still): the flush gives up. */
@@ -1349,6 +1374,7 @@ int main(void)
 	test_union();
 	test_failed_reenable();
 	test_failed_restart();
+	test_flush_stopped();
 	test_concurrency();
 	test_reason_while_losing();
 	return checks_done();
