@@ -475,6 +475,7 @@ static int cupti_cb_update_control_state(hwd_control_state_t *ctl, NativeInfo_t 
 {
 	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
 	(void)ctx;
+	cupti_cb_signal_context_mark();	/* the thread's own code (cupti_cb_signal_context.h) */
 	if (count > MAX_SET)
 		return PAPI_ECOUNT;
 	if (count > 0 && ensure_ready() != PAPI_OK)
@@ -706,6 +707,7 @@ static int cupti_cb_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 {
 	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
 	(void)ctx;
+	cupti_cb_signal_context_mark();	/* the thread's own code: the reference of its signal mask */
 	if (ensure_ready() != PAPI_OK)
 		return PAPI_ECMP_DISABLED;
 	int rc = check_forced_software(c);
