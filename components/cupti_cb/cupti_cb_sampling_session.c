@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,18 +123,30 @@ static void note_loss(struct cupti_cb_sampling_session *s, uint64_t n, const cha
 
 /* ---- publication ------------------------------------------------------------ */
 
-static void publish(struct cupti_cb_sampling_session *s)
+/* Under track_lock: the one writer of pub at a time. */
+static void publish_locked(struct cupti_cb_sampling_session *s)
 {
-	long long v[CUPTI_CB_PUBLISH_MAX];
+	long long v[CUPTI_CB_SAMPLING_PUBLISHED];
+	memset(v, 0, sizeof v);
 	v[0] = (long long)s->lost;
 	v[1] = (long long)s->hard;
+	v[2] = (long long)s->samples;
 	for (unsigned i = 0; i < s->n_entries; i++) {
 		const struct cupti_cb_profiler_total *t = &s->entries[i].total;
-		v[2 + 3 * i] = (long long)t->count;
-		memcpy(&v[3 + 3 * i], &t->sum, sizeof t->sum);
-		memcpy(&v[4 + 3 * i], &t->weight, sizeof t->weight);
+		v[CUPTI_CB_SAMPLING_PUB_TOTAL(i)] = (long long)t->count;
+		memcpy(&v[CUPTI_CB_SAMPLING_PUB_TOTAL(i) + 1], &t->sum, sizeof t->sum);
+		memcpy(&v[CUPTI_CB_SAMPLING_PUB_TOTAL(i) + 2], &t->weight, sizeof t->weight);
 	}
-	cupti_cb_publish_write(&s->pub, v, CUPTI_CB_SAMPLING_PUBLISHED(s->n_entries), 0);
+	for (unsigned k = 0; k < CUPTI_CB_SAMPLING_MAX_TRACKERS; k++)
+		memcpy(&v[CUPTI_CB_SAMPLING_PUB_TRACKER(k)], &s->trackers[k].value, sizeof(double));
+	cupti_cb_publish_write(&s->pub, v, CUPTI_CB_SAMPLING_PUBLISHED, 0);
+}
+
+static void publish(struct cupti_cb_sampling_session *s)
+{
+	pthread_mutex_lock(&s->track_lock);
+	publish_locked(s);
+	pthread_mutex_unlock(&s->track_lock);
 }
 
 int cupti_cb_sampling_session_snapshot(struct cupti_cb_sampling_session *s, const unsigned *ids, unsigned n,
@@ -145,25 +158,162 @@ int cupti_cb_sampling_session_snapshot(struct cupti_cb_sampling_session *s, cons
 int cupti_cb_sampling_session_snapshot_hard(struct cupti_cb_sampling_session *s, const unsigned *ids, unsigned n,
 					    struct cupti_cb_profiler_total *out, uint64_t *lost, uint64_t *hard)
 {
-	long long v[CUPTI_CB_PUBLISH_MAX];
-	unsigned top = 0;
-	for (unsigned i = 0; i < n; i++)
-		if (ids[i] + 1 > top)
-			top = ids[i] + 1;
-	if (top > CUPTI_CB_SAMPLING_MAX_METRICS)
-		return CUPTI_CB_SAMPLING_EINVAL;
-	int rc = cupti_cb_publish_read(&s->pub, v, CUPTI_CB_SAMPLING_PUBLISHED(top));
+	uint64_t samples;
+	return cupti_cb_sampling_session_snapshot_all(s, ids, NULL, n, out, NULL, lost, hard, &samples);
+}
+
+/* The values one snapshot of n metrics reads: 3 heads, 3 per metric, 1 per
+ * tracker. A signal handler's stack holds them. */
+#define SNAP_MAX 64
+#define SNAP_WORDS (3 + 4 * SNAP_MAX)
+
+/* A publication read in one go (ids and trackers at most SNAP_MAX; more
+ * are read SNAP_MAX at a time by the caller). */
+static int snapshot_some(struct cupti_cb_sampling_session *s, const unsigned *ids, const unsigned *trackers, unsigned n,
+			 struct cupti_cb_profiler_total *out, double *extreme, long long *head)
+{
+	unsigned at[SNAP_WORDS], k = 3;
+	long long v[SNAP_WORDS];
+	at[0] = 0, at[1] = 1, at[2] = 2;
+	for (unsigned i = 0; i < n; i++) {
+		if (ids[i] >= CUPTI_CB_SAMPLING_MAX_METRICS)
+			return CUPTI_CB_SAMPLING_EINVAL;
+		for (unsigned j = 0; j < 3; j++)
+			at[k++] = CUPTI_CB_SAMPLING_PUB_TOTAL(ids[i]) + j;
+		unsigned t = trackers ? trackers[i] : CUPTI_CB_SAMPLING_NO_TRACKER;
+		/* No tracker: any word; its value is not used. */
+		at[k++] = t < CUPTI_CB_SAMPLING_MAX_TRACKERS ? CUPTI_CB_SAMPLING_PUB_TRACKER(t) : 0;
+	}
+	int rc = cupti_cb_publish_read_at(&s->pub, at, v, k);
 	if (rc == CUPTI_CB_PUBLISH_BUSY)
 		return rc;
-	*lost = (uint64_t)v[0];
-	if (hard)
-		*hard = (uint64_t)v[1];
+	memcpy(head, v, 3 * sizeof v[0]);
 	for (unsigned i = 0; i < n; i++) {
-		out[i].count = (uint64_t)v[2 + 3 * ids[i]];
-		memcpy(&out[i].sum, &v[3 + 3 * ids[i]], sizeof out[i].sum);
-		memcpy(&out[i].weight, &v[4 + 3 * ids[i]], sizeof out[i].weight);
+		const long long *w = &v[3 + 4 * i];
+		out[i].count = (uint64_t)w[0];
+		memcpy(&out[i].sum, &w[1], sizeof out[i].sum);
+		memcpy(&out[i].weight, &w[2], sizeof out[i].weight);
+		if (extreme && trackers && trackers[i] < CUPTI_CB_SAMPLING_MAX_TRACKERS)
+			memcpy(&extreme[i], &w[3], sizeof extreme[i]);
+		else if (extreme)
+			extreme[i] = NAN;
 	}
 	return 0;
+}
+
+int cupti_cb_sampling_session_snapshot_all(struct cupti_cb_sampling_session *s, const unsigned *ids,
+					   const unsigned *trackers, unsigned n, struct cupti_cb_profiler_total *out,
+					   double *extreme, uint64_t *lost, uint64_t *hard, uint64_t *samples)
+{
+	long long head[3];
+	if (n > SNAP_MAX)
+		return CUPTI_CB_SAMPLING_EINVAL;	/* a set's events of one device are fewer */
+	int rc = snapshot_some(s, ids, trackers, n, out, extreme, head);
+	if (rc)
+		return rc;
+	*lost = (uint64_t)head[0];
+	if (hard)
+		*hard = (uint64_t)head[1];
+	*samples = (uint64_t)head[2];
+	return 0;
+}
+
+/* ---- extremes --------------------------------------------------------------- */
+
+static void fold(struct cupti_cb_sampling_tracker *t, double x)
+{
+	if (isnan(x))
+		return;
+	if (isnan(t->value) || (t->kind > 0 ? x > t->value : x < t->value))
+		t->value = x;
+}
+
+/* Under track_lock: sample q's values (by entry) into the recent values and
+ * the trackers. */
+static void track_sample_locked(struct cupti_cb_sampling_session *s, uint64_t q, const double *values)
+{
+	for (unsigned i = 0; i < s->n_entries; i++)
+		if (s->entries[i].recent)
+			s->entries[i].recent[q % s->entries[i].recent_len] = values[i];
+	for (unsigned k = 0; k < CUPTI_CB_SAMPLING_MAX_TRACKERS; k++)
+		if (s->trackers[k].kind)
+			fold(&s->trackers[k], values[s->trackers[k].entry]);
+}
+
+int cupti_cb_sampling_session_track(struct cupti_cb_sampling_session *s, unsigned id, int kind, unsigned *tracker,
+				    char *why, size_t len)
+{
+	int rc = 0;
+	pthread_mutex_lock(&s->track_lock);
+	unsigned k = 0;
+	while (k < CUPTI_CB_SAMPLING_MAX_TRACKERS && s->trackers[k].kind)
+		k++;
+	struct cupti_cb_sampling_entry *e = id < s->n_entries ? &s->entries[id] : NULL;
+	if (!e) {
+		snprintf(why, len, "device %d: no sampled metric %u to follow", s->ordinal, id);
+		rc = CUPTI_CB_SAMPLING_EINVAL;
+	} else if (k == CUPTI_CB_SAMPLING_MAX_TRACKERS) {
+		snprintf(why, len, "device %d would follow more than %d sampled .max and .min events at once",
+			 s->ordinal, CUPTI_CB_SAMPLING_MAX_TRACKERS);
+		rc = CUPTI_CB_SAMPLING_ELIMIT;
+	} else if (!e->recent) {
+		e->recent_len = (size_t)CUPTI_CB_SAMPLING_RECENT_PER_DECODE * s->opt.max_samples + 16;
+		e->recent = calloc(e->recent_len, sizeof *e->recent);
+		e->recent_since = s->samples;
+		if (!e->recent) {
+			snprintf(why, len, "out of memory");
+			rc = CUPTI_CB_SAMPLING_ENOMEM;
+		}
+	}
+	if (!rc) {
+		s->trackers[k] = (struct cupti_cb_sampling_tracker){ .entry = id, .kind = kind > 0 ? 1 : -1, .value = NAN };
+		*tracker = k;
+		publish_locked(s);
+	}
+	pthread_mutex_unlock(&s->track_lock);
+	return rc;
+}
+
+void cupti_cb_sampling_session_untrack(struct cupti_cb_sampling_session *s, unsigned tracker)
+{
+	if (tracker >= CUPTI_CB_SAMPLING_MAX_TRACKERS)
+		return;
+	pthread_mutex_lock(&s->track_lock);
+	unsigned id = s->trackers[tracker].entry;
+	s->trackers[tracker].kind = 0;
+	int followed = 0;
+	for (unsigned k = 0; k < CUPTI_CB_SAMPLING_MAX_TRACKERS; k++)
+		followed |= s->trackers[k].kind && s->trackers[k].entry == id;
+	if (!followed && id < CUPTI_CB_SAMPLING_MAX_METRICS) {
+		free(s->entries[id].recent);
+		s->entries[id].recent = NULL;
+	}
+	pthread_mutex_unlock(&s->track_lock);
+}
+
+int cupti_cb_sampling_session_track_from(struct cupti_cb_sampling_session *s, const unsigned *trackers, unsigned n,
+					 uint64_t from)
+{
+	int rc = 0;
+	pthread_mutex_lock(&s->track_lock);
+	uint64_t cur = s->samples;
+	for (unsigned i = 0; i < n && !rc; i++) {
+		const struct cupti_cb_sampling_tracker *t = &s->trackers[trackers[i]];
+		const struct cupti_cb_sampling_entry *e = &s->entries[t->entry];
+		if (!t->kind || !e->recent || from > cur || from < e->recent_since || cur - from > e->recent_len)
+			rc = -1;
+	}
+	for (unsigned i = 0; i < n && !rc; i++) {
+		struct cupti_cb_sampling_tracker *t = &s->trackers[trackers[i]];
+		const struct cupti_cb_sampling_entry *e = &s->entries[t->entry];
+		t->value = NAN;
+		for (uint64_t q = from + 1; q <= cur; q++)
+			fold(t, e->recent[q % e->recent_len]);
+	}
+	if (!rc)
+		publish_locked(s);
+	pthread_mutex_unlock(&s->track_lock);
+	return rc;
 }
 
 void cupti_cb_sampling_session_lost_why(struct cupti_cb_sampling_session *s, char *buf, size_t len)
@@ -220,7 +370,10 @@ static void add_samples(struct cupti_cb_sampling_session *s, size_t completed)
 		if (s->trace > 1)
 			TRACE(s, "sample %zu: %llu..%llu (%.0f ns): %s = %.0f", i, (unsigned long long)ip.startTimestamp,
 			      (unsigned long long)ip.endTimestamp, dur, s->entries[0].name, s->values[0]);
+		pthread_mutex_lock(&s->track_lock);
+		track_sample_locked(s, s->samples + 1, s->values);
 		s->samples++;
+		pthread_mutex_unlock(&s->track_lock);
 	}
 	s->consumed = completed;
 }
@@ -627,6 +780,7 @@ int cupti_cb_sampling_session_init(struct cupti_cb_sampling_session *s, const st
 	s->obj = ep.pPmSamplingObject;
 	fetch_availability(s);
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->track_lock, NULL);
 	pthread_mutex_init(&s->wait_lock, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
@@ -658,10 +812,11 @@ void cupti_cb_sampling_session_destroy(struct cupti_cb_sampling_session *s)
 	if (s->have_cfg)
 		cupti_cb_profiler_config_free(&s->cfg);
 	for (unsigned i = 0; i < CUPTI_CB_SAMPLING_MAX_METRICS; i++)
-		free(s->entries[i].name);
+		free(s->entries[i].name), free(s->entries[i].recent);
 	free(s->image), free(s->blank), free(s->avail);
 	pthread_mutex_unlock(&s->lock);
 	pthread_mutex_destroy(&s->lock);
+	pthread_mutex_destroy(&s->track_lock);
 	pthread_mutex_destroy(&s->wait_lock);
 	pthread_cond_destroy(&s->wake);
 	memset(s, 0, sizeof *s);

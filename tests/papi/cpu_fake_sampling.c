@@ -24,6 +24,10 @@
  *   priorloss - an overflow of the hardware buffer, then a gap, while a set runs on another
  *               thread: a set started after each succeeds and reads exactly (its start's flush
  *               finds the loss, which is not its own); the running set's read fails (PAPI_ECMP).
+ *   minmax    - a counter's .max and .min:sampled over a window of samples: the largest and the
+ *               smallest per-sample value (800 of 300, 800 and 500; not their sum, 1600), .min 0
+ *               where idle samples are in the window; a reset and a new start each begin a window
+ *               of their own; .sum beside them adds up.
  *   union     - a second set with another metric on the same device: one more SetConfig (the
  *               union), the first set's values unchanged by it; then both read their own metric.
  *   sigread   - a SIGPROF handler at about 1 kHz reads the running set while the program adds
@@ -494,6 +498,64 @@ static int priorloss_case(void)
     return ct_done();
 }
 
+static double as_double(long long v)
+{
+    double d;
+    memcpy(&d, &v, sizeof d);
+    return d;
+}
+
+/* One sample of the device: its .max and .min (the largest and smallest unit's count within the
+ * sample, as CUPTI evaluates them) and its .sum. */
+static void gpu_sample(double max, double min, double sum)
+{
+    fake_pm_add(0, "dram__bytes_read.max", max);
+    fake_pm_add(0, "dram__bytes_read.min", min);
+    fake_pm_add(0, "dram__bytes_read.sum", sum);
+    fake_pm_tick(0);
+}
+
+/* A counter's .max and .min over a window of samples: the largest and the smallest per-sample
+ * value, never their sum; each window (start, reset) its own. */
+static int minmax_case(void)
+{
+    long long v[3];
+    env_defaults();
+    ct_library_init();
+    const char *names[] = { "dram__bytes_read.max:sampled", "dram__bytes_read.min:sampled", READ };
+    int es = ct_eventset(3, names);
+    PAPI_event_info_t info;
+    CHECK_PAPI(PAPI_get_event_info(code_of(names[0]), &info));
+    CHECK_EQ("a sampled .max is a double", info.data_type, PAPI_DATATYPE_FP64);
+    CHECK_PAPI(PAPI_start(es));
+    gpu_sample(300, 20, 1000);
+    gpu_sample(800, 70, 2000);
+    gpu_sample(500, 40, 1500);
+    settle();
+    CHECK_PAPI(PAPI_read(es, v));
+    CHECK_TRUE("the window's .max is the largest sample's (800), not their sum", as_double(v[0]) == 800);
+    ct_note(".max read %.0f, .min %.0f", as_double(v[0]), as_double(v[1]));
+    CHECK_TRUE("its .min the smallest sample's (idle samples count 0)", as_double(v[1]) == 0);
+    CHECK_EQ("while .sum adds up", v[2], 4500);
+    CHECK_PAPI(PAPI_reset(es));
+    gpu_sample(200, 10, 100);
+    gpu_sample(400, 30, 100);
+    settle();
+    CHECK_PAPI(PAPI_read(es, v));
+    CHECK_TRUE("after a reset the .max is the new window's own (400)", as_double(v[0]) == 400);
+    ct_note(".max read %.0f", as_double(v[0]));
+    CHECK_EQ("and .sum too", v[2], 200);
+    CHECK_PAPI(PAPI_stop(es, v));
+    CHECK_TRUE("the stop gives the same .max", as_double(v[0]) == 400);
+    CHECK_PAPI(PAPI_start(es));
+    gpu_sample(600, 5, 10);
+    settle();
+    CHECK_PAPI(PAPI_stop(es, v));
+    CHECK_TRUE("a new start's window has its own .max (600)", as_double(v[0]) == 600);
+    ct_note(".max read %.0f", as_double(v[0]));
+    return ct_done();
+}
+
 static int conflict_case(void)
 {
     char err[8192] = "";
@@ -803,6 +865,7 @@ int main(int argc, char **argv)
         { "profiler", profiler_case },     { "otherprofiler", otherprofiler_case }, { "devices", devices_case },
         { "gap", gap_case },               { "hl", hl_case },               { "overflowrefused", overflow_refused_case },
         { "handlerbase", handlerbase_case }, { "priorloss", priorloss_case },
+        { "minmax", minmax_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

@@ -1136,6 +1136,107 @@ static void test_failed_restart(void)
 	cupti_cb_sampling_session_destroy(&s);
 }
 
+/* ------------------------------------------------------------ extremes */
+
+/* One decode of what completed: a flush whose clock stands still (it gives
+ * up waiting for the next sample after its limit, about 0.2 s). */
+static void decode_once(struct cupti_cb_sampling_session *s)
+{
+	(void)cupti_cb_sampling_session_flush(s, why, sizeof why);
+}
+
+/* Samples of the given values, one interval each. */
+static void samples_of(const double *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		gpu_add("a.sum", v[i]);
+		gpu_advance(INTERVAL);
+	}
+}
+
+/* The published values of trackers t[0..1] and the samples so far. */
+static uint64_t extremes(struct cupti_cb_sampling_session *s, unsigned id, const unsigned *t, double *x)
+{
+	struct cupti_cb_profiler_total tot[2];
+	unsigned ids[2] = { id, id };
+	uint64_t lost = 0, hard = 0, samples = 0;
+	x[0] = x[1] = -1;
+	if (cupti_cb_sampling_session_snapshot_all(s, ids, t, 2, tot, x, &lost, &hard, &samples))
+		return UINT64_MAX;
+	return samples;
+}
+
+/* A counter's .max and .min over a window: the largest and smallest value
+ * one sample had, tracked from the window's start on (never a sum), from
+ * the recent samples when the window starts in the past. */
+static void test_extremes(void)
+{
+	struct cupti_cb_sampling_options o = reset_fake();
+	struct cupti_cb_sampling_session s;
+	unsigned id = open_a_sum(&s, &o), t[2];
+	CHECK_EQ(cupti_cb_sampling_session_track(&s, id, 1, &t[0], why, sizeof why), 0, "track the largest");
+	CHECK_EQ(cupti_cb_sampling_session_track(&s, id, -1, &t[1], why, sizeof why), 0, "and the smallest");
+	CHECK(t[0] != t[1], "two trackers, two slots (%u, %u)", t[0], t[1]);
+	CHECK_EQ(cupti_cb_sampling_session_run(&s, why, sizeof why), 0, "run");
+	double x[2];
+	uint64_t q0 = extremes(&s, id, t, x);
+	CHECK(isnan(x[0]) && isnan(x[1]), "no sample yet: NaN (%g, %g)", x[0], x[1]);
+	CHECK_EQ(cupti_cb_sampling_session_track_from(&s, t, 2, q0), 0, "the window starts now");
+	static const double first[] = { 5, 9, 2 };
+	samples_of(first, 3);
+	decode_once(&s);
+	uint64_t q1 = extremes(&s, id, t, x);
+	CHECK_EQ(q1, q0 + 3, "three samples added");
+	CHECK(x[0] == 9 && x[1] == 2, "the largest and smallest sample: 9 and 2, not a sum (%g, %g)", x[0], x[1]);
+	CHECK_EQ(count_of(&s, id), 16, "while the total adds up");
+	static const double second[] = { 4, 7 };
+	samples_of(second, 2);
+	decode_once(&s);
+	uint64_t q2 = extremes(&s, id, t, x);
+	CHECK(x[0] == 9 && x[1] == 2, "the window goes on: 9 and 2 (%g, %g)", x[0], x[1]);
+	CHECK_EQ(cupti_cb_sampling_session_track_from(&s, t, 2, q1), 0, "a window from a past read's samples");
+	extremes(&s, id, t, x);
+	CHECK(x[0] == 7 && x[1] == 4, "published at once: the samples since, 7 and 4 (%g, %g)", x[0], x[1]);
+	CHECK_EQ(cupti_cb_sampling_session_track_from(&s, t, 2, q2), 0, "a window from now");
+	extremes(&s, id, t, x);
+	CHECK(isnan(x[0]) && isnan(x[1]), "empty: NaN (%g, %g)", x[0], x[1]);
+	static const double third[] = { 3 };
+	samples_of(third, 1);
+	decode_once(&s);
+	extremes(&s, id, t, x);
+	CHECK(x[0] == 3 && x[1] == 3, "its one sample: 3 and 3 (%g, %g)", x[0], x[1]);
+
+	/* The recent values cover 2 * 8 + 16 samples: a window older than
+	 * that cannot start, and nothing changes. */
+	uint64_t old = extremes(&s, id, t, x);
+	for (int round = 0; round < 3; round++) {
+		double v[14];
+		for (unsigned i = 0; i < 14; i++)
+			v[i] = 100 + i;
+		samples_of(v, 14);
+		decode_once(&s);
+	}
+	CHECK_EQ(lost_of(&s), 0, "nothing lost on the way");
+	CHECK_EQ(cupti_cb_sampling_session_track_from(&s, t, 2, old), -1, "42 samples back: no longer kept");
+	extremes(&s, id, t, x);
+	CHECK(x[0] == 113 && x[1] == 3, "the window stays as it was (%g, %g)", x[0], x[1]);
+
+	unsigned more[CUPTI_CB_SAMPLING_MAX_TRACKERS], k = 0;
+	int rc = 0;
+	while (k < CUPTI_CB_SAMPLING_MAX_TRACKERS && !rc)
+		if (!(rc = cupti_cb_sampling_session_track(&s, id, 1, &more[k], why, sizeof why)))
+			k++;
+	CHECK(rc == CUPTI_CB_SAMPLING_ELIMIT && k == CUPTI_CB_SAMPLING_MAX_TRACKERS - 2 && contains(why, ".max"),
+	      "every slot taken: refused with a sentence after %u more: %s", k, why);
+	for (unsigned i = 0; i < k; i++)
+		cupti_cb_sampling_session_untrack(&s, more[i]);
+	cupti_cb_sampling_session_untrack(&s, t[0]);
+	unsigned again = UINT_MAX;
+	rc = cupti_cb_sampling_session_track(&s, id, 1, &again, why, sizeof why);
+	CHECK(rc == 0 && again == t[0], "a slot let go is taken again (%u)", again);
+	cupti_cb_sampling_session_destroy(&s);
+}
+
 /* ------------------------------------------------------------ concurrency */
 
 static struct cupti_cb_sampling_session cs;
@@ -1375,6 +1476,7 @@ int main(void)
 	test_failed_reenable();
 	test_failed_restart();
 	test_flush_stopped();
+	test_extremes();
 	test_concurrency();
 	test_reason_while_losing();
 	return checks_done();
