@@ -660,16 +660,18 @@ static void stop_sources(cupti_cb_control_t *c, unsigned upto)
 			sources[i].ops->set_stop(sources[i].self, c->set[i]);
 }
 
-/* A source's failure, said under PAPI_VERBOSE; nothing is printed in a
- * signal handler (stdio is not async-signal-safe there). Asked only on a
- * failure: a read of callback events makes no system call. */
+/* A source's failure, said under PAPI_VERBOSE. In a signal handler
+ * nothing is printed and the reason is not even asked for: a source makes
+ * its sentence with snprintf, which is not async-signal-safe either.
+ * Asked only on a failure: a read of callback events makes no system
+ * call. */
 static int source_failed(unsigned i, cupti_cb_control_t *c, int rc, const char *what)
 {
 	const struct cupti_cb_source_ops *ops = sources[i].ops;
+	if (cupti_cb_in_signal_context())
+		return papi_error(rc);
 	const char *why = ops->set_why ? ops->set_why(sources[i].self, c->set[i]) : "";
-	if (!cupti_cb_in_signal_context())
-		PAPIERROR("cupti_cb: %s of the %s events failed: %s", what, ops->label,
-			  why && why[0] ? why : "no reason given");
+	PAPIERROR("cupti_cb: %s of the %s events failed: %s", what, ops->label, why && why[0] ? why : "no reason given");
 	return papi_error(rc);
 }
 

@@ -20,6 +20,9 @@
  *               anew, and the read is taken for the thread's own (it flushes: the records waiting
  *               are in its values, as the man page says); with its own signal in sa_mask it is a
  *               handler's read again (no call, no flush).
+ *   handlerfail - a read that fails in a SIGPROF handler (its sampled window lost samples): no
+ *               snprintf there (cupti_cb's calls of it counted while the handler reads); an
+ *               ordinary read after it still fails with its sentence.
  */
 #include "ctest_util.h"
 #include "fake_play.h"
@@ -27,6 +30,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <time.h>
 
 #define READ "dram__bytes_read.sum:sampled"
@@ -274,6 +278,59 @@ static int nodefer_case(void)
     return ct_done();
 }
 
+/* ---- handlerfail ---- */
+
+/* snprintf is not async-signal-safe: cupti_cb's calls of it (libpapi's, resolved to this
+ * program's definition) are counted while a handler reads. */
+static volatile sig_atomic_t hf_counting;
+static volatile long hf_printed;
+
+int snprintf(char *buf, size_t n, const char *fmt, ...)
+{
+    if (hf_counting)
+        hf_printed++;
+    va_list ap;
+    va_start(ap, fmt);
+    int r = vsnprintf(buf, n, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+static void hf_on_prof(int sig)
+{
+    (void)sig;
+    hf_counting = 1;
+    h_rc = PAPI_read(h_es, h_v);
+    hf_counting = 0;
+}
+
+/* A read that fails in a handler (its window lost samples) formats no reason there: the
+ * sentence is made only for an ordinary call, which still gives it. */
+static int handlerfail_case(void)
+{
+    char err[8192] = "";
+    setup_env();
+    setenv("PAPI_VERBOSE", "1", 1);
+    ct_library_init();
+    const char *names[] = { READ };
+    h_es = ct_eventset(1, names);
+    CHECK_PAPI(PAPI_start(h_es));
+    fake_pm_add(0, "dram__bytes_read.sum", 5);
+    fake_pm_tick(0);
+    fake_pm_fault("DecodeData", 1, CUPTI_ERROR_UNKNOWN);
+    settle();	/* the decoding thread meets the fault: the window lost samples */
+    install(SIGPROF, hf_on_prof, SA_RESTART, 0);
+    raise(SIGPROF);
+    signal(SIGPROF, SIG_IGN);
+    CHECK_EQ("the handler's read fails (PAPI_ECMP)", h_rc, PAPI_ECMP);
+    CHECK_EQ("and formats nothing there (snprintf calls)", hf_printed, 0);
+    long long v;
+    int rc = CAPTURED(err, PAPI_read(h_es, &v));
+    CHECK_EQ("an ordinary read fails too", rc, PAPI_ECMP);
+    CHECK_TRUE("and says why", strstr(err, "miss GPU work") != NULL);
+    return ct_done();
+}
+
 int main(int argc, char **argv)
 {
     static const struct fake_case cases[] = {
@@ -281,6 +338,7 @@ int main(int argc, char **argv)
         { "inherited", inherited_case },
         { "handler", handler_case },
         { "nodefer", nodefer_case },
+        { "handlerfail", handlerfail_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
