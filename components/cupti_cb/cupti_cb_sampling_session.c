@@ -405,6 +405,7 @@ static int decode_locked(struct cupti_cb_sampling_session *s)
 		return 0;
 	uint64_t t0 = cupti_cb_mono_ns();
 	int rc = 0, overflowed = 0;
+	size_t completed_before = s->consumed;
 	for (int round = 0; round < 64; round++) {
 		CUpti_PmSampling_DecodeData_Params dp = { .structSize = CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE };
 		dp.pPmSamplingObject = s->obj;
@@ -453,17 +454,21 @@ static int decode_locked(struct cupti_cb_sampling_session *s)
 		if (overflowed)
 			s->last_end = 0;
 		/* A sample still being written stays in the image for the next
-		 * decode to complete; an image without one, or a full one, starts
-		 * again (a copy of an initialized image costs far less than
-		 * initializing it). */
-		int full = gp.numCompletedSamples >= gp.numTotalSamples ||
-			   dp.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL;
-		if (full || gp.numPopulatedSamples <= gp.numCompletedSamples) {
+		 * decode to complete, also when its first part filled the image
+		 * (a new image would lose that part and take the rest for a
+		 * sample); an image without one starts again (a copy of an
+		 * initialized image costs far less than initializing it). */
+		int partial = gp.numPopulatedSamples > gp.numCompletedSamples;
+		if (!partial) {
 			memcpy(s->image, s->blank, s->image_size);
 			s->consumed = 0;
 		}
 		if (dp.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL)
 			break;
+		/* Full, and its last sample not complete yet: the next pass. */
+		if (partial && gp.numCompletedSamples == completed_before)
+			break;
+		completed_before = gp.numCompletedSamples;
 	}
 	uint64_t dt = cupti_cb_mono_ns() - t0;
 	if (dt > s->decode_ns_max)

@@ -362,6 +362,8 @@ static CUptiResult decode_locked(struct fobj *o, CUpti_PmSampling_DecodeData_Par
 			write_rec(o, im, r, im->populated++, 0.5);
 			r->half = 1;
 			r->ready = (uint64_t)n_decode + 1;	/* the rest comes with the next decode */
+			if (im->populated == im->cap)	/* its first part filled the image */
+				p->decodeStopReason = CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL;
 			break;
 		}
 		write_rec(o, im, r, im->populated++, 1);
@@ -821,6 +823,36 @@ static void test_partial(void)
 	gpu_add("a.sum", 30);
 	CHECK_EQ(cupti_cb_sampling_session_halt(&s, why, sizeof why), 0, "halt");
 	CHECK_EQ(count_of(&s, ids[0]), 40, "a.sum after the stop");
+	CHECK_EQ(lost_of(&s), 0, "nothing lost");
+	cupti_cb_sampling_session_destroy(&s);
+}
+
+/* A sample still being written when its first part fills the image (the
+ * decode stops with COUNTER_DATA_FULL): the image is kept until the next
+ * decode completes it, so that it is added once, whole, and nothing is
+ * lost; then the image starts again. */
+static void test_partial_full(void)
+{
+	struct cupti_cb_sampling_options o = reset_fake();
+	struct cupti_cb_sampling_session s;
+	unsigned id = open_a_sum(&s, &o);
+	CHECK_EQ(cupti_cb_sampling_session_run(&s, why, sizeof why), 0, "run");
+	for (int i = 0; i < 7; i++) {
+		gpu_add("a.sum", 1);
+		gpu_advance(INTERVAL);
+	}
+	gpu_add("a.sum", 100);
+	fake_set(&split_next, 1);
+	gpu_advance(INTERVAL);	/* the image's eighth and last sample, written in two decodes */
+	gpu_add("a.sum", 1000);
+	gpu_advance(INTERVAL);
+	pthread_mutex_lock(&gl);
+	auto_ns = INTERVAL;
+	pthread_mutex_unlock(&gl);
+	CHECK_EQ(cupti_cb_sampling_session_flush(&s, why, sizeof why), 0, "flush");
+	CHECK_EQ(fake_int(&rests_lost), 0, "the split sample's rest found its first part in the image");
+	CHECK_EQ(fake_int(&rests_completed), 1, "and completed it");
+	CHECK_EQ(count_of(&s, id), 1107, "every sample added once, whole: 7 + 100 + 1000");
 	CHECK_EQ(lost_of(&s), 0, "nothing lost");
 	cupti_cb_sampling_session_destroy(&s);
 }
@@ -1476,6 +1508,7 @@ int main(void)
 	test_failed_reenable();
 	test_failed_restart();
 	test_flush_stopped();
+	test_partial_full();
 	test_extremes();
 	test_concurrency();
 	test_reason_while_losing();
