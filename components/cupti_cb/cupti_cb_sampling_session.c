@@ -132,7 +132,7 @@ static void publish_locked(struct cupti_cb_sampling_session *s)
 	v[1] = (long long)s->hard;
 	v[2] = (long long)s->samples;
 	for (unsigned i = 0; i < s->n_entries; i++) {
-		const struct cupti_cb_profiler_total *t = &s->entries[i].total;
+		const struct cupti_cb_profiler_total *t = &s->entries[i].total;	/* all 0 in a free slot */
 		v[CUPTI_CB_SAMPLING_PUB_TOTAL(i)] = (long long)t->count;
 		memcpy(&v[CUPTI_CB_SAMPLING_PUB_TOTAL(i) + 1], &t->sum, sizeof t->sum);
 		memcpy(&v[CUPTI_CB_SAMPLING_PUB_TOTAL(i) + 2], &t->weight, sizeof t->weight);
@@ -248,7 +248,7 @@ int cupti_cb_sampling_session_track(struct cupti_cb_sampling_session *s, unsigne
 	unsigned k = 0;
 	while (k < CUPTI_CB_SAMPLING_MAX_TRACKERS && s->trackers[k].kind)
 		k++;
-	struct cupti_cb_sampling_entry *e = id < s->n_entries ? &s->entries[id] : NULL;
+	struct cupti_cb_sampling_entry *e = id < s->n_entries && s->entries[id].name ? &s->entries[id] : NULL;
 	if (!e) {
 		snprintf(why, len, "device %d: no sampled metric %u to follow", s->ordinal, id);
 		rc = CUPTI_CB_SAMPLING_EINVAL;
@@ -365,13 +365,19 @@ static void add_samples(struct cupti_cb_sampling_session *s, size_t completed)
 			note_loss(s, 1, "a sample could not be evaluated: %s", why);
 			continue;
 		}
-		for (unsigned k = 0; k < s->cfg.n; k++)
-			cupti_cb_profiler_total_add(&s->entries[k].total, s->entries[k].additive, s->values[k], dur);
+		double by_entry[CUPTI_CB_SAMPLING_MAX_METRICS];
+		for (unsigned k = 0; k < CUPTI_CB_SAMPLING_MAX_METRICS; k++)
+			by_entry[k] = NAN;
+		for (unsigned k = 0; k < s->cfg.n; k++) {
+			struct cupti_cb_sampling_entry *e = &s->entries[s->cfg_entry[k]];
+			cupti_cb_profiler_total_add(&e->total, e->additive, s->values[k], dur);
+			by_entry[s->cfg_entry[k]] = s->values[k];
+		}
 		if (s->trace > 1)
 			TRACE(s, "sample %zu: %llu..%llu (%.0f ns): %s = %.0f", i, (unsigned long long)ip.startTimestamp,
-			      (unsigned long long)ip.endTimestamp, dur, s->entries[0].name, s->values[0]);
+			      (unsigned long long)ip.endTimestamp, dur, s->cfg.names[0], s->values[0]);
 		pthread_mutex_lock(&s->track_lock);
-		track_sample_locked(s, s->samples + 1, s->values);
+		track_sample_locked(s, s->samples + 1, by_entry);
 		s->samples++;
 		pthread_mutex_unlock(&s->track_lock);
 	}
@@ -685,13 +691,13 @@ static void note_stopped(struct cupti_cb_sampling_session *s, int was, const cha
 	publish(s);
 }
 
-/* Configures the union of every entry (the first n_new entries after
- * old_n are new). On failure the old configuration stays. */
-static int configure_locked(struct cupti_cb_sampling_session *s, unsigned n, char *why, size_t len)
+/* Configures the union names[0..n), the value of names[k] going to entry
+ * entry_of[k]. On failure the old configuration stays; on success the
+ * caller sets the entries up and then calls resume_locked(was) with what
+ * *was says (sampling ran). */
+static int configure_locked(struct cupti_cb_sampling_session *s, const char *const *names, const unsigned *entry_of,
+			    unsigned n, int *was_out, char *why, size_t len)
 {
-	const char *names[CUPTI_CB_SAMPLING_MAX_METRICS];
-	for (unsigned i = 0; i < n; i++)
-		names[i] = s->entries[i].name;
 	struct cupti_cb_profiler_config c;
 	if (cupti_cb_profiler_config_build_for(&c, s->p, CUPTI_PROFILER_TYPE_PM_SAMPLING, s->chip, s->avail, names, n,
 					       why, len))
@@ -735,11 +741,19 @@ static int configure_locked(struct cupti_cb_sampling_session *s, unsigned n, cha
 		cupti_cb_profiler_config_free(&s->cfg);
 	free(s->image), free(s->blank);
 	s->cfg = c;
+	memcpy(s->cfg_entry, entry_of, n * sizeof entry_of[0]);
 	s->have_cfg = 1;
 	s->image = image, s->blank = blank, s->image_size = size;
 	s->consumed = 0;
 	s->last_end = 0;
-	s->n_entries = n;
+	*was_out = was;
+	return 0;
+}
+
+/* After a new union: the totals published, sampling running again if it ran. */
+static int resume_locked(struct cupti_cb_sampling_session *s, int was, char *why, size_t len)
+{
+	int rc = 0;
 	publish(s);
 	if (was && (rc = start_locked(s, why, len)))
 		note_stopped(s, was, why);
@@ -830,51 +844,116 @@ void cupti_cb_sampling_session_destroy(struct cupti_cb_sampling_session *s)
 static int find(const struct cupti_cb_sampling_session *s, unsigned n, const char *name)
 {
 	for (unsigned i = 0; i < n; i++)
-		if (!strcmp(s->entries[i].name, name))
+		if (s->entries[i].name && !strcmp(s->entries[i].name, name))
 			return (int)i;
 	return -1;
+}
+
+/* Slots for new[0..n_new): free ones, or those of entries no set wants
+ * (nor this call: keep). 0, or CUPTI_CB_SAMPLING_ELIMIT with a sentence. */
+static int slots_for(struct cupti_cb_sampling_session *s, const uint8_t *keep, unsigned n_new, unsigned *slot,
+		     char *why, size_t len)
+{
+	unsigned k = 0;
+	for (unsigned j = 0; j < n_new; j++, k++) {
+		while (k < CUPTI_CB_SAMPLING_MAX_METRICS && s->entries[k].name && (s->entries[k].refs || keep[k]))
+			k++;
+		if (k == CUPTI_CB_SAMPLING_MAX_METRICS) {
+			snprintf(why, len, "device %d would sample more than %d metrics at once", s->ordinal,
+				 CUPTI_CB_SAMPLING_MAX_METRICS);
+			return CUPTI_CB_SAMPLING_ELIMIT;
+		}
+		slot[j] = k;
+	}
+	return 0;
+}
+
+/* A new union: the entries some set wants (or this call: keep), and
+ * new[0..n_new) into slots freed of entries no set wants any more, so
+ * that metrics of sets long gone neither count against the limit nor
+ * need a pass. On success the entries no set wants are gone (their slots
+ * free or taken by new names); on failure nothing changed. */
+static int grow_union_locked(struct cupti_cb_sampling_session *s, const uint8_t *keep, const char *const *new_names,
+			     const int *new_add, unsigned n_new, unsigned *slot, char *why, size_t len)
+{
+	const char *names[CUPTI_CB_SAMPLING_MAX_METRICS];
+	unsigned entry_of[CUPTI_CB_SAMPLING_MAX_METRICS], n = 0;
+	char *copies[CUPTI_CB_SAMPLING_MAX_METRICS] = { 0 };
+	int rc = slots_for(s, keep, n_new, slot, why, len), was = 0;
+	for (unsigned i = 0; i < s->n_entries && !rc; i++)
+		if (s->entries[i].name && (s->entries[i].refs || keep[i]))
+			names[n] = s->entries[i].name, entry_of[n++] = i;
+	for (unsigned j = 0; j < n_new && !rc; j++) {
+		if (!(copies[j] = strdup(new_names[j]))) {
+			snprintf(why, len, "out of memory");
+			rc = CUPTI_CB_SAMPLING_ENOMEM;
+		}
+		names[n] = new_names[j], entry_of[n++] = slot[j];
+	}
+	if (!rc)
+		rc = configure_locked(s, names, entry_of, n, &was, why, len);
+	if (rc) {
+		for (unsigned j = 0; j < n_new; j++)
+			free(copies[j]);
+		return rc;
+	}
+	for (unsigned i = 0; i < CUPTI_CB_SAMPLING_MAX_METRICS; i++)
+		if (s->entries[i].name && !s->entries[i].refs && !keep[i]) {
+			free(s->entries[i].name);
+			free(s->entries[i].recent);
+			memset(&s->entries[i], 0, sizeof s->entries[i]);
+		}
+	for (unsigned j = 0; j < n_new; j++) {
+		struct cupti_cb_sampling_entry *e = &s->entries[slot[j]];
+		memset(e, 0, sizeof *e);
+		e->name = copies[j];
+		e->additive = new_add[j];
+	}
+	s->n_entries = 0;
+	for (unsigned i = 0; i < CUPTI_CB_SAMPLING_MAX_METRICS; i++)
+		if (s->entries[i].name)
+			s->n_entries = i + 1;
+	TRACE(s, "%u metrics in the union", n);
+	return resume_locked(s, was, why, len);
 }
 
 int cupti_cb_sampling_session_want(struct cupti_cb_sampling_session *s, const char *const *names, const int *additive,
 				   unsigned n, unsigned *ids, char *why, size_t len)
 {
-	pthread_mutex_lock(&s->lock);
-	unsigned total = s->n_entries;
+	uint8_t keep[CUPTI_CB_SAMPLING_MAX_METRICS] = { 0 };
+	const char *fresh[CUPTI_CB_SAMPLING_MAX_METRICS];
+	int fresh_add[CUPTI_CB_SAMPLING_MAX_METRICS];
+	unsigned pending[CUPTI_CB_SAMPLING_MAX_METRICS], slot[CUPTI_CB_SAMPLING_MAX_METRICS], n_fresh = 0;
 	int rc = 0;
-	for (unsigned i = 0; i < n && !rc; i++) {
-		int id = find(s, total, names[i]);
+	if (n > CUPTI_CB_SAMPLING_MAX_METRICS) {
+		snprintf(why, len, "device %d would sample more than %d metrics at once", s->ordinal,
+			 CUPTI_CB_SAMPLING_MAX_METRICS);
+		return CUPTI_CB_SAMPLING_ELIMIT;
+	}
+	pthread_mutex_lock(&s->lock);
+	for (unsigned i = 0; i < n; i++) {
+		int id = find(s, s->n_entries, names[i]);
+		pending[i] = UINT_MAX;
 		if (id >= 0) {
 			ids[i] = (unsigned)id;
+			keep[id] = 1;
 			continue;
 		}
-		if (total == CUPTI_CB_SAMPLING_MAX_METRICS) {
-			snprintf(why, len, "device %d would sample more than %d metrics at once", s->ordinal,
-				 CUPTI_CB_SAMPLING_MAX_METRICS);
-			rc = CUPTI_CB_SAMPLING_ELIMIT;
-			break;
-		}
-		struct cupti_cb_sampling_entry *e = &s->entries[total];
-		memset(e, 0, sizeof *e);
-		e->name = strdup(names[i]);
-		if (!e->name) {
-			snprintf(why, len, "out of memory");
-			rc = CUPTI_CB_SAMPLING_ENOMEM;
-			break;
-		}
-		e->additive = additive[i];
-		ids[i] = total++;
+		unsigned j = 0;
+		while (j < n_fresh && strcmp(fresh[j], names[i]))
+			j++;
+		if (j == n_fresh)
+			fresh[n_fresh] = names[i], fresh_add[n_fresh++] = additive[i];
+		pending[i] = j;
 	}
-	if (!rc && total > s->n_entries)
-		rc = configure_locked(s, total, why, len);
-	if (rc) {
-		for (unsigned i = s->n_entries; i < total; i++) {
-			free(s->entries[i].name);
-			s->entries[i].name = NULL;
-		}
-	} else {
-		for (unsigned i = 0; i < n; i++)
+	if (n_fresh)
+		rc = grow_union_locked(s, keep, fresh, fresh_add, n_fresh, slot, why, len);
+	if (!rc)
+		for (unsigned i = 0; i < n; i++) {
+			if (pending[i] != UINT_MAX)
+				ids[i] = slot[pending[i]];
 			s->entries[ids[i]].refs++;
-	}
+		}
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }

@@ -15,10 +15,11 @@
  *
  * One session per device collects the union of the metrics every event
  * set of the device wants, in one pass (PM sampling takes single-pass
- * configurations only). The union only grows while the session lives: a
- * new metric costs cuptiPmSamplingSetConfig (about 200 ms on an H100),
- * paid once per union, never per start; a metric no set wants any more
- * stays configured until the session ends. Sampling starts with the
+ * configurations only). A new metric costs cuptiPmSamplingSetConfig
+ * (about 200 ms on an H100), paid once per union, never per start; a
+ * metric no set wants any more stays configured until the union must
+ * change anyway, and then leaves it (a set is never refused for metrics
+ * of sets that are gone). Sampling starts with the
  * first running set and stops with the last (cuptiPmSamplingStart and
  * Stop: about 0.6 and 1.6 ms). The session disables PM sampling when it
  * is destroyed, which its source does when no set holds its metrics any
@@ -121,7 +122,8 @@ struct cupti_cb_sampling_session {
 	uint8_t *avail;			/* counter availability, NULL if CUPTI gave none */
 	struct cupti_cb_sampling_entry entries[CUPTI_CB_SAMPLING_MAX_METRICS];	/* id = index */
 	unsigned n_entries;
-	struct cupti_cb_profiler_config cfg;	/* every entry, in id order; valid when have_cfg */
+	struct cupti_cb_profiler_config cfg;	/* the union; valid when have_cfg */
+	unsigned cfg_entry[CUPTI_CB_SAMPLING_MAX_METRICS];	/* the entry of each of cfg's names */
 	int have_cfg;
 	uint8_t *image, *blank;		/* the counter-data image, and an initialized copy */
 	size_t image_size;
@@ -168,10 +170,12 @@ void cupti_cb_sampling_session_destroy(struct cupti_cb_sampling_session *s);
 
 /* Adds one reference to each of names[0..n) (full metric names;
  * additive[i] as cupti_cb_profiler_catalog_is_additive says) and writes
- * their ids. A name not yet in the union configures the device again (a
- * running sampling is stopped, drained and started again; the totals are
- * kept). A union of several passes changes nothing:
- * CUPTI_CB_SAMPLING_EPASSES with a sentence. */
+ * their ids. A name not yet in the union configures the device again for
+ * the metrics still referenced and the new ones (a running sampling is
+ * stopped, drained and started again; the totals of the metrics kept are
+ * kept; an id of a metric that left may be given to a new one). A union
+ * of several passes, or of more than CUPTI_CB_SAMPLING_MAX_METRICS, changes
+ * nothing: CUPTI_CB_SAMPLING_EPASSES or _ELIMIT with a sentence. */
 int cupti_cb_sampling_session_want(struct cupti_cb_sampling_session *s, const char *const *names, const int *additive,
 				   unsigned n, unsigned *ids, char *why, size_t len);
 void cupti_cb_sampling_session_unwant(struct cupti_cb_sampling_session *s, const unsigned *ids, unsigned n);

@@ -1269,6 +1269,45 @@ static void test_extremes(void)
 	cupti_cb_sampling_session_destroy(&s);
 }
 
+/* Metrics no set wants any more leave the union when it must change: a
+ * set that fits beside those still wanted is not refused for metrics of
+ * sets long gone. */
+static void test_union_shrinks(void)
+{
+	struct cupti_cb_sampling_options o = reset_fake();
+	struct cupti_cb_sampling_session s;
+	unsigned a = open_a_sum(&s, &o);
+	char names[60][NAMELEN];
+	const char *b[60], *c[30];
+	int add[60];
+	unsigned bid[60], cid[30];
+	for (unsigned i = 0; i < 60; i++) {
+		snprintf(names[i], NAMELEN, "%c%u.sum", i < 30 ? 'b' : 'c', i);
+		add[i] = 1;
+	}
+	for (unsigned i = 0; i < 60; i++)
+		b[i] = names[i];
+	CHECK_EQ(cupti_cb_sampling_session_want(&s, b, add, 60, bid, why, sizeof why), 0, "a set of 60 more: 61");
+	CHECK_EQ(cupti_cb_sampling_session_run(&s, why, sizeof why), 0, "run");
+	gpu_add("a.sum", 5);
+	gpu_advance(INTERVAL);
+	cupti_cb_sampling_session_unwant(&s, bid, 60);	/* that set is gone */
+	for (unsigned i = 0; i < 30; i++) {
+		snprintf(names[i], NAMELEN, "d%u.sum", i);
+		c[i] = names[i];
+	}
+	int rc = cupti_cb_sampling_session_want(&s, c, add, 30, cid, why, sizeof why);
+	CHECK(rc == 0, "30 new beside the 1 still wanted (61 unwanted ones in the union before): %s", rc ? why : "ok");
+	CHECK_EQ(fake_int(&n_setconfig), 3, "configured a third time, for the new union");
+	gpu_add("a.sum", 7);
+	gpu_add("d3.sum", 11);
+	gpu_advance(INTERVAL);
+	CHECK_EQ(cupti_cb_sampling_session_halt(&s, why, sizeof why), 0, "halt");
+	CHECK_EQ(count_of(&s, a), 12, "the metric wanted all along kept its total across the new union (5 + 7)");
+	CHECK_EQ(rc ? 0 : count_of(&s, cid[3]), 11, "a new metric counts");
+	cupti_cb_sampling_session_destroy(&s);
+}
+
 /* ------------------------------------------------------------ concurrency */
 
 static struct cupti_cb_sampling_session cs;
@@ -1509,6 +1548,7 @@ int main(void)
 	test_failed_restart();
 	test_flush_stopped();
 	test_partial_full();
+	test_union_shrinks();
 	test_extremes();
 	test_concurrency();
 	test_reason_while_losing();
