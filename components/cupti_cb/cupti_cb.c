@@ -477,6 +477,7 @@ static int cupti_cb_update_control_state(hwd_control_state_t *ctl, NativeInfo_t 
 {
 	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
 	(void)ctx;
+	cupti_cb_signal_context_mark();	/* the thread's own code (cupti_cb_signal_context.h) */
 	if (count > MAX_SET)
 		return PAPI_ECOUNT;
 	if (count > 0 && ensure_ready() != PAPI_OK)
@@ -661,16 +662,18 @@ static void stop_sources(cupti_cb_control_t *c, unsigned upto)
 			sources[i].ops->set_stop(sources[i].self, c->set[i]);
 }
 
-/* A source's failure, said under PAPI_VERBOSE; nothing is printed in a
- * signal handler (stdio is not async-signal-safe there). Asked only on a
- * failure: a read of callback events makes no system call. */
+/* A source's failure, said under PAPI_VERBOSE. In a signal handler
+ * nothing is printed and the reason is not even asked for: a source makes
+ * its sentence with snprintf, which is not async-signal-safe either.
+ * Asked only on a failure: a read of callback events makes no system
+ * call. */
 static int source_failed(unsigned i, cupti_cb_control_t *c, int rc, const char *what)
 {
 	const struct cupti_cb_source_ops *ops = sources[i].ops;
+	if (cupti_cb_in_signal_context())
+		return papi_error(rc);
 	const char *why = ops->set_why ? ops->set_why(sources[i].self, c->set[i]) : "";
-	if (!cupti_cb_in_signal_context())
-		PAPIERROR("cupti_cb: %s of the %s events failed: %s", what, ops->label,
-			  why && why[0] ? why : "no reason given");
+	PAPIERROR("cupti_cb: %s of the %s events failed: %s", what, ops->label, why && why[0] ? why : "no reason given");
 	return papi_error(rc);
 }
 
@@ -708,6 +711,7 @@ static int cupti_cb_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 {
 	cupti_cb_control_t *c = (cupti_cb_control_t *)ctl;
 	(void)ctx;
+	cupti_cb_signal_context_mark();	/* the thread's own code: the reference of its signal mask */
 	if (ensure_ready() != PAPI_OK)
 		return PAPI_ECMP_DISABLED;
 	int rc = check_forced_software(c);

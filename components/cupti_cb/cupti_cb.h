@@ -35,14 +35,13 @@ struct cupti_cb_thread_info {
 /* Exported from libpapi, which PAPI builds with -fvisibility=hidden. */
 __attribute__((visibility("default"))) int cupti_cb_threads(struct cupti_cb_thread_info *out, int max);
 
-/* Reads in signal handlers (cupti_cb(7), "Signal handlers"): a thread that
- * blocks SIGPROF, SIGVTALRM, SIGALRM, SIGUSR1, SIGUSR2, SIGIO or a
- * real-time signal, as it does inside a sampler's handler, reads without
- * flushing GPU activity or decoding hardware metrics: it gets the values as
- * of the last flush or decode. A thread that blocks such signals for
- * reasons of its own and never calls PAPI from a signal handler (a service
- * thread that blocks every signal) calls this once to read as other
- * threads do. Returns PAPI_OK. */
+/* Reads in signal handlers (cupti_cb(7), "Signal handlers"): a call that
+ * blocks a signal the thread did not block at its last PAPI_start (as a
+ * sampler's handler blocks its own signal) reads without flushing GPU
+ * activity or decoding hardware metrics: it gets the values as of the last
+ * flush or decode. A thread that never calls PAPI from a signal handler and
+ * changes its signal mask between its start and its reads calls this once
+ * to read as other threads always do. Returns PAPI_OK. */
 __attribute__((visibility("default"))) int cupti_cb_service_thread(void);
 
 #ifdef __cplusplus

@@ -15,6 +15,8 @@
 #include "cupti_cb_source.h"
 
 #define MAX_EVENTS CUPTI_CB_SET_MAX
+#define CTX_THREAD 0		/* a call from the thread's own code */
+#define CTX_HANDLER 1		/* a call from a signal handler (cupti_cb_signal_context.h) */
 
 struct act_event {
 	const char *name, *units, *descr;
@@ -74,12 +76,15 @@ struct actset {
 	unsigned long lost_seen;	/* dropped records at the last read */
 	uint64_t excused;		/* synchronized calls already reported missing (see settle) */
 	char why[CUPTI_CB_WHY_LEN];	/* the last read's refusal */
-	/* What the last read saw (each event's total) and the GPU work the
-	 * thread had issued then: a reset with no work issued since starts
-	 * the next window there (see a_set_reset). */
-	int seen_valid;
-	uint64_t seen_issued;
-	uint64_t seen[MAX_EVENTS];
+	/* What the last read in each context saw (CTX_THREAD, CTX_HANDLER:
+	 * each event's total) and the GPU work the thread had issued then: a
+	 * reset in the same context with no work issued since starts the next
+	 * window there (see a_set_reset). */
+	struct {
+		int valid;
+		uint64_t issued;
+		uint64_t v[MAX_EVENTS];
+	} seen[2];
 	uint32_t codes[MAX_EVENTS];
 	uint8_t process[MAX_EVENTS];
 	uint64_t base[MAX_EVENTS];
@@ -413,22 +418,25 @@ static uint64_t settle(struct actsrc *a, struct actset *s)
  * TAU and Caliper read and then reset at every boundary, and records
  * arriving between the two (the flushing thread, CUPTI's worker) would
  * be in neither window. So when the thread issued no GPU work since the
- * set's last read, the new window starts where that read ended: what
- * arrives later is work issued before the read, and counts in the next
- * window rather than nowhere. */
+ * set's last read in the reset's own context, the new window starts
+ * where that read ended: what arrives later is work issued before the
+ * read, and counts in the next window rather than nowhere. A sampler's
+ * read in a signal handler between the thread's read and reset is not
+ * where the thread's window ended: it never moves that base. */
 static int a_set_reset(void *self, void *set)
 {
 	struct actsrc *a = self;
 	struct actset *s = set;
 	int may_wait = !cupti_cb_in_signal_context();
-	int after_read = s->seen_valid && s->counters && issued(s) == s->seen_issued;
+	int ctx = may_wait ? CTX_THREAD : CTX_HANDLER;
+	int after_read = s->seen[ctx].valid && s->counters && issued(s) == s->seen[ctx].issued;
 	if (may_wait && !after_read) {
 		cupti_cb_activity_flush(&a->act);
 		/* What is still missing then counts in the window when it comes. */
 		(void)settle(a, s);
 	}
 	for (unsigned i = 0; i < s->n; i++)
-		s->base[i] = after_read ? s->seen[i] : sample(a, s, i);
+		s->base[i] = after_read ? s->seen[ctx].v[i] : sample(a, s, i);
 	for (unsigned i = 0; i < s->n; i++)
 		if (s->win[i]) {
 			uint64_t b;
@@ -444,7 +452,7 @@ static int a_set_start(void *self, void *set, char *why, size_t len)
 {
 	struct actsrc *a = self;
 	struct actset *s = set;
-	s->seen_valid = 0;	/* a new window, not the one the last read ended */
+	s->seen[CTX_THREAD].valid = s->seen[CTX_HANDLER].valid = 0;	/* a new window, not the last read's */
 	if (!a->opened)
 		a_opened(a, CUPTI_CB_STAGE_DRIVER);
 	if (!a->reserved || a->e->state != CUPTI_CB_READY) {
@@ -505,15 +513,16 @@ static int a_set_read(void *self, void *set, long long *values)
 		cupti_cb_activity_flush(&a->act);
 		missing = settle(a, s);
 	}
-	s->seen_issued = issued(s);	/* before the totals: work issued after is not in them */
+	int ctx = in_handler ? CTX_HANDLER : CTX_THREAD;
+	s->seen[ctx].issued = issued(s);	/* before the totals: work issued after is not in them */
 	for (unsigned i = 0; i < s->n; i++) {
 		uint64_t now = sample(a, s, i);
 		if (s->tid && now < s->base[i])	/* its counter set was adopted away */
 			s->base[i] = now;
 		values[i] = (long long)(now - s->base[i]);
-		s->seen[i] = now;
+		s->seen[ctx].v[i] = now;
 	}
-	s->seen_valid = 1;
+	s->seen[ctx].valid = 1;
 	if (missing) {
 		snprintf(s->why, sizeof s->why,
 			 "%llu of the GPU operations this thread issued before its last synchronization have no "

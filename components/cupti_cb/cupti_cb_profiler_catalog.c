@@ -577,3 +577,12 @@ int cupti_cb_profiler_catalog_is_additive(const struct cupti_cb_profiler_catalog
 	       (!strcmp(suffix, ".sum") || !strcmp(suffix, ".avg") || !strcmp(suffix, ".min") ||
 		!strcmp(suffix, ".max"));
 }
+
+int cupti_cb_profiler_catalog_extreme(const struct cupti_cb_profiler_catalog *m, uint32_t metric, uint32_t variant)
+{
+	int e = CUPTI_CB_PROFILER_CATALOG_OK;
+	const char *suffix = suffix_of(m, metric, variant, 1, &e);
+	if (!suffix || m->metrics[metric].type != CUPTI_METRIC_TYPE_COUNTER)
+		return 0;
+	return !strcmp(suffix, ".max") ? 1 : !strcmp(suffix, ".min") ? -1 : 0;
+}

@@ -115,5 +115,8 @@ int cupti_cb_profiler_catalog_is_integer(const struct cupti_cb_profiler_catalog 
  * range, and always for one range. The weighted mean the other metrics get
  * would be below even the largest range's own .max. */
 int cupti_cb_profiler_catalog_is_additive(const struct cupti_cb_profiler_catalog *m, uint32_t metric, uint32_t variant);
+/* 1 for a counter's .max, -1 for its .min (the largest or smallest unit's
+ * count, which no sum over samples gives), 0 otherwise. */
+int cupti_cb_profiler_catalog_extreme(const struct cupti_cb_profiler_catalog *m, uint32_t metric, uint32_t variant);
 
 #endif

@@ -2,6 +2,8 @@
  * (see cupti_cb_publish.h). */
 #include "cupti_cb_publish.h"
 
+#include <stddef.h>
+
 void cupti_cb_publish_init(struct cupti_cb_publish *p)
 {
 	atomic_init(&p->cur, 0);
@@ -35,9 +37,18 @@ void cupti_cb_publish_write(struct cupti_cb_publish *p, const long long *v, unsi
 
 int cupti_cb_publish_read(struct cupti_cb_publish *p, long long *v, unsigned n)
 {
+	return cupti_cb_publish_read_at(p, NULL, v, n);
+}
+
+/* at NULL: the first n values. */
+int cupti_cb_publish_read_at(struct cupti_cb_publish *p, const unsigned *at, long long *v, unsigned n)
+{
 	int err;
 	if (n > CUPTI_CB_PUBLISH_MAX)
 		n = CUPTI_CB_PUBLISH_MAX;
+	for (unsigned i = 0; at && i < n; i++)
+		if (at[i] >= CUPTI_CB_PUBLISH_MAX)
+			return CUPTI_CB_PUBLISH_BUSY;
 	for (unsigned t = 0; t < TRIES; t++) {
 		unsigned idx = atomic_load_explicit(&p->cur, memory_order_acquire);
 		const struct cupti_cb_publish_copy *c = &p->copy[idx];
@@ -45,7 +56,7 @@ int cupti_cb_publish_read(struct cupti_cb_publish *p, long long *v, unsigned n)
 		if (s1 & 1u)
 			continue;
 		for (unsigned i = 0; i < n; i++)
-			v[i] = atomic_load_explicit(&c->v[i], memory_order_relaxed);
+			v[i] = atomic_load_explicit(&c->v[at ? at[i] : i], memory_order_relaxed);
 		err = atomic_load_explicit(&c->err, memory_order_relaxed);
 		atomic_thread_fence(memory_order_acquire);
 		/* The copy is whole, and still the published one: a reader that

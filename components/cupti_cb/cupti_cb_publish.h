@@ -15,7 +15,7 @@
 
 #include <stdatomic.h>
 
-#define CUPTI_CB_PUBLISH_MAX 256
+#define CUPTI_CB_PUBLISH_MAX 320
 
 struct cupti_cb_publish_copy {
 	atomic_uint seq;		/* odd while the writer fills the copy */
@@ -42,5 +42,9 @@ void cupti_cb_publish_write(struct cupti_cb_publish *p, const long long *v, unsi
  * never waits for the writer. Returns the error published with them, or
  * CUPTI_CB_PUBLISH_BUSY. */
 int cupti_cb_publish_read(struct cupti_cb_publish *p, long long *v, unsigned n);
+/* The same for the values at[0..n) only, into v[0..n): a reader of a few
+ * values of a long publication (an index of CUPTI_CB_PUBLISH_MAX or more:
+ * CUPTI_CB_PUBLISH_BUSY, nothing read). */
+int cupti_cb_publish_read_at(struct cupti_cb_publish *p, const unsigned *at, long long *v, unsigned n);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,18 +123,30 @@ static void note_loss(struct cupti_cb_sampling_session *s, uint64_t n, const cha
 
 /* ---- publication ------------------------------------------------------------ */
 
-static void publish(struct cupti_cb_sampling_session *s)
+/* Under track_lock: the one writer of pub at a time. */
+static void publish_locked(struct cupti_cb_sampling_session *s)
 {
-	long long v[CUPTI_CB_PUBLISH_MAX];
+	long long v[CUPTI_CB_SAMPLING_PUBLISHED];
+	memset(v, 0, sizeof v);
 	v[0] = (long long)s->lost;
 	v[1] = (long long)s->hard;
+	v[2] = (long long)s->samples;
 	for (unsigned i = 0; i < s->n_entries; i++) {
-		const struct cupti_cb_profiler_total *t = &s->entries[i].total;
-		v[2 + 3 * i] = (long long)t->count;
-		memcpy(&v[3 + 3 * i], &t->sum, sizeof t->sum);
-		memcpy(&v[4 + 3 * i], &t->weight, sizeof t->weight);
+		const struct cupti_cb_profiler_total *t = &s->entries[i].total;	/* all 0 in a free slot */
+		v[CUPTI_CB_SAMPLING_PUB_TOTAL(i)] = (long long)t->count;
+		memcpy(&v[CUPTI_CB_SAMPLING_PUB_TOTAL(i) + 1], &t->sum, sizeof t->sum);
+		memcpy(&v[CUPTI_CB_SAMPLING_PUB_TOTAL(i) + 2], &t->weight, sizeof t->weight);
 	}
-	cupti_cb_publish_write(&s->pub, v, CUPTI_CB_SAMPLING_PUBLISHED(s->n_entries), 0);
+	for (unsigned k = 0; k < CUPTI_CB_SAMPLING_MAX_TRACKERS; k++)
+		memcpy(&v[CUPTI_CB_SAMPLING_PUB_TRACKER(k)], &s->trackers[k].value, sizeof(double));
+	cupti_cb_publish_write(&s->pub, v, CUPTI_CB_SAMPLING_PUBLISHED, 0);
+}
+
+static void publish(struct cupti_cb_sampling_session *s)
+{
+	pthread_mutex_lock(&s->track_lock);
+	publish_locked(s);
+	pthread_mutex_unlock(&s->track_lock);
 }
 
 int cupti_cb_sampling_session_snapshot(struct cupti_cb_sampling_session *s, const unsigned *ids, unsigned n,
@@ -145,25 +158,162 @@ int cupti_cb_sampling_session_snapshot(struct cupti_cb_sampling_session *s, cons
 int cupti_cb_sampling_session_snapshot_hard(struct cupti_cb_sampling_session *s, const unsigned *ids, unsigned n,
 					    struct cupti_cb_profiler_total *out, uint64_t *lost, uint64_t *hard)
 {
-	long long v[CUPTI_CB_PUBLISH_MAX];
-	unsigned top = 0;
-	for (unsigned i = 0; i < n; i++)
-		if (ids[i] + 1 > top)
-			top = ids[i] + 1;
-	if (top > CUPTI_CB_SAMPLING_MAX_METRICS)
-		return CUPTI_CB_SAMPLING_EINVAL;
-	int rc = cupti_cb_publish_read(&s->pub, v, CUPTI_CB_SAMPLING_PUBLISHED(top));
+	uint64_t samples;
+	return cupti_cb_sampling_session_snapshot_all(s, ids, NULL, n, out, NULL, lost, hard, &samples);
+}
+
+/* The values one snapshot of n metrics reads: 3 heads, 3 per metric, 1 per
+ * tracker. A signal handler's stack holds them. */
+#define SNAP_MAX 64
+#define SNAP_WORDS (3 + 4 * SNAP_MAX)
+
+/* A publication read in one go (ids and trackers at most SNAP_MAX; more
+ * are read SNAP_MAX at a time by the caller). */
+static int snapshot_some(struct cupti_cb_sampling_session *s, const unsigned *ids, const unsigned *trackers, unsigned n,
+			 struct cupti_cb_profiler_total *out, double *extreme, long long *head)
+{
+	unsigned at[SNAP_WORDS], k = 3;
+	long long v[SNAP_WORDS];
+	at[0] = 0, at[1] = 1, at[2] = 2;
+	for (unsigned i = 0; i < n; i++) {
+		if (ids[i] >= CUPTI_CB_SAMPLING_MAX_METRICS)
+			return CUPTI_CB_SAMPLING_EINVAL;
+		for (unsigned j = 0; j < 3; j++)
+			at[k++] = CUPTI_CB_SAMPLING_PUB_TOTAL(ids[i]) + j;
+		unsigned t = trackers ? trackers[i] : CUPTI_CB_SAMPLING_NO_TRACKER;
+		/* No tracker: any word; its value is not used. */
+		at[k++] = t < CUPTI_CB_SAMPLING_MAX_TRACKERS ? CUPTI_CB_SAMPLING_PUB_TRACKER(t) : 0;
+	}
+	int rc = cupti_cb_publish_read_at(&s->pub, at, v, k);
 	if (rc == CUPTI_CB_PUBLISH_BUSY)
 		return rc;
-	*lost = (uint64_t)v[0];
-	if (hard)
-		*hard = (uint64_t)v[1];
+	memcpy(head, v, 3 * sizeof v[0]);
 	for (unsigned i = 0; i < n; i++) {
-		out[i].count = (uint64_t)v[2 + 3 * ids[i]];
-		memcpy(&out[i].sum, &v[3 + 3 * ids[i]], sizeof out[i].sum);
-		memcpy(&out[i].weight, &v[4 + 3 * ids[i]], sizeof out[i].weight);
+		const long long *w = &v[3 + 4 * i];
+		out[i].count = (uint64_t)w[0];
+		memcpy(&out[i].sum, &w[1], sizeof out[i].sum);
+		memcpy(&out[i].weight, &w[2], sizeof out[i].weight);
+		if (extreme && trackers && trackers[i] < CUPTI_CB_SAMPLING_MAX_TRACKERS)
+			memcpy(&extreme[i], &w[3], sizeof extreme[i]);
+		else if (extreme)
+			extreme[i] = NAN;
 	}
 	return 0;
+}
+
+int cupti_cb_sampling_session_snapshot_all(struct cupti_cb_sampling_session *s, const unsigned *ids,
+					   const unsigned *trackers, unsigned n, struct cupti_cb_profiler_total *out,
+					   double *extreme, uint64_t *lost, uint64_t *hard, uint64_t *samples)
+{
+	long long head[3];
+	if (n > SNAP_MAX)
+		return CUPTI_CB_SAMPLING_EINVAL;	/* a set's events of one device are fewer */
+	int rc = snapshot_some(s, ids, trackers, n, out, extreme, head);
+	if (rc)
+		return rc;
+	*lost = (uint64_t)head[0];
+	if (hard)
+		*hard = (uint64_t)head[1];
+	*samples = (uint64_t)head[2];
+	return 0;
+}
+
+/* ---- extremes --------------------------------------------------------------- */
+
+static void fold(struct cupti_cb_sampling_tracker *t, double x)
+{
+	if (isnan(x))
+		return;
+	if (isnan(t->value) || (t->kind > 0 ? x > t->value : x < t->value))
+		t->value = x;
+}
+
+/* Under track_lock: sample q's values (by entry) into the recent values and
+ * the trackers. */
+static void track_sample_locked(struct cupti_cb_sampling_session *s, uint64_t q, const double *values)
+{
+	for (unsigned i = 0; i < s->n_entries; i++)
+		if (s->entries[i].recent)
+			s->entries[i].recent[q % s->entries[i].recent_len] = values[i];
+	for (unsigned k = 0; k < CUPTI_CB_SAMPLING_MAX_TRACKERS; k++)
+		if (s->trackers[k].kind)
+			fold(&s->trackers[k], values[s->trackers[k].entry]);
+}
+
+int cupti_cb_sampling_session_track(struct cupti_cb_sampling_session *s, unsigned id, int kind, unsigned *tracker,
+				    char *why, size_t len)
+{
+	int rc = 0;
+	pthread_mutex_lock(&s->track_lock);
+	unsigned k = 0;
+	while (k < CUPTI_CB_SAMPLING_MAX_TRACKERS && s->trackers[k].kind)
+		k++;
+	struct cupti_cb_sampling_entry *e = id < s->n_entries && s->entries[id].name ? &s->entries[id] : NULL;
+	if (!e) {
+		snprintf(why, len, "device %d: no sampled metric %u to follow", s->ordinal, id);
+		rc = CUPTI_CB_SAMPLING_EINVAL;
+	} else if (k == CUPTI_CB_SAMPLING_MAX_TRACKERS) {
+		snprintf(why, len, "device %d would follow more than %d sampled .max and .min events at once",
+			 s->ordinal, CUPTI_CB_SAMPLING_MAX_TRACKERS);
+		rc = CUPTI_CB_SAMPLING_ELIMIT;
+	} else if (!e->recent) {
+		e->recent_len = (size_t)CUPTI_CB_SAMPLING_RECENT_PER_DECODE * s->opt.max_samples + 16;
+		e->recent = calloc(e->recent_len, sizeof *e->recent);
+		e->recent_since = s->samples;
+		if (!e->recent) {
+			snprintf(why, len, "out of memory");
+			rc = CUPTI_CB_SAMPLING_ENOMEM;
+		}
+	}
+	if (!rc) {
+		s->trackers[k] = (struct cupti_cb_sampling_tracker){ .entry = id, .kind = kind > 0 ? 1 : -1, .value = NAN };
+		*tracker = k;
+		publish_locked(s);
+	}
+	pthread_mutex_unlock(&s->track_lock);
+	return rc;
+}
+
+void cupti_cb_sampling_session_untrack(struct cupti_cb_sampling_session *s, unsigned tracker)
+{
+	if (tracker >= CUPTI_CB_SAMPLING_MAX_TRACKERS)
+		return;
+	pthread_mutex_lock(&s->track_lock);
+	unsigned id = s->trackers[tracker].entry;
+	s->trackers[tracker].kind = 0;
+	int followed = 0;
+	for (unsigned k = 0; k < CUPTI_CB_SAMPLING_MAX_TRACKERS; k++)
+		followed |= s->trackers[k].kind && s->trackers[k].entry == id;
+	if (!followed && id < CUPTI_CB_SAMPLING_MAX_METRICS) {
+		free(s->entries[id].recent);
+		s->entries[id].recent = NULL;
+	}
+	pthread_mutex_unlock(&s->track_lock);
+}
+
+int cupti_cb_sampling_session_track_from(struct cupti_cb_sampling_session *s, const unsigned *trackers, unsigned n,
+					 uint64_t from)
+{
+	int rc = 0;
+	pthread_mutex_lock(&s->track_lock);
+	uint64_t cur = s->samples;
+	for (unsigned i = 0; i < n && !rc; i++) {
+		const struct cupti_cb_sampling_tracker *t = &s->trackers[trackers[i]];
+		const struct cupti_cb_sampling_entry *e = &s->entries[t->entry];
+		if (!t->kind || !e->recent || from > cur || from < e->recent_since || cur - from > e->recent_len)
+			rc = -1;
+	}
+	for (unsigned i = 0; i < n && !rc; i++) {
+		struct cupti_cb_sampling_tracker *t = &s->trackers[trackers[i]];
+		const struct cupti_cb_sampling_entry *e = &s->entries[t->entry];
+		t->value = NAN;
+		for (uint64_t q = from + 1; q <= cur; q++)
+			fold(t, e->recent[q % e->recent_len]);
+	}
+	if (!rc)
+		publish_locked(s);
+	pthread_mutex_unlock(&s->track_lock);
+	return rc;
 }
 
 void cupti_cb_sampling_session_lost_why(struct cupti_cb_sampling_session *s, char *buf, size_t len)
@@ -215,12 +365,21 @@ static void add_samples(struct cupti_cb_sampling_session *s, size_t completed)
 			note_loss(s, 1, "a sample could not be evaluated: %s", why);
 			continue;
 		}
-		for (unsigned k = 0; k < s->cfg.n; k++)
-			cupti_cb_profiler_total_add(&s->entries[k].total, s->entries[k].additive, s->values[k], dur);
+		double by_entry[CUPTI_CB_SAMPLING_MAX_METRICS];
+		for (unsigned k = 0; k < CUPTI_CB_SAMPLING_MAX_METRICS; k++)
+			by_entry[k] = NAN;
+		for (unsigned k = 0; k < s->cfg.n; k++) {
+			struct cupti_cb_sampling_entry *e = &s->entries[s->cfg_entry[k]];
+			cupti_cb_profiler_total_add(&e->total, e->additive, s->values[k], dur);
+			by_entry[s->cfg_entry[k]] = s->values[k];
+		}
 		if (s->trace > 1)
 			TRACE(s, "sample %zu: %llu..%llu (%.0f ns): %s = %.0f", i, (unsigned long long)ip.startTimestamp,
-			      (unsigned long long)ip.endTimestamp, dur, s->entries[0].name, s->values[0]);
+			      (unsigned long long)ip.endTimestamp, dur, s->cfg.names[0], s->values[0]);
+		pthread_mutex_lock(&s->track_lock);
+		track_sample_locked(s, s->samples + 1, by_entry);
 		s->samples++;
+		pthread_mutex_unlock(&s->track_lock);
 	}
 	s->consumed = completed;
 }
@@ -252,6 +411,7 @@ static int decode_locked(struct cupti_cb_sampling_session *s)
 		return 0;
 	uint64_t t0 = cupti_cb_mono_ns();
 	int rc = 0, overflowed = 0;
+	size_t completed_before = s->consumed;
 	for (int round = 0; round < 64; round++) {
 		CUpti_PmSampling_DecodeData_Params dp = { .structSize = CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE };
 		dp.pPmSamplingObject = s->obj;
@@ -300,17 +460,21 @@ static int decode_locked(struct cupti_cb_sampling_session *s)
 		if (overflowed)
 			s->last_end = 0;
 		/* A sample still being written stays in the image for the next
-		 * decode to complete; an image without one, or a full one, starts
-		 * again (a copy of an initialized image costs far less than
-		 * initializing it). */
-		int full = gp.numCompletedSamples >= gp.numTotalSamples ||
-			   dp.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL;
-		if (full || gp.numPopulatedSamples <= gp.numCompletedSamples) {
+		 * decode to complete, also when its first part filled the image
+		 * (a new image would lose that part and take the rest for a
+		 * sample); an image without one starts again (a copy of an
+		 * initialized image costs far less than initializing it). */
+		int partial = gp.numPopulatedSamples > gp.numCompletedSamples;
+		if (!partial) {
 			memcpy(s->image, s->blank, s->image_size);
 			s->consumed = 0;
 		}
 		if (dp.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL)
 			break;
+		/* Full, and its last sample not complete yet: the next pass. */
+		if (partial && gp.numCompletedSamples == completed_before)
+			break;
+		completed_before = gp.numCompletedSamples;
 	}
 	uint64_t dt = cupti_cb_mono_ns() - t0;
 	if (dt > s->decode_ns_max)
@@ -527,13 +691,13 @@ static void note_stopped(struct cupti_cb_sampling_session *s, int was, const cha
 	publish(s);
 }
 
-/* Configures the union of every entry (the first n_new entries after
- * old_n are new). On failure the old configuration stays. */
-static int configure_locked(struct cupti_cb_sampling_session *s, unsigned n, char *why, size_t len)
+/* Configures the union names[0..n), the value of names[k] going to entry
+ * entry_of[k]. On failure the old configuration stays; on success the
+ * caller sets the entries up and then calls resume_locked(was) with what
+ * *was says (sampling ran). */
+static int configure_locked(struct cupti_cb_sampling_session *s, const char *const *names, const unsigned *entry_of,
+			    unsigned n, int *was_out, char *why, size_t len)
 {
-	const char *names[CUPTI_CB_SAMPLING_MAX_METRICS];
-	for (unsigned i = 0; i < n; i++)
-		names[i] = s->entries[i].name;
 	struct cupti_cb_profiler_config c;
 	if (cupti_cb_profiler_config_build_for(&c, s->p, CUPTI_PROFILER_TYPE_PM_SAMPLING, s->chip, s->avail, names, n,
 					       why, len))
@@ -577,11 +741,19 @@ static int configure_locked(struct cupti_cb_sampling_session *s, unsigned n, cha
 		cupti_cb_profiler_config_free(&s->cfg);
 	free(s->image), free(s->blank);
 	s->cfg = c;
+	memcpy(s->cfg_entry, entry_of, n * sizeof entry_of[0]);
 	s->have_cfg = 1;
 	s->image = image, s->blank = blank, s->image_size = size;
 	s->consumed = 0;
 	s->last_end = 0;
-	s->n_entries = n;
+	*was_out = was;
+	return 0;
+}
+
+/* After a new union: the totals published, sampling running again if it ran. */
+static int resume_locked(struct cupti_cb_sampling_session *s, int was, char *why, size_t len)
+{
+	int rc = 0;
 	publish(s);
 	if (was && (rc = start_locked(s, why, len)))
 		note_stopped(s, was, why);
@@ -627,6 +799,7 @@ int cupti_cb_sampling_session_init(struct cupti_cb_sampling_session *s, const st
 	s->obj = ep.pPmSamplingObject;
 	fetch_availability(s);
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->track_lock, NULL);
 	pthread_mutex_init(&s->wait_lock, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
@@ -658,10 +831,11 @@ void cupti_cb_sampling_session_destroy(struct cupti_cb_sampling_session *s)
 	if (s->have_cfg)
 		cupti_cb_profiler_config_free(&s->cfg);
 	for (unsigned i = 0; i < CUPTI_CB_SAMPLING_MAX_METRICS; i++)
-		free(s->entries[i].name);
+		free(s->entries[i].name), free(s->entries[i].recent);
 	free(s->image), free(s->blank), free(s->avail);
 	pthread_mutex_unlock(&s->lock);
 	pthread_mutex_destroy(&s->lock);
+	pthread_mutex_destroy(&s->track_lock);
 	pthread_mutex_destroy(&s->wait_lock);
 	pthread_cond_destroy(&s->wake);
 	memset(s, 0, sizeof *s);
@@ -670,51 +844,116 @@ void cupti_cb_sampling_session_destroy(struct cupti_cb_sampling_session *s)
 static int find(const struct cupti_cb_sampling_session *s, unsigned n, const char *name)
 {
 	for (unsigned i = 0; i < n; i++)
-		if (!strcmp(s->entries[i].name, name))
+		if (s->entries[i].name && !strcmp(s->entries[i].name, name))
 			return (int)i;
 	return -1;
+}
+
+/* Slots for new[0..n_new): free ones, or those of entries no set wants
+ * (nor this call: keep). 0, or CUPTI_CB_SAMPLING_ELIMIT with a sentence. */
+static int slots_for(struct cupti_cb_sampling_session *s, const uint8_t *keep, unsigned n_new, unsigned *slot,
+		     char *why, size_t len)
+{
+	unsigned k = 0;
+	for (unsigned j = 0; j < n_new; j++, k++) {
+		while (k < CUPTI_CB_SAMPLING_MAX_METRICS && s->entries[k].name && (s->entries[k].refs || keep[k]))
+			k++;
+		if (k == CUPTI_CB_SAMPLING_MAX_METRICS) {
+			snprintf(why, len, "device %d would sample more than %d metrics at once", s->ordinal,
+				 CUPTI_CB_SAMPLING_MAX_METRICS);
+			return CUPTI_CB_SAMPLING_ELIMIT;
+		}
+		slot[j] = k;
+	}
+	return 0;
+}
+
+/* A new union: the entries some set wants (or this call: keep), and
+ * new[0..n_new) into slots freed of entries no set wants any more, so
+ * that metrics of sets long gone neither count against the limit nor
+ * need a pass. On success the entries no set wants are gone (their slots
+ * free or taken by new names); on failure nothing changed. */
+static int grow_union_locked(struct cupti_cb_sampling_session *s, const uint8_t *keep, const char *const *new_names,
+			     const int *new_add, unsigned n_new, unsigned *slot, char *why, size_t len)
+{
+	const char *names[CUPTI_CB_SAMPLING_MAX_METRICS];
+	unsigned entry_of[CUPTI_CB_SAMPLING_MAX_METRICS], n = 0;
+	char *copies[CUPTI_CB_SAMPLING_MAX_METRICS] = { 0 };
+	int rc = slots_for(s, keep, n_new, slot, why, len), was = 0;
+	for (unsigned i = 0; i < s->n_entries && !rc; i++)
+		if (s->entries[i].name && (s->entries[i].refs || keep[i]))
+			names[n] = s->entries[i].name, entry_of[n++] = i;
+	for (unsigned j = 0; j < n_new && !rc; j++) {
+		if (!(copies[j] = strdup(new_names[j]))) {
+			snprintf(why, len, "out of memory");
+			rc = CUPTI_CB_SAMPLING_ENOMEM;
+		}
+		names[n] = new_names[j], entry_of[n++] = slot[j];
+	}
+	if (!rc)
+		rc = configure_locked(s, names, entry_of, n, &was, why, len);
+	if (rc) {
+		for (unsigned j = 0; j < n_new; j++)
+			free(copies[j]);
+		return rc;
+	}
+	for (unsigned i = 0; i < CUPTI_CB_SAMPLING_MAX_METRICS; i++)
+		if (s->entries[i].name && !s->entries[i].refs && !keep[i]) {
+			free(s->entries[i].name);
+			free(s->entries[i].recent);
+			memset(&s->entries[i], 0, sizeof s->entries[i]);
+		}
+	for (unsigned j = 0; j < n_new; j++) {
+		struct cupti_cb_sampling_entry *e = &s->entries[slot[j]];
+		memset(e, 0, sizeof *e);
+		e->name = copies[j];
+		e->additive = new_add[j];
+	}
+	s->n_entries = 0;
+	for (unsigned i = 0; i < CUPTI_CB_SAMPLING_MAX_METRICS; i++)
+		if (s->entries[i].name)
+			s->n_entries = i + 1;
+	TRACE(s, "%u metrics in the union", n);
+	return resume_locked(s, was, why, len);
 }
 
 int cupti_cb_sampling_session_want(struct cupti_cb_sampling_session *s, const char *const *names, const int *additive,
 				   unsigned n, unsigned *ids, char *why, size_t len)
 {
-	pthread_mutex_lock(&s->lock);
-	unsigned total = s->n_entries;
+	uint8_t keep[CUPTI_CB_SAMPLING_MAX_METRICS] = { 0 };
+	const char *fresh[CUPTI_CB_SAMPLING_MAX_METRICS];
+	int fresh_add[CUPTI_CB_SAMPLING_MAX_METRICS];
+	unsigned pending[CUPTI_CB_SAMPLING_MAX_METRICS], slot[CUPTI_CB_SAMPLING_MAX_METRICS], n_fresh = 0;
 	int rc = 0;
-	for (unsigned i = 0; i < n && !rc; i++) {
-		int id = find(s, total, names[i]);
+	if (n > CUPTI_CB_SAMPLING_MAX_METRICS) {
+		snprintf(why, len, "device %d would sample more than %d metrics at once", s->ordinal,
+			 CUPTI_CB_SAMPLING_MAX_METRICS);
+		return CUPTI_CB_SAMPLING_ELIMIT;
+	}
+	pthread_mutex_lock(&s->lock);
+	for (unsigned i = 0; i < n; i++) {
+		int id = find(s, s->n_entries, names[i]);
+		pending[i] = UINT_MAX;
 		if (id >= 0) {
 			ids[i] = (unsigned)id;
+			keep[id] = 1;
 			continue;
 		}
-		if (total == CUPTI_CB_SAMPLING_MAX_METRICS) {
-			snprintf(why, len, "device %d would sample more than %d metrics at once", s->ordinal,
-				 CUPTI_CB_SAMPLING_MAX_METRICS);
-			rc = CUPTI_CB_SAMPLING_ELIMIT;
-			break;
-		}
-		struct cupti_cb_sampling_entry *e = &s->entries[total];
-		memset(e, 0, sizeof *e);
-		e->name = strdup(names[i]);
-		if (!e->name) {
-			snprintf(why, len, "out of memory");
-			rc = CUPTI_CB_SAMPLING_ENOMEM;
-			break;
-		}
-		e->additive = additive[i];
-		ids[i] = total++;
+		unsigned j = 0;
+		while (j < n_fresh && strcmp(fresh[j], names[i]))
+			j++;
+		if (j == n_fresh)
+			fresh[n_fresh] = names[i], fresh_add[n_fresh++] = additive[i];
+		pending[i] = j;
 	}
-	if (!rc && total > s->n_entries)
-		rc = configure_locked(s, total, why, len);
-	if (rc) {
-		for (unsigned i = s->n_entries; i < total; i++) {
-			free(s->entries[i].name);
-			s->entries[i].name = NULL;
-		}
-	} else {
-		for (unsigned i = 0; i < n; i++)
+	if (n_fresh)
+		rc = grow_union_locked(s, keep, fresh, fresh_add, n_fresh, slot, why, len);
+	if (!rc)
+		for (unsigned i = 0; i < n; i++) {
+			if (pending[i] != UINT_MAX)
+				ids[i] = slot[pending[i]];
 			s->entries[ids[i]].refs++;
-	}
+		}
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
@@ -758,25 +997,27 @@ int cupti_cb_sampling_session_flush(struct cupti_cb_sampling_session *s, char *w
 	}
 	/* Every sample completed so far is added by this decode; the one in
 	 * progress now is the next, and one more guards against a sample that
-	 * completed just before it reached the buffer. */
-	uint64_t lost = s->lost;
+	 * completed just before it reached the buffer. A loss found on the way
+	 * (an overflow or a gap of samples taken before the call) is counted
+	 * for the windows that were open then; it is no failure of the caller,
+	 * whose window starts after it. */
 	decode_locked(s);
 	uint64_t target = s->samples + 2;
 	uint64_t limit = cupti_cb_mono_ns() + 4 * s->opt.interval_ns + 200000000u;
-	while (s->samples < target && s->lost == lost && cupti_cb_mono_ns() < limit) {
+	while (s->started && s->samples < target && cupti_cb_mono_ns() < limit) {
 		pthread_mutex_unlock(&s->lock);
 		struct timespec nap = { 0, (long)(s->opt.interval_ns / 4 < 50000 ? 50000 : s->opt.interval_ns / 4) };
 		nanosleep(&nap, NULL);
 		pthread_mutex_lock(&s->lock);
-		if (!s->started)
-			break;
-		decode_locked(s);
+		if (s->started)
+			decode_locked(s);
 	}
 	int rc = 0;
-	if (s->lost != lost) {
-		snprintf(why, len, "device %d: samples were lost: %s", s->ordinal, s->lost_why);
+	if (!s->started) {
+		/* Sampling could not start again after a failure: nothing counts. */
+		snprintf(why, len, "device %d: PM sampling stopped: %s", s->ordinal, s->lost_why);
 		rc = CUPTI_CB_SAMPLING_EFAIL;
-	} else if (s->started && s->samples < target) {
+	} else if (s->samples < target) {
 		snprintf(why, len, "device %d: PM sampling gave no new sample for %llu ms", s->ordinal,
 			 (unsigned long long)((4 * s->opt.interval_ns + 200000000u) / 1000000u));
 		rc = CUPTI_CB_SAMPLING_EFAIL;

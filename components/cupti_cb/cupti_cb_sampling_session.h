@@ -15,10 +15,11 @@
  *
  * One session per device collects the union of the metrics every event
  * set of the device wants, in one pass (PM sampling takes single-pass
- * configurations only). The union only grows while the session lives: a
- * new metric costs cuptiPmSamplingSetConfig (about 200 ms on an H100),
- * paid once per union, never per start; a metric no set wants any more
- * stays configured until the session ends. Sampling starts with the
+ * configurations only). A new metric costs cuptiPmSamplingSetConfig
+ * (about 200 ms on an H100), paid once per union, never per start; a
+ * metric no set wants any more stays configured until the union must
+ * change anyway, and then leaves it (a set is never refused for metrics
+ * of sets that are gone). Sampling starts with the
  * first running set and stops with the last (cuptiPmSamplingStart and
  * Stop: about 0.6 and 1.6 ms). The session disables PM sampling when it
  * is destroyed, which its source does when no set holds its metrics any
@@ -42,11 +43,18 @@
 #include "cupti_cb_profiler_totals.h"
 #include "cupti_cb_publish.h"
 
-/* Metrics in one device's union: each takes three published values. */
+/* Metrics in one device's union: each takes three published values,
+ * after the losses and the count of samples; then one value per tracker. */
 #define CUPTI_CB_SAMPLING_MAX_METRICS 80
-#define CUPTI_CB_SAMPLING_PUBLISHED(n) (2 + 3 * (n))
-_Static_assert(CUPTI_CB_SAMPLING_PUBLISHED(CUPTI_CB_SAMPLING_MAX_METRICS) <= CUPTI_CB_PUBLISH_MAX,
-	       "the totals of a full union must fit one publication");
+#define CUPTI_CB_SAMPLING_MAX_TRACKERS 64
+#define CUPTI_CB_SAMPLING_PUB_TOTAL(id) (3 + 3 * (id))
+#define CUPTI_CB_SAMPLING_PUB_TRACKER(t) (CUPTI_CB_SAMPLING_PUB_TOTAL(CUPTI_CB_SAMPLING_MAX_METRICS) + (t))
+#define CUPTI_CB_SAMPLING_PUBLISHED CUPTI_CB_SAMPLING_PUB_TRACKER(CUPTI_CB_SAMPLING_MAX_TRACKERS)
+_Static_assert(CUPTI_CB_SAMPLING_PUBLISHED <= CUPTI_CB_PUBLISH_MAX,
+	       "the totals of a full union and every tracker must fit one publication");
+/* The recent samples' values kept for a tracked metric (see track_from):
+ * those of about four decode periods at the most samples a decode takes. */
+#define CUPTI_CB_SAMPLING_RECENT_PER_DECODE 2
 
 enum cupti_cb_sampling_err {
 	CUPTI_CB_SAMPLING_OK = 0,
@@ -80,6 +88,22 @@ struct cupti_cb_sampling_entry {
 	int additive;
 	unsigned refs;
 	struct cupti_cb_profiler_total total;	/* under lock */
+	/* The values of the last samples, while a tracker follows the entry
+	 * (under track_lock): sample q (1, 2, ... as samples counts them) at
+	 * recent[q % recent_len], for q > recent_since. */
+	double *recent;
+	size_t recent_len;
+	uint64_t recent_since;
+};
+
+/* A window's extreme of one entry: the largest (kind 1) or smallest
+ * (kind -1) value a sample had in it, for a counter's .max or .min (the
+ * busiest or idlest unit within one sample, as CUPTI evaluates a sample):
+ * no sum over samples gives it. Under track_lock; kind 0 is a free slot. */
+struct cupti_cb_sampling_tracker {
+	unsigned entry;
+	int kind;
+	double value;			/* NaN: no sample in the window yet */
 };
 
 struct cupti_cb_sampling_session {
@@ -98,7 +122,8 @@ struct cupti_cb_sampling_session {
 	uint8_t *avail;			/* counter availability, NULL if CUPTI gave none */
 	struct cupti_cb_sampling_entry entries[CUPTI_CB_SAMPLING_MAX_METRICS];	/* id = index */
 	unsigned n_entries;
-	struct cupti_cb_profiler_config cfg;	/* every entry, in id order; valid when have_cfg */
+	struct cupti_cb_profiler_config cfg;	/* the union; valid when have_cfg */
+	unsigned cfg_entry[CUPTI_CB_SAMPLING_MAX_METRICS];	/* the entry of each of cfg's names */
 	int have_cfg;
 	uint8_t *image, *blank;		/* the counter-data image, and an initialized copy */
 	size_t image_size;
@@ -113,7 +138,7 @@ struct cupti_cb_sampling_session {
 	uint64_t lost;
 	uint64_t hard;			/* of lost: the overflows and failures, not the gaps */
 	char lost_why[256];
-	uint64_t samples;		/* samples added to the totals */
+	uint64_t samples;		/* samples added to the totals (under lock and track_lock) */
 	uint64_t decodes;
 	uint64_t decode_ns_max;		/* the longest decode pass */
 
@@ -124,7 +149,13 @@ struct cupti_cb_sampling_session {
 	int have_thread;
 	int quit;			/* under wait_lock */
 
-	struct cupti_cb_publish pub;	/* lost, hard, then each entry's total */
+	/* The trackers, the entries' recent values, samples' increments and
+	 * every write of pub: a short lock, which a reset takes without
+	 * waiting for a decode pass (lock above). */
+	pthread_mutex_t track_lock;
+	struct cupti_cb_sampling_tracker trackers[CUPTI_CB_SAMPLING_MAX_TRACKERS];
+
+	struct cupti_cb_publish pub;	/* lost, hard, samples, each entry's total, each tracker's value */
 	struct cupti_cb_publish pub_why;	/* lost_why, for cupti_cb_sampling_session_lost_why */
 };
 
@@ -139,10 +170,12 @@ void cupti_cb_sampling_session_destroy(struct cupti_cb_sampling_session *s);
 
 /* Adds one reference to each of names[0..n) (full metric names;
  * additive[i] as cupti_cb_profiler_catalog_is_additive says) and writes
- * their ids. A name not yet in the union configures the device again (a
- * running sampling is stopped, drained and started again; the totals are
- * kept). A union of several passes changes nothing:
- * CUPTI_CB_SAMPLING_EPASSES with a sentence. */
+ * their ids. A name not yet in the union configures the device again for
+ * the metrics still referenced and the new ones (a running sampling is
+ * stopped, drained and started again; the totals of the metrics kept are
+ * kept; an id of a metric that left may be given to a new one). A union
+ * of several passes, or of more than CUPTI_CB_SAMPLING_MAX_METRICS, changes
+ * nothing: CUPTI_CB_SAMPLING_EPASSES or _ELIMIT with a sentence. */
 int cupti_cb_sampling_session_want(struct cupti_cb_sampling_session *s, const char *const *names, const int *additive,
 				   unsigned n, unsigned *ids, char *why, size_t len);
 void cupti_cb_sampling_session_unwant(struct cupti_cb_sampling_session *s, const unsigned *ids, unsigned n);
@@ -153,7 +186,10 @@ int cupti_cb_sampling_session_idle(const struct cupti_cb_sampling_session *s);
 int cupti_cb_sampling_session_run(struct cupti_cb_sampling_session *s, char *why, size_t len);
 /* Brings the totals up to the present: decodes until the sample that was
  * in progress when called is complete and added (at most about two
- * intervals). Not in a signal handler. */
+ * intervals). Samples found lost on the way are counted (the snapshots'
+ * lost and hard), not returned: they were taken before the call. Fails
+ * only when sampling stopped (a restart after an overflow failed) or no
+ * new sample came. Not in a signal handler. */
 int cupti_cb_sampling_session_flush(struct cupti_cb_sampling_session *s, char *why, size_t len);
 /* A running set stops; sampling stops with the last (what the hardware
  * buffer still holds is decoded first and after). */
@@ -169,6 +205,30 @@ int cupti_cb_sampling_session_snapshot(struct cupti_cb_sampling_session *s, cons
  * gaps between decoded samples. */
 int cupti_cb_sampling_session_snapshot_hard(struct cupti_cb_sampling_session *s, const unsigned *ids, unsigned n,
 					    struct cupti_cb_profiler_total *out, uint64_t *lost, uint64_t *hard);
+/* The same, with the count of samples added so far (*samples) and the
+ * values of trackers[0..n) (NaN: no sample in the window; a tracker of
+ * CUPTI_CB_SAMPLING_NO_TRACKER gives NaN), all of one publication. */
+#define CUPTI_CB_SAMPLING_NO_TRACKER ((unsigned)-1)
+int cupti_cb_sampling_session_snapshot_all(struct cupti_cb_sampling_session *s, const unsigned *ids,
+					   const unsigned *trackers, unsigned n, struct cupti_cb_profiler_total *out,
+					   double *extreme, uint64_t *lost, uint64_t *hard, uint64_t *samples);
+
+/* A tracker of entry id's extreme (kind 1: the largest per-sample value,
+ * -1: the smallest), its window empty: its slot into *tracker. Returns 0,
+ * or CUPTI_CB_SAMPLING_ELIMIT (every slot taken) or _ENOMEM with a
+ * sentence. The caller serializes it with want and unwant. */
+int cupti_cb_sampling_session_track(struct cupti_cb_sampling_session *s, unsigned id, int kind, unsigned *tracker,
+				    char *why, size_t len);
+void cupti_cb_sampling_session_untrack(struct cupti_cb_sampling_session *s, unsigned tracker);
+/* The windows of trackers[0..n) start after sample `from` (a count a
+ * snapshot gave): each value becomes the extreme of the samples since,
+ * from the recent values the session keeps, and is published. Returns 0,
+ * or -1 when those samples are no longer kept (the window cannot start
+ * there; nothing changed). Takes track_lock, which a decode holds only
+ * while it adds a sample: not in a signal handler. */
+int cupti_cb_sampling_session_track_from(struct cupti_cb_sampling_session *s, const unsigned *trackers, unsigned n,
+					 uint64_t from);
+
 /* The reason of the last loss ("" if none) into buf: a copy published
  * like the totals (the decode thread may note the next loss meanwhile);
  * no lock, async-signal-safe. */

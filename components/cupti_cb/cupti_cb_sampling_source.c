@@ -20,6 +20,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -38,6 +39,8 @@
 #include "cupti_cb_source.h"
 
 #define MAX_EVENTS 64			/* sampled metrics in one event set */
+#define CTX_THREAD 0			/* a call from the thread's own code */
+#define CTX_HANDLER 1			/* a call from a signal handler (cupti_cb_signal_context.h) */
 #define COUNTERS_WHO "PM sampling (:sampled)"
 
 #define TRACE(m, ...)                                                    \
@@ -84,6 +87,8 @@ struct sset {
 	char names[MAX_EVENTS][CUPTI_CB_NAME_MAX];
 	const char *full[MAX_EVENTS];
 	int additive[MAX_EVENTS];
+	int extreme[MAX_EVENTS];	/* a counter's .max (1) or .min (-1): its own tracker, else 0 */
+	unsigned trk[MAX_EVENTS];	/* that tracker in the event's session */
 	uint8_t integer[MAX_EVENTS];
 	int dev[MAX_EVENTS];
 	unsigned sid[MAX_EVENTS];	/* the metric's id in its device's session */
@@ -93,12 +98,19 @@ struct sset {
 		struct loss lost[MAX_EVENTS];
 	} base[2];
 	atomic_int cur;			/* the base readers use */
-	/* The last ordinary read's totals, and when: a reset right after it
-	 * continues from there (see reset). */
-	struct cupti_cb_profiler_total last[MAX_EVENTS];
-	struct loss last_lost[MAX_EVENTS];
-	uint64_t last_ns;
-	int have_last;
+	/* The last read's totals in each context (CTX_THREAD, CTX_HANDLER),
+	 * and when: a reset right after a read continues from there (see
+	 * reset), from the read of its own context only, so that a sampler's
+	 * read in a handler between the thread's read and reset does not move
+	 * the base the thread's reset continues from. */
+	struct {
+		struct cupti_cb_profiler_total t[MAX_EVENTS];
+		struct loss lost[MAX_EVENTS];
+		double x[MAX_EVENTS];		/* the extremes' windows then */
+		uint64_t samples[MAX_EVENTS];	/* the samples the session had added then */
+		uint64_t ns;
+		int have;
+	} last[2];
 	long long out[MAX_EVENTS];	/* the values at the stop */
 	int bad;			/* the event whose window lost samples in the last failed read, or -1 */
 	int bad_soft;			/* and they were gaps (a warning), not a hard loss */
@@ -257,16 +269,27 @@ static void *s_set_new(void *self)
 {
 	(void)self;
 	struct sset *s = calloc(1, sizeof(struct sset));
-	if (s)
-		s->bad = -1;
+	if (!s)
+		return NULL;
+	s->bad = -1;
+	for (unsigned i = 0; i < MAX_EVENTS; i++)
+		s->trk[i] = CUPTI_CB_SAMPLING_NO_TRACKER;
 	return s;
 }
 
 static void let_go_locked(struct ssrc *m, struct sset *s)
 {
-	if (s->held && s->epoch == m->epoch)
-		for (unsigned i = 0; i < s->n; i++)
+	/* What a hold took, also one that failed half way: an event's
+	 * session is set once its metric is wanted. */
+	for (unsigned i = 0; i < MAX_EVENTS; i++) {
+		if (s->sess[i] && s->epoch == m->epoch) {
+			if (s->trk[i] != CUPTI_CB_SAMPLING_NO_TRACKER)
+				cupti_cb_sampling_session_untrack(s->sess[i], s->trk[i]);
 			cupti_cb_sampling_session_unwant(s->sess[i], &s->sid[i], 1);
+		}
+		s->sess[i] = NULL;
+		s->trk[i] = CUPTI_CB_SAMPLING_NO_TRACKER;
+	}
 	s->held = 0;
 	release_idle_locked(m);
 }
@@ -338,6 +361,8 @@ static int set_update_locked(struct ssrc *m, struct sset *s, const uint32_t *cod
 		cupti_cb_profiler_catalog_full_name(&m->b.cat, metric, variant, s->names[i], sizeof s->names[i]);
 		s->full[i] = s->names[i];
 		s->additive[i] = cupti_cb_profiler_catalog_is_additive(&m->b.cat, metric, variant);
+		s->extreme[i] = cupti_cb_profiler_catalog_extreme(&m->b.cat, metric, variant);
+		s->trk[i] = CUPTI_CB_SAMPLING_NO_TRACKER;
 		s->integer[i] = (uint8_t)cupti_cb_profiler_catalog_is_integer(&m->b.cat, metric, variant);
 	}
 	s->n = n;
@@ -389,6 +414,7 @@ static int hold_locked(struct ssrc *m, struct sset *s, char *why, size_t len)
 {
 	int def = default_device(m);
 	uint8_t done[MAX_EVENTS] = { 0 };
+	s->epoch = m->epoch;	/* the sessions the wants below take from */
 	for (unsigned i = 0; i < s->n; i++)
 		s->dev[i] = CUPTI_CB_CODE_DEV(s->codes[i]) >= 0 ? CUPTI_CB_CODE_DEV(s->codes[i]) : def;
 	for (unsigned i = 0; i < s->n; i++) {
@@ -425,19 +451,55 @@ static int hold_locked(struct ssrc *m, struct sset *s, char *why, size_t len)
 			s->sess[idx[q]] = ss;
 			done[idx[q]] = 1;
 		}
+		for (unsigned q = 0; q < k; q++) {
+			unsigned j = idx[q];
+			if (s->extreme[j] &&
+			    (rc = cupti_cb_sampling_session_track(ss, ids[q], s->extreme[j], &s->trk[j], why, len)))
+				return session_error(rc);
+		}
 	}
 	s->held = 1;
 	s->epoch = m->epoch;
 	return CUPTI_CB_OK;
 }
 
-/* The sessions' totals now, for every event. */
-static int snapshot(struct sset *s, struct cupti_cb_profiler_total *t, struct loss *lost)
+/* What a read sees of every event: the sessions' totals, losses, the
+ * extremes of the set's windows and the samples added so far. */
+struct view {
+	struct cupti_cb_profiler_total t[MAX_EVENTS];
+	struct loss lost[MAX_EVENTS];
+	double x[MAX_EVENTS];
+	uint64_t samples[MAX_EVENTS];
+};
+
+/* The sessions' totals now, for every event (each event's total, and its
+ * tracker's value, of one publication). */
+static int snapshot(struct sset *s, struct view *w)
+{
+	for (unsigned i = 0; i < s->n; i++) {
+		unsigned trk = s->extreme[i] ? s->trk[i] : CUPTI_CB_SAMPLING_NO_TRACKER;
+		if (cupti_cb_sampling_session_snapshot_all(s->sess[i], &s->sid[i], &trk, 1, &w->t[i], &w->x[i],
+							   &w->lost[i].all, &w->lost[i].hard, &w->samples[i]))
+			return -1;
+	}
+	return 0;
+}
+
+/* The extremes' windows start after samples[i] of their sessions: 0, or
+ * -1 when a session no longer keeps those samples (some may have moved). */
+static int track_from(struct sset *s, const uint64_t *samples)
 {
 	for (unsigned i = 0; i < s->n; i++)
-		if (cupti_cb_sampling_session_snapshot_hard(s->sess[i], &s->sid[i], 1, &t[i], &lost[i].all,
-							    &lost[i].hard))
+		if (s->extreme[i] && cupti_cb_sampling_session_track_from(s->sess[i], &s->trk[i], 1, samples[i]))
 			return -1;
+	return 0;
+}
+
+static int has_extremes(const struct sset *s)
+{
+	for (unsigned i = 0; i < s->n; i++)
+		if (s->extreme[i])
+			return 1;
 	return 0;
 }
 
@@ -448,7 +510,8 @@ static void rebase(struct sset *s, const struct cupti_cb_profiler_total *t, cons
 	memcpy(s->base[w].t, t, s->n * sizeof t[0]);
 	memcpy(s->base[w].lost, lost, s->n * sizeof lost[0]);
 	atomic_store(&s->cur, w);
-	s->have_last = 0;
+	/* No later reset goes back before this one. */
+	s->last[CTX_THREAD].have = s->last[CTX_HANDLER].have = 0;
 }
 
 /* Runs the sessions of the set's devices (each once). */
@@ -527,13 +590,14 @@ static int start_locked(struct ssrc *m, struct sset *s, char *why, size_t len)
 		run_sessions(s, 0, ignore, sizeof ignore);
 		return rc;
 	}
-	struct cupti_cb_profiler_total t[MAX_EVENTS];
-	struct loss lost[MAX_EVENTS];
-	if (snapshot(s, t, lost)) {
+	struct view w;
+	if (snapshot(s, &w) || track_from(s, w.samples)) {
+		char ignore[CUPTI_CB_WHY_LEN];
+		run_sessions(s, 0, ignore, sizeof ignore);	/* as after a failed flush: no runner stays counted */
 		snprintf(why, len, "the sampled totals could not be read");
 		return CUPTI_CB_ECUPTI;
 	}
-	rebase(s, t, lost);
+	rebase(s, w.t, w.lost);
 	memset(s->out, 0, sizeof s->out);
 	s->running = 1;
 	return CUPTI_CB_OK;
@@ -556,10 +620,10 @@ static int s_set_start(void *self, void *set, char *why, size_t len)
 	return rc;
 }
 
-/* The window's values from totals t, or an error when a session lost
- * samples in it. */
+/* The window's values from totals t and extremes x, or an error when a
+ * session lost samples in it. */
 static int window_values(struct sset *s, const struct cupti_cb_profiler_total *t, const struct loss *lost,
-			 long long *v)
+			 const double *x, long long *v)
 {
 	int b = atomic_load(&s->cur), rc = CUPTI_CB_OK;
 	for (unsigned i = 0; i < s->n; i++) {
@@ -574,7 +638,10 @@ static int window_values(struct sset *s, const struct cupti_cb_profiler_total *t
 			rc = CUPTI_CB_EDROPPED;	/* gaps: the values, and a warning */
 		}
 		const struct cupti_cb_profiler_total *from = &s->base[b].t[i];
-		if (s->integer[i]) {
+		if (s->extreme[i]) {
+			double d = isnan(x[i]) ? 0.0 : x[i];	/* no sample in the window yet */
+			memcpy(&v[i], &d, sizeof d);
+		} else if (s->integer[i]) {
 			v[i] = (long long)cupti_cb_profiler_total_count(from, &t[i]);
 		} else {
 			double d = cupti_cb_profiler_total_value(from, &t[i], s->additive[i]);
@@ -584,11 +651,11 @@ static int window_values(struct sset *s, const struct cupti_cb_profiler_total *t
 	return rc;
 }
 
-/* A copy of the published totals: no lock, no system call, the same in a
- * signal handler. The adapter's guard keeps a handler's read out of a
- * start, reset or stop of the same set on its thread (PAPI reads a set
- * only on its own thread), so the read may note its totals for the reset
- * that follows. */
+/* A copy of the published totals: no lock, the same in a signal handler
+ * (one system call, the signal-context test). The adapter's guard keeps a
+ * handler's read out of a start, reset or stop of the same set on its
+ * thread (PAPI reads a set only on its own thread), so the read may note
+ * its totals for the reset that follows in its own context. */
 static int s_set_read(void *self, void *set, long long *values)
 {
 	struct sset *s = set;
@@ -597,17 +664,19 @@ static int s_set_read(void *self, void *set, long long *values)
 		memcpy(values, s->out, s->n * sizeof values[0]);
 		return CUPTI_CB_OK;
 	}
-	struct cupti_cb_profiler_total t[MAX_EVENTS];
-	struct loss lost[MAX_EVENTS];
-	if (snapshot(s, t, lost))
+	struct view w;
+	if (snapshot(s, &w))
 		return CUPTI_CB_EUNAVAIL;
-	int rc = window_values(s, t, lost, values);
+	int rc = window_values(s, w.t, w.lost, w.x, values);
 	if (rc && rc != CUPTI_CB_EDROPPED)
 		return rc;
-	memcpy(s->last, t, s->n * sizeof t[0]);
-	memcpy(s->last_lost, lost, s->n * sizeof lost[0]);
-	s->last_ns = cupti_cb_mono_ns();
-	s->have_last = 1;
+	int ctx = cupti_cb_in_signal_context() ? CTX_HANDLER : CTX_THREAD;
+	memcpy(s->last[ctx].t, w.t, s->n * sizeof w.t[0]);
+	memcpy(s->last[ctx].lost, w.lost, s->n * sizeof w.lost[0]);
+	memcpy(s->last[ctx].x, w.x, s->n * sizeof w.x[0]);
+	memcpy(s->last[ctx].samples, w.samples, s->n * sizeof w.samples[0]);
+	s->last[ctx].ns = cupti_cb_mono_ns();
+	s->last[ctx].have = 1;
 	return rc;
 }
 
@@ -625,14 +694,14 @@ static int s_set_stop(void *self, void *set)
 	if (!s->running)
 		return CUPTI_CB_OK;
 	if (m->e->trace > 1)
-		TRACE(m, "stop at %.3f ms (the last read at %.3f ms)", cupti_cb_mono_ns() / 1e6, s->last_ns / 1e6);
+		TRACE(m, "stop at %.3f ms (the last read at %.3f ms)", cupti_cb_mono_ns() / 1e6,
+		      s->last[CTX_THREAD].ns / 1e6);
 	int rc = CUPTI_CB_OK;
-	struct cupti_cb_profiler_total t[MAX_EVENTS];
-	struct loss lost[MAX_EVENTS];
-	if (s->have_last)
-		rc = window_values(s, s->last, s->last_lost, s->out);
-	else if (snapshot(s, t, lost) == 0)
-		rc = window_values(s, t, lost, s->out);
+	struct view w;
+	if (s->last[CTX_THREAD].have)
+		rc = window_values(s, s->last[CTX_THREAD].t, s->last[CTX_THREAD].lost, s->last[CTX_THREAD].x, s->out);
+	else if (snapshot(s, &w) == 0)
+		rc = window_values(s, w.t, w.lost, w.x, s->out);
 	else
 		memset(s->out, 0, sizeof s->out);
 	int prev = cupti_cb_own_begin();
@@ -649,8 +718,11 @@ static int s_set_stop(void *self, void *set)
 /* A new window. Right after a read (within one decode period) it starts
  * where that read ended: tools that read and reset at every region
  * boundary (TAU, Caliper) then lose no sample decoded between the two
- * calls, and the regions add up to the whole. Otherwise it starts at the
- * totals now. Lock-free like a read, so allowed in a signal handler too. */
+ * calls, and the regions add up to the whole. The read is the last one
+ * made in the reset's own context: a sampler's read in a signal handler
+ * between the thread's read and its reset is not where the thread's
+ * window ended. Otherwise it starts at the totals now. Lock-free like a
+ * read, so allowed in a signal handler too. */
 static int s_set_reset(void *self, void *set)
 {
 	struct ssrc *m = self;
@@ -659,16 +731,25 @@ static int s_set_reset(void *self, void *set)
 		memset(s->out, 0, sizeof s->out);
 		return CUPTI_CB_OK;
 	}
-	if (s->have_last && cupti_cb_mono_ns() - s->last_ns <= m->opt.decode_ns) {
-		rebase(s, s->last, s->last_lost);
+	int ctx = cupti_cb_in_signal_context() ? CTX_HANDLER : CTX_THREAD;
+	/* An extreme's window starts with a short lock (track_from), which a
+	 * handler may not take. */
+	if (ctx == CTX_HANDLER && has_extremes(s))
+		return CUPTI_CB_EUNAVAIL;
+	if (s->last[ctx].have && cupti_cb_mono_ns() - s->last[ctx].ns <= m->opt.decode_ns &&
+	    track_from(s, s->last[ctx].samples) == 0) {
+		rebase(s, s->last[ctx].t, s->last[ctx].lost);
 		return CUPTI_CB_OK;
 	}
-	struct cupti_cb_profiler_total t[MAX_EVENTS];
-	struct loss lost[MAX_EVENTS];
-	if (snapshot(s, t, lost))
-		return CUPTI_CB_EUNAVAIL;
-	rebase(s, t, lost);
-	return CUPTI_CB_OK;
+	/* Now; a session that decoded more than it keeps between the snapshot
+	 * and track_from (a thread held up that long) is asked again. */
+	struct view w;
+	for (int tries = 0; tries < 3; tries++)
+		if (snapshot(s, &w) == 0 && track_from(s, w.samples) == 0) {
+			rebase(s, w.t, w.lost);
+			return CUPTI_CB_OK;
+		}
+	return CUPTI_CB_EUNAVAIL;
 }
 
 static const char *s_set_why(void *self, void *set)

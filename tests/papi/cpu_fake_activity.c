@@ -34,6 +34,9 @@
  *              read): the windows' values add up to the whole, in ordinary code and with SIGPROF
  *              blocked (a signal handler's reads); work issued between them still closes the
  *              window before the reset (the window case).
+ *   handlerbase - TAU's read + reset with its SIGPROF sampler's read in between, after a record
+ *              of work issued before the read arrived: the reset continues from the thread's
+ *              read, not the handler's; the windows add up to both kernels (1 + 1, not 1 + 0).
  *   inflight - CUPTI's worker thread is handing a buffer of a thread's kernels over when that
  *              thread reads (its flush finds nothing left): the read waits for the buffer and
  *              counts every kernel, not only those handed over so far.
@@ -620,8 +623,14 @@ static void deliver_now(void)
     pthread_join(w, NULL);
 }
 
+static void ignore_prof(int sig)
+{
+    (void)sig;
+}
+
 /* Rounds of two launches; the first kernel's record is delivered before the read, the
- * second's between the read and the reset; in_handler: SIGPROF blocked meanwhile. */
+ * second's between the read and the reset; in_handler: SIGPROF, which has a handler, blocked
+ * meanwhile (as inside that handler). */
 static void read_reset_rounds(int in_handler)
 {
     enum { ROUNDS = 5 };
@@ -629,6 +638,7 @@ static void read_reset_rounds(int in_handler)
     sigset_t prof;
     sigemptyset(&prof);
     sigaddset(&prof, SIGPROF);
+    signal(SIGPROF, in_handler ? ignore_prof : SIG_DFL);
     int es = PAPI_NULL;
     PAPI_MUST(PAPI_create_eventset(&es));
     PAPI_MUST(ct_add(es, "gpu.kernels"));
@@ -665,6 +675,49 @@ static int readreset_case(void)
     ct_library_init();
     read_reset_rounds(0);
     read_reset_rounds(1);
+    return ct_done();
+}
+
+/* ---- handlerbase ---- */
+
+static int hb_es = PAPI_NULL, hb_rc = PAPI_OK;
+static long long hb_seen[2];
+
+static void hb_on_prof(int sig)
+{
+    (void)sig;
+    hb_rc = PAPI_read(hb_es, hb_seen);
+}
+
+/* TAU's read + reset, with its SIGPROF sampler reading the same set in between, after a
+ * record of work issued before the read arrived: the reset continues from the thread's read,
+ * not from the handler's, so the windows still add up to every kernel. */
+static int handlerbase_case(void)
+{
+    long long first[2], second[2];
+    setenv("CUPTI_CB_FLUSH_MS", "0", 1);	/* only this test's deliveries */
+    ct_library_init();
+    static const char *const names[] = { "gpu.kernels", "gpu.busy_ns" };
+    hb_es = ct_eventset(2, names);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = hb_on_prof;
+    sigaction(SIGPROF, &sa, NULL);
+    PAPI_MUST(PAPI_start(hb_es));
+    uint32_t k1 = launch(FAKE_CTX0), k2 = launch(FAKE_CTX0);
+    fake_activity_kernel(k1, 100, 110, 0);
+    PAPI_MUST(PAPI_read(hb_es, first));
+    fake_activity_kernel(k2, 200, 230, 0);
+    deliver_now();	/* CUPTI's worker hands the second kernel over */
+    raise(SIGPROF);	/* the sampler reads between the read and the reset */
+    PAPI_MUST(PAPI_reset(hb_es));
+    PAPI_MUST(PAPI_stop(hb_es, second));
+    signal(SIGPROF, SIG_IGN);
+    CHECK_EQ("the handler's read is PAPI_OK", hb_rc, PAPI_OK);
+    CHECK_EQ("and sees both kernels", hb_seen[0], 2);
+    CHECK_EQ("the thread's read saw the first", first[0], 1);
+    CHECK_EQ("the windows' kernels add up to both (1 + 1, not 1 + 0)", first[0] + second[0], 2);
+    CHECK_EQ("the windows' busy time adds up to both kernels'", first[1] + second[1], 40);
     return ct_done();
 }
 
@@ -854,6 +907,7 @@ int main(int argc, char **argv)
         { "noflusher", noflusher_case }, { "atexit", atexit_case },
         { "nested", nested_case }, { "readreset", readreset_case },
         { "synced", synced_case }, { "missing", missing_case },
+        { "handlerbase", handlerbase_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

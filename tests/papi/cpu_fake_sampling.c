@@ -18,6 +18,16 @@
  *   readreset - TAU's pattern (PAPI_read then PAPI_reset at every region boundary, 20 regions):
  *               the regions add up exactly to the whole that a second set on another thread
  *               reads over the same time.
+ *   handlerbase - TAU's read + reset with a SIGPROF handler's read of the same set in between,
+ *               after work decoded since the read: the reset continues from the thread's read,
+ *               not the handler's, so the windows add up to every byte (100 + 75, not 100 + 50).
+ *   priorloss - an overflow of the hardware buffer, then a gap, while a set runs on another
+ *               thread: a set started after each succeeds and reads exactly (its start's flush
+ *               finds the loss, which is not its own); the running set's read fails (PAPI_ECMP).
+ *   minmax    - a counter's .max and .min:sampled over a window of samples: the largest and the
+ *               smallest per-sample value (800 of 300, 800 and 500; not their sum, 1600), .min 0
+ *               where idle samples are in the window; a reset and a new start each begin a window
+ *               of their own; .sum beside them adds up.
  *   union     - a second set with another metric on the same device: one more SetConfig (the
  *               union), the first set's values unchanged by it; then both read their own metric.
  *   sigread   - a SIGPROF handler at about 1 kHz reads the running set while the program adds
@@ -353,6 +363,199 @@ static int sigread_case(void)
     return ct_done();
 }
 
+/* A decode of the session now, on another thread: a set of the same metric starts (its start
+ * flushes the session and publishes) and stops, leaving sampling to the test's set. */
+static void *decode_thread(void *arg)
+{
+    (void)arg;
+    const char *names[] = { READ };
+    long long v;
+    PAPI_register_thread();
+    int es = ct_eventset(1, names);
+    CHECK_PAPI(PAPI_start(es));
+    CHECK_PAPI(PAPI_stop(es, &v));
+    ct_destroy(&es);
+    PAPI_unregister_thread();
+    return NULL;
+}
+
+static void decode_now(void)
+{
+    pthread_t t;
+    pthread_create(&t, NULL, decode_thread, NULL);
+    pthread_join(t, NULL);
+}
+
+static int hb_es, hb_rc;
+static long long hb_value;
+static void hb_on_prof(int sig)
+{
+    (void)sig;
+    hb_rc = PAPI_read(hb_es, &hb_value);
+}
+
+/* TAU's read + reset with its SIGPROF sampler reading the same set in between, after work
+ * decoded since the read: the reset continues from the thread's read, not the handler's. */
+static int handlerbase_case(void)
+{
+    long long first, second;
+    setenv("CUPTI_CB_SAMPLING_DECODE_US", "5000000", 1);   /* the decodes are the test's (decode_now) */
+    env_defaults();
+    ct_library_init();
+    PAPI_MUST(PAPI_thread_init(ct_thread_id));
+    const char *names[] = { READ };
+    hb_es = ct_eventset(1, names);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = hb_on_prof;
+    sigaction(SIGPROF, &sa, NULL);
+    CHECK_PAPI(PAPI_start(hb_es));
+    gpu_read(0, 100);
+    decode_now();
+    CHECK_PAPI(PAPI_read(hb_es, &first));
+    gpu_read(0, 25);
+    decode_now();
+    raise(SIGPROF);   /* the sampler reads between the read and the reset */
+    CHECK_PAPI(PAPI_reset(hb_es));
+    gpu_read(0, 50);
+    decode_now();
+    CHECK_PAPI(PAPI_stop(hb_es, &second));
+    signal(SIGPROF, SIG_IGN);
+    CHECK_EQ("the handler's read is PAPI_OK", hb_rc, PAPI_OK);
+    CHECK_EQ("and sees the work since the start", hb_value, 125);
+    CHECK_EQ("the thread's read", first, 100);
+    CHECK_EQ("the windows add up to every byte (100 + 75, not 100 + 50)", first + second, 175);
+    return ct_done();
+}
+
+/* A set that runs on another thread through a loss, and what its read then says. */
+static pthread_barrier_t pl_started, pl_done;
+static int pl_read_rc;
+static void *pl_other(void *arg)
+{
+    (void)arg;
+    const char *names[] = { READ };
+    long long v;
+    PAPI_register_thread();
+    int es = ct_eventset(1, names);
+    CHECK_PAPI(PAPI_start(es));
+    pthread_barrier_wait(&pl_started);
+    pthread_barrier_wait(&pl_done);
+    pl_read_rc = PAPI_read(es, &v);
+    PAPI_stop(es, &v);
+    PAPI_cleanup_eventset(es);
+    PAPI_destroy_eventset(&es);
+    PAPI_unregister_thread();
+    return NULL;
+}
+
+/* Losses that happened before a set existed (an overflow of the hardware buffer, a gap) while
+ * another set ran: the new set's start, whose flush finds them, succeeds, and its window reads
+ * exactly; the running set's read, whose window saw the overflow, fails. */
+static int priorloss_case(void)
+{
+    char err[8192] = "";
+    long long v;
+    setenv("CUPTI_CB_SAMPLING_BUFFER_MB", "1", 1);   /* 256 records of the fake's 4 KiB */
+    setenv("CUPTI_CB_SAMPLING_DECODE_US", "5000000", 1);   /* the decodes are the test's */
+    env_defaults();
+    setenv("PAPI_VERBOSE", "1", 1);
+    ct_library_init();
+    PAPI_MUST(PAPI_thread_init(ct_thread_id));
+    pthread_barrier_init(&pl_started, NULL, 2);
+    pthread_barrier_init(&pl_done, NULL, 2);
+    pthread_t t;
+    pthread_create(&t, NULL, pl_other, NULL);
+    pthread_barrier_wait(&pl_started);
+    for (int i = 0; i < 300; i++)
+        gpu_read(0, 1);   /* 300 samples into a buffer of 256: an overflow */
+    CHECK_REL("the fake dropped samples", fake_pm_lost(0), ">", 0);
+    const char *names[] = { READ };
+    int es = ct_eventset(1, names);
+    int rc = CAPTURED(err, PAPI_start(es));
+    CHECK_EQ("an overflow before the set existed does not refuse its start", rc, PAPI_OK);
+    if (rc != PAPI_OK)
+        ct_note("%s", err);
+    gpu_read(0, 9);
+    decode_now();
+    CHECK_PAPI(PAPI_stop(es, &v));
+    CHECK_EQ("and the set's window reads exactly", v, 9);
+    gpu_read(0, 1);
+    fake_pm_skip(0, 2);
+    nap_us(2500);   /* two samples the GPU leaves out: a gap */
+    gpu_read(0, 1);
+    rc = CAPTURED(err, PAPI_start(es));
+    CHECK_EQ("a gap before the set started does not refuse its start either", rc, PAPI_OK);
+    if (rc != PAPI_OK)
+        ct_note("%s", err);
+    gpu_read(0, 4);
+    decode_now();
+    CHECK_PAPI(PAPI_stop(es, &v));
+    CHECK_EQ("and that window reads exactly too", v, 4);
+    pthread_barrier_wait(&pl_done);
+    pthread_join(t, NULL);
+    CHECK_EQ("the set that ran through the overflow fails its read", pl_read_rc, PAPI_ECMP);
+    return ct_done();
+}
+
+static double as_double(long long v)
+{
+    double d;
+    memcpy(&d, &v, sizeof d);
+    return d;
+}
+
+/* One sample of the device: its .max and .min (the largest and smallest unit's count within the
+ * sample, as CUPTI evaluates them) and its .sum. */
+static void gpu_sample(double max, double min, double sum)
+{
+    fake_pm_add(0, "dram__bytes_read.max", max);
+    fake_pm_add(0, "dram__bytes_read.min", min);
+    fake_pm_add(0, "dram__bytes_read.sum", sum);
+    fake_pm_tick(0);
+}
+
+/* A counter's .max and .min over a window of samples: the largest and the smallest per-sample
+ * value, never their sum; each window (start, reset) its own. */
+static int minmax_case(void)
+{
+    long long v[3];
+    env_defaults();
+    ct_library_init();
+    const char *names[] = { "dram__bytes_read.max:sampled", "dram__bytes_read.min:sampled", READ };
+    int es = ct_eventset(3, names);
+    PAPI_event_info_t info;
+    CHECK_PAPI(PAPI_get_event_info(code_of(names[0]), &info));
+    CHECK_EQ("a sampled .max is a double", info.data_type, PAPI_DATATYPE_FP64);
+    CHECK_PAPI(PAPI_start(es));
+    gpu_sample(300, 20, 1000);
+    gpu_sample(800, 70, 2000);
+    gpu_sample(500, 40, 1500);
+    settle();
+    CHECK_PAPI(PAPI_read(es, v));
+    CHECK_TRUE("the window's .max is the largest sample's (800), not their sum", as_double(v[0]) == 800);
+    ct_note(".max read %.0f, .min %.0f", as_double(v[0]), as_double(v[1]));
+    CHECK_TRUE("its .min the smallest sample's (idle samples count 0)", as_double(v[1]) == 0);
+    CHECK_EQ("while .sum adds up", v[2], 4500);
+    CHECK_PAPI(PAPI_reset(es));
+    gpu_sample(200, 10, 100);
+    gpu_sample(400, 30, 100);
+    settle();
+    CHECK_PAPI(PAPI_read(es, v));
+    CHECK_TRUE("after a reset the .max is the new window's own (400)", as_double(v[0]) == 400);
+    ct_note(".max read %.0f", as_double(v[0]));
+    CHECK_EQ("and .sum too", v[2], 200);
+    CHECK_PAPI(PAPI_stop(es, v));
+    CHECK_TRUE("the stop gives the same .max", as_double(v[0]) == 400);
+    CHECK_PAPI(PAPI_start(es));
+    gpu_sample(600, 5, 10);
+    settle();
+    CHECK_PAPI(PAPI_stop(es, v));
+    CHECK_TRUE("a new start's window has its own .max (600)", as_double(v[0]) == 600);
+    ct_note(".max read %.0f", as_double(v[0]));
+    return ct_done();
+}
+
 static int conflict_case(void)
 {
     char err[8192] = "";
@@ -481,8 +684,12 @@ static int decodefail_case(void)
     int s = ct_eventset(1, sp);
     CHECK_PAPI(PAPI_start(s));
     gpu_read(0, 5);
+    int before = fake_pm_calls("DecodeData");
     fake_pm_fault("DecodeData", 1, CUPTI_ERROR_UNKNOWN);
-    nap_us(5000);   /* the decode thread meets the fault */
+    /* The decode thread meets the fault, and its next pass decodes the sample the failed one
+     * left (a third call begins once that pass is done): on shared cores, however long. */
+    while (fake_pm_calls("DecodeData") < before + 3)
+        nap_us(1000);
     CHECK_EQ("a failed decode: the read fails", PAPI_read(s, &v), PAPI_ECMP);
     CHECK_PAPI(PAPI_reset(s));
     gpu_read(0, 17);
@@ -661,6 +868,8 @@ int main(int argc, char **argv)
         { "overflow", overflow_case },     { "decodefail", decodefail_case }, { "badenv", badenv_case },
         { "profiler", profiler_case },     { "otherprofiler", otherprofiler_case }, { "devices", devices_case },
         { "gap", gap_case },               { "hl", hl_case },               { "overflowrefused", overflow_refused_case },
+        { "handlerbase", handlerbase_case }, { "priorloss", priorloss_case },
+        { "minmax", minmax_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

@@ -357,6 +357,7 @@ static void handler_reads(void)
 	cupti_cb_activity_window_add(&hact, hwin);
 	cupti_cb_flusher_init(&hact.flusher, 1, flush_for_flusher, &hact);
 	CHECK_EQ(cupti_cb_flusher_start(&hact.flusher), 0, "the flushing thread starts");
+	cupti_cb_signal_context_mark();	/* the thread's own code, as its PAPI_start marks it */
 	CHECK_EQ(cupti_cb_in_signal_context(), 0, "outside a handler: not a signal context");
 
 	signal(SIGPROF, handler_read);

@@ -87,33 +87,76 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-static void signal_context(void)
+static void on_other(int sig)
 {
-	sigset_t set, old;
-	CHECK(!cupti_cb_in_signal_context(), "an ordinary thread is not in a signal context");
-	static const int sigs[] = { SIGPROF, SIGVTALRM, SIGALRM, SIGUSR1, SIGUSR2, SIGIO, 0, 0 };
-	int all[8];
-	memcpy(all, sigs, sizeof sigs);
-	all[6] = SIGRTMIN;
-	all[7] = SIGRTMAX;
-	for (unsigned i = 0; i < 8; i++) {
+	(void)sig;
+}
+
+/* The rule of cupti_cb_signal_context.h: a call blocks, beyond the mask the
+ * thread had at its last mark, a signal that has a handler installed. */
+static void *signal_context(void *arg)
+{
+	(void)arg;
+	sigset_t set, old, all;
+	CHECK(cupti_cb_in_signal_context(), "a thread that never marked cannot tell: the safe side");
+	cupti_cb_signal_context_mark();
+	CHECK(!cupti_cb_in_signal_context(), "an ordinary thread after its mark is not in a signal context");
+	static const int sigs[] = { SIGPROF, SIGVTALRM, SIGALRM, SIGUSR1, SIGUSR2, SIGIO, SIGCHLD, 0, 0 };
+	int some[9];
+	memcpy(some, sigs, sizeof sigs);
+	some[7] = SIGRTMIN;
+	some[8] = SIGRTMAX;
+	struct sigaction sa, was[9];
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_other;
+	for (unsigned i = 0; i < 9; i++) {
 		sigemptyset(&set);
-		sigaddset(&set, all[i]);
+		sigaddset(&set, some[i]);
 		pthread_sigmask(SIG_BLOCK, &set, &old);
-		CHECK(cupti_cb_in_signal_context(), "blocking signal %d reads as a signal context", all[i]);
+		CHECK(!cupti_cb_in_signal_context(), "blocking signal %d, which has no handler, does not", some[i]);
+		sigaction(some[i], &sa, &was[i]);
+		CHECK(cupti_cb_in_signal_context(), "blocking signal %d, which has a handler, reads as a signal context",
+		      some[i]);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		CHECK(!cupti_cb_in_signal_context(), "and unblocking it does not");
 	}
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &set, &old);
-	CHECK(!cupti_cb_in_signal_context(), "blocking SIGCHLD and SIGPIPE does not");
+	/* A thread that blocks every signal for its own reasons (a sigwait
+	 * thread) at its mark: its calls are its own, with handlers installed. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	cupti_cb_signal_context_mark();
+	CHECK(cupti_cb_in_signal_context(), "a later mark that blocks handled signals anew keeps the reference");
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	for (unsigned i = 0; i < 9; i++)
+		sigaction(some[i], &was[i], NULL);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	cupti_cb_signal_context_mark();
+	CHECK(!cupti_cb_in_signal_context(), "every signal blocked at the mark, without handlers: not in a handler");
+	for (unsigned i = 0; i < 9; i++)
+		sigaction(some[i], &sa, NULL);
+	CHECK(!cupti_cb_in_signal_context(), "nor once they have handlers: nothing is blocked anew");
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	CHECK(!cupti_cb_in_signal_context(), "nor after it unblocks them");
+	for (unsigned i = 0; i < 9; i++)
+		sigaction(some[i], &was[i], NULL);
+	cupti_cb_signal_context_mark();
+	cupti_cb_signal_context_service_thread();
+	sigemptyset(&set);
+	sigaddset(&set, SIGPROF);
+	sigaction(SIGPROF, &sa, &was[0]);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	CHECK(!cupti_cb_in_signal_context(), "a service thread is never in a signal context");
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	sigaction(SIGPROF, &was[0], NULL);
+	return NULL;
 }
 
 int main(void)
 {
-	signal_context();
+	pthread_t sc;	/* a fresh thread: no mark yet, and its service-thread flag stays its own */
+	pthread_create(&sc, NULL, signal_context, NULL);
+	pthread_join(sc, NULL);
+	cupti_cb_signal_context_mark();	/* the writer's own code: what its handler blocks is new */
 
 	cupti_cb_publish_init(&pub);
 	struct sigaction sa;
