@@ -20,6 +20,7 @@
 #include "cupti_cb_overflow.h"
 #include "cupti_cb_signal_context.h"
 #include "cupti_cb_sources.h"
+#include "cupti_cb_suggest.h"
 
 #define PACKAGE_VERSION_CUPTI_CB "0.3.0"
 
@@ -1011,6 +1012,34 @@ static int cupti_cb_ntv_enum_events(unsigned int *code, int modifier)
 	return PAPI_OK;
 }
 
+/* A name no source took: why, once per name. A misspelling (a name near
+ * the form of a source's names: cupti_cb_suggest_worth) is answered on
+ * stderr with the nearest names, or the form that exists (":sampled"), or
+ * the qualifiers the event takes: the user sees it without asking. Any
+ * other name of a source's form, and a name too long for PAPI, is said
+ * under PAPI_VERBOSE only, and a name of no source's form is left to PAPI: PAPI 7.0 to 7.2 offer every
+ * component a name without "cupti_cb:::", which may be a CPU event, so
+ * neither loading nor printing happens for it. Asked only after a failed
+ * lookup, never in a signal handler. */
+static void say_no_event(const char *name)
+{
+	char why[CUPTI_CB_WHY_LEN];
+	if (cupti_cb_in_signal_context())
+		return;
+	if (cupti_cb_suggest_too_long(name, why, sizeof why)) {
+		if (cupti_cb_suggest_first_time(name))
+			PAPIERROR("cupti_cb: %s", why);
+		return;
+	}
+	if (!cupti_cb_suggest_worth(sources, n_sources, name) || ensure_catalog() != PAPI_OK ||
+	    !cupti_cb_suggest_first_time(name))
+		return;
+	if (cupti_cb_suggest(sources, n_sources, name, why, sizeof why))
+		fprintf(stderr, "cupti_cb: %s\n", why);
+	else
+		PAPIERROR("cupti_cb: %s", why);
+}
+
 /* The first source that takes the name's form answers. PAPI 7.0-7.2 try
  * every component for a name without ":::": a name that cannot be ours
  * must not load anything. */
@@ -1021,8 +1050,10 @@ static int cupti_cb_ntv_name_to_code(const char *name, unsigned int *code)
 		open_sources();
 	FOR_SOURCES(s)
 		any |= cupti_cb_event_may_be_ours(s, name);
-	if (!any)
+	if (!any) {
+		say_no_event(name);
 		return PAPI_ENOEVNT;
+	}
 	if (ensure_catalog() != PAPI_OK)
 		return PAPI_ECMP_DISABLED;
 	FOR_SOURCES(s) {
@@ -1055,6 +1086,8 @@ static int cupti_cb_ntv_name_to_code(const char *name, unsigned int *code)
 		*code = c;
 		return PAPI_OK;
 	}
+	if (!told)
+		say_no_event(name);
 	return err;
 }
 
