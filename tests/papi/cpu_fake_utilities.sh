@@ -69,10 +69,10 @@ check "papi_native_avail -e kernel.lanches (no prefix): the nearest name" \
 "$bin/papi_command_line" cupti_cb:::kernel.launches > "$out/cl.txt" 2> "$out/cl.err"
 check "papi_command_line cupti_cb:::kernel.launches: nothing on stderr" "$(cat "$out/cl.err")" ""
 long=$(printf 'a%.0s' $(seq 300))
-PAPI_VERBOSE=1 "$bin/papi_command_line" "cupti_cb:::kernel.launches$long" > "$out/cl.txt" 2> "$out/cl.err"
-check "a name of 315 characters: no such event (it was PAPI_EINVAL; 116 to 255 were PAPI_ENOEVNT)" \
+PAPI_VERBOSE=1 "$bin/papi_command_line" "cupti_cb:::kernel.launches:$long" > "$out/cl.txt" 2> "$out/cl.err"
+check "a name of 316 characters: no such event (it was PAPI_EINVAL; 116 to 255 were PAPI_ENOEVNT)" \
     "$(grep -c '^because: Event does not exist$' "$out/cl.txt")" 1
 check "and under PAPI_VERBOSE=1 why, once" "$(cat "$out/cl.err")" \
-    "PAPI Error: cupti_cb: no event 'kernel.launchesaaaaaaaaaaaaaaaaaaaaaaaaa...': a name of 315 characters after cupti_cb:::, longer than the 115 PAPI holds"
+    "PAPI Error: cupti_cb: no event 'kernel.launches:aaaaaaaaaaaaaaaaaaaaaaaa...': a name of 316 characters after cupti_cb:::, longer than the 115 PAPI holds"
 echo "1..$n"
 [ "$fails" -eq 0 ]
