@@ -20,6 +20,7 @@
 #include "cupti_cb_overflow.h"
 #include "cupti_cb_signal_context.h"
 #include "cupti_cb_sources.h"
+#include "cupti_cb_suggest.h"
 
 #define PACKAGE_VERSION_CUPTI_CB "0.3.0"
 
@@ -160,9 +161,13 @@ static void set_stage_from_engine(void)
 		break;
 	case CUPTI_CB_CATALOG:
 		/* libcupti and libcuda load: the component is active; cuInit
-		 * and the rest wait until they are needed. */
-		ci->disabled = 0;
-		ci->disabled_reason[0] = '\0';
+		 * and the rest wait until they are needed. Without a driver
+		 * (CUPTI_CB_CHIP names a chip) it lists its events but cannot
+		 * add any: PAPI_EDELAY_INIT keeps it listed and its names
+		 * resolving (PAPI asks such a component), while
+		 * papi_component_avail shows it disabled, with the reason. */
+		ci->disabled = services.listing_only[0] ? PAPI_EDELAY_INIT : 0;
+		snprintf(ci->disabled_reason, sizeof ci->disabled_reason, "%s", services.listing_only);
 		tell_sources(CUPTI_CB_STAGE_NAMES);
 		ci->num_native_events = count_events();
 		atomic_store(&stage, 1);
@@ -177,21 +182,39 @@ static void set_stage_from_engine(void)
 }
 
 /* The catalogue: libcupti's name table only. Nothing here touches the
- * driver or a GPU, so name lookups and listings start no CUDA. */
+ * driver or a GPU, so name lookups and listings start no CUDA. The call
+ * that disables the component says why under PAPI_VERBOSE: PAPI asks a
+ * disabled component nothing more, and answers later lookups itself
+ * ("Event does not exist"). */
 static int ensure_catalog(void)
 {
-	int st = atomic_load(&stage);
+	int st = atomic_load(&stage), failed = 0;
 	if (st > 0)
 		return PAPI_OK;
 	if (st < 0)
 		return PAPI_ECMP_DISABLED;
 	pthread_mutex_lock(&init_lock);
 	if (services.state == CUPTI_CB_UNINIT) {
-		cupti_cb_services_open_catalog(&services);
+		failed = cupti_cb_services_open_catalog(&services) != 0;
 		set_stage_from_engine();
 	}
 	pthread_mutex_unlock(&init_lock);
+	if (failed && !cupti_cb_in_signal_context())
+		PAPIERROR("cupti_cb: %s", _cupti_cb_vector.cmp_info.disabled_reason);
 	return atomic_load(&stage) > 0 ? PAPI_OK : PAPI_ECMP_DISABLED;
+}
+
+/* Why nothing can be added: a driver stage that failed, or a catalogue
+ * opened without a driver. Said under PAPI_VERBOSE once per process, with
+ * the first name refused (what): every later add is refused for the same
+ * reason (papi_native_avail -c tries them all). Never in a signal handler. */
+static int refuse_disabled(const char *what)
+{
+	static atomic_int said;
+	const char *why = services.listing_only[0] ? services.listing_only : _cupti_cb_vector.cmp_info.disabled_reason;
+	if (!cupti_cb_in_signal_context() && !atomic_exchange(&said, 1))
+		PAPIERROR("cupti_cb: %s refused: %s", what, why[0] ? why : "the component is disabled");
+	return PAPI_ECMP_DISABLED;
 }
 
 /* The driver stage: cuInit, the device count, the subscriber probe. Needed
@@ -480,8 +503,16 @@ static int cupti_cb_update_control_state(hwd_control_state_t *ctl, NativeInfo_t 
 	cupti_cb_signal_context_mark();	/* the thread's own code (cupti_cb_signal_context.h) */
 	if (count > MAX_SET)
 		return PAPI_ECOUNT;
-	if (count > 0 && ensure_ready() != PAPI_OK)
-		return PAPI_ECMP_DISABLED;
+	if (count > 0 && ensure_ready() != PAPI_OK) {
+		char what[PAPI_MAX_STR_LEN + 16] = "an event";
+		struct cupti_cb_source *s = SRC(native[count - 1].ni_event);
+		if (CUPTI_CB_CODE_SRC(native[count - 1].ni_event) < n_sources && s->ops &&
+		    cupti_cb_event_name(s, (uint32_t)native[count - 1].ni_event, what + 1, sizeof what - 2) == 0) {
+			what[0] = '\'';
+			strcat(what, "'");
+		}
+		return refuse_disabled(what);
+	}
 	int rc = check_codes(native, count);
 	if (rc)
 		return rc;
@@ -932,6 +963,31 @@ static int first_from(unsigned i, uint32_t *code)
 	return PAPI_ENOEVNT;
 }
 
+/* The next qualified variant of c's event that an add would accept.
+ * Device qualifiers are listed per device: that needs the driver stage;
+ * where it fails (or there is no driver), none is listed, since none
+ * would be accepted (cupti_cb(7), QUALIFIERS). */
+static int next_qualifier(const struct cupti_cb_source *s, uint32_t *c)
+{
+	ensure_ready_quiet(1);
+	int ready = atomic_load(&stage) == 2;
+	int rc = (CUPTI_CB_CODE_DEV(*c) < 0 && !CUPTI_CB_CODE_PROC(*c)) ? cupti_cb_event_first_qualifier(s, c) :
+									cupti_cb_event_next_qualifier(s, c);
+	while (rc == 0 && !ready && CUPTI_CB_CODE_DEV(*c) >= 0)
+		rc = cupti_cb_event_next_qualifier(s, c);
+	return rc;
+}
+
+/* A listing where nothing can be added says so on stderr, once per
+ * process, at its second event: papi_component_avail asks only for the
+ * first (to initialize), and shows the reason itself. */
+static void say_listing_only(void)
+{
+	static atomic_int said;
+	if (services.listing_only[0] && !atomic_exchange(&said, 1))
+		fprintf(stderr, "cupti_cb: %s\n", services.listing_only);
+}
+
 static int cupti_cb_ntv_enum_events(unsigned int *code, int modifier)
 {
 	if (ensure_catalog() != PAPI_OK)
@@ -946,16 +1002,12 @@ static int cupti_cb_ntv_enum_events(unsigned int *code, int modifier)
 		rc = first_from(0, &c);
 		break;
 	case PAPI_ENUM_EVENTS:
+		say_listing_only();
 		rc = s->ops->next(s->self, &c) == CUPTI_CB_OK ? PAPI_OK :
 		     first_from(CUPTI_CB_CODE_SRC(c) + 1, &c);
 		break;
 	case PAPI_NTV_ENUM_UMASKS:
-		/* Device qualifiers are listed per device: that needs the driver. */
-		if (CUPTI_CB_CODE_PROC(c) || CUPTI_CB_CODE_DEV(c) >= 0)
-			ensure_ready_quiet(1);
-		rc = (CUPTI_CB_CODE_DEV(c) < 0 && !CUPTI_CB_CODE_PROC(c)) ? cupti_cb_event_first_qualifier(s, &c) :
-									     cupti_cb_event_next_qualifier(s, &c);
-		rc = rc ? PAPI_ENOEVNT : PAPI_OK;
+		rc = next_qualifier(s, &c) ? PAPI_ENOEVNT : PAPI_OK;
 		break;
 	default:
 		return PAPI_EINVAL;
@@ -964,6 +1016,34 @@ static int cupti_cb_ntv_enum_events(unsigned int *code, int modifier)
 		return PAPI_ENOEVNT;
 	*code = c;
 	return PAPI_OK;
+}
+
+/* A name no source took: why, once per name. A misspelling (a name near
+ * the form of a source's names: cupti_cb_suggest_worth) is answered on
+ * stderr with the nearest names, or the form that exists (":sampled"), or
+ * the qualifiers the event takes: the user sees it without asking. Any
+ * other name of a source's form, and a name too long for PAPI, is said
+ * under PAPI_VERBOSE only, and a name of no source's form is left to PAPI: PAPI 7.0 to 7.2 offer every
+ * component a name without "cupti_cb:::", which may be a CPU event, so
+ * neither loading nor printing happens for it. Asked only after a failed
+ * lookup, never in a signal handler. */
+static void say_no_event(const char *name)
+{
+	char why[CUPTI_CB_WHY_LEN];
+	if (cupti_cb_in_signal_context())
+		return;
+	if (cupti_cb_suggest_too_long(name, why, sizeof why)) {
+		if (cupti_cb_suggest_first_time(name))
+			PAPIERROR("cupti_cb: %s", why);
+		return;
+	}
+	if (!cupti_cb_suggest_worth(sources, n_sources, name) || ensure_catalog() != PAPI_OK ||
+	    !cupti_cb_suggest_first_time(name))
+		return;
+	if (cupti_cb_suggest(sources, n_sources, name, why, sizeof why))
+		fprintf(stderr, "cupti_cb: %s\n", why);
+	else
+		PAPIERROR("cupti_cb: %s", why);
 }
 
 /* The first source that takes the name's form answers. PAPI 7.0-7.2 try
@@ -976,8 +1056,10 @@ static int cupti_cb_ntv_name_to_code(const char *name, unsigned int *code)
 		open_sources();
 	FOR_SOURCES(s)
 		any |= cupti_cb_event_may_be_ours(s, name);
-	if (!any)
+	if (!any) {
+		say_no_event(name);
 		return PAPI_ENOEVNT;
+	}
 	if (ensure_catalog() != PAPI_OK)
 		return PAPI_ECMP_DISABLED;
 	FOR_SOURCES(s) {
@@ -999,13 +1081,19 @@ static int cupti_cb_ntv_name_to_code(const char *name, unsigned int *code)
 		/* A device ordinal is checked against the devices the driver sees. */
 		if (CUPTI_CB_CODE_DEV(c) >= 0) {
 			if (ensure_ready() != PAPI_OK)
-				return PAPI_ECMP_DISABLED;
-			if (!s->ops->valid(s->self, c))
+				return refuse_disabled(name);
+			if (!s->ops->valid(s->self, c)) {
+				if (!cupti_cb_in_signal_context())
+					PAPIERROR("cupti_cb: %s: no CUDA device %d here (the driver sees %d)", name,
+						  CUPTI_CB_CODE_DEV(c), s->ops->devices(s->self));
 				return PAPI_ENOEVNT;
+			}
 		}
 		*code = c;
 		return PAPI_OK;
 	}
+	if (!told)
+		say_no_event(name);
 	return err;
 }
 

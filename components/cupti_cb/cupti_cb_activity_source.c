@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cupti_cb_activity_buffers.h"
 #include "cupti_cb_services.h"
@@ -115,6 +116,12 @@ static void *a_open(struct cupti_cb_services *services, unsigned id)
 static int a_may_be_ours(const char *base)
 {
 	return !strncmp(base, "gpu.", 4);
+}
+
+/* "gpu_kernels", "GPU.kernels", "gpu.kernals": the family in any case. */
+static int a_may_be_near(const char *base)
+{
+	return !strncasecmp(base, "gpu", 3);
 }
 
 static int n_devices(const struct actsrc *a)
@@ -559,6 +566,7 @@ const struct cupti_cb_source_ops cupti_cb_activity_source = {
 		"events at the end",
 	.open = a_open,
 	.may_be_ours = a_may_be_ours,
+	.may_be_near = a_may_be_near,
 	.opened = a_opened,
 	.first = a_first,
 	.next = a_next,

@@ -288,6 +288,34 @@ int cupti_cb_catalog_may_be_ours(const char *name)
 
 
 
+/* A derived event's family ("kernel" of "kernel.launches") misspelt by
+ * one letter at most, or a function's name with a misspelt suffix. */
+int cupti_cb_catalog_may_be_near(const char *name)
+{
+	char family[32];
+	size_t n = strcspn(name, ".:");
+	if (name[n] != '.')
+		return 0;
+	if (!strncmp(name, "cu", 2) || !strncmp(name, "__cu", 4))
+		return 1;
+	if (n >= sizeof family)
+		return 0;
+	memcpy(family, name, n);
+	family[n] = '\0';
+	for (unsigned i = 0; i < cupti_cb_n_derived; i++) {
+		char known[32];
+		const char *d = cupti_cb_derived_events[i].name;
+		size_t k = strcspn(d, ".");
+		if (k >= sizeof known)
+			continue;
+		memcpy(known, d, k);
+		known[k] = '\0';
+		if (cupti_cb_name_distance(family, known, 1) <= 1)
+			return 1;
+	}
+	return 0;
+}
+
 int cupti_cb_catalog_parse(const struct cupti_cb_catalog *cat, const char *name, uint32_t *code)
 {
 	char buf[CUPTI_CB_NAME_MAX], *quals;

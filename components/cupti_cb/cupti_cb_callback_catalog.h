@@ -75,6 +75,9 @@ void cupti_cb_catalog_free(struct cupti_cb_catalog *cat);
  * "<identifier>.calls" (or another suffix of enum cupti_cb_kind) of a CUDA
  * function (cu*, __cu*), each with optional qualifiers. */
 int cupti_cb_catalog_may_be_ours(const char *name);
+/* Whether name (a base) may be a callback event's name misspelt, from its
+ * form alone: a derived family within one letter, or "cu..." with a '.'. */
+int cupti_cb_catalog_may_be_near(const char *name);
 
 /* "kernel.launches:device=1:process" -> code. Errors: enum cupti_cb_err. */
 int cupti_cb_catalog_parse(const struct cupti_cb_catalog *cat, const char *name, uint32_t *code);

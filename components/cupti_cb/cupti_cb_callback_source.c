@@ -57,6 +57,11 @@ static int cb_may_be_ours(const char *base)
 	return cupti_cb_catalog_may_be_ours(base);
 }
 
+static int cb_may_be_near(const char *base)
+{
+	return cupti_cb_catalog_may_be_near(base);
+}
+
 /* The catalogue at the first stage (and its region of the per-thread
  * counters); the windows, the allocation table and the offsets at the
  * driver stage. A failure leaves the source without events and says why. */
@@ -615,6 +620,7 @@ const struct cupti_cb_source_ops cupti_cb_callback_source = {
 	.open = cb_open,
 	.after_fork_child = cb_after_fork_child,
 	.may_be_ours = cb_may_be_ours,
+	.may_be_near = cb_may_be_near,
 	.opened = cb_opened,
 	.first = cb_first,
 	.next = cb_next,

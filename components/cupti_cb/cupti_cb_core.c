@@ -15,8 +15,10 @@ int cupti_cb_split_name(const char *name, char *buf, size_t len, char **quals)
 	if (!name)
 		return CUPTI_CB_EINVAL;
 	name = cupti_cb_strip_prefix(name);
+	/* Too long to be any event's name: no such event, as for a name of
+	 * 116 to 255 characters, which no event has either (PAPI holds 127). */
 	if (strlen(name) >= len)
-		return CUPTI_CB_EINVAL;
+		return CUPTI_CB_ENOEVNT;
 	strcpy(buf, name);
 	/* Empty fields ("a::b", "a:") and an empty base are malformed. */
 	if (!buf[0] || buf[0] == ':' || strstr(buf, "::") || buf[strlen(buf) - 1] == ':')
@@ -118,4 +120,38 @@ int cupti_cb_qualifier_next(uint32_t *code, unsigned mask, int n_devices)
 		return CUPTI_CB_ENOEVNT;
 	*code = CUPTI_CB_CODE_REQUALIFY(*code, dev, 0);
 	return CUPTI_CB_OK;
+}
+
+/* Three rows of the table suffice for the swap of two neighbours. A row
+ * whose least is over max ends the walk: the rest can only grow. */
+unsigned cupti_cb_name_distance(const char *a, const char *b, unsigned max)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la >= CUPTI_CB_NAME_MAX || lb >= CUPTI_CB_NAME_MAX || (la > lb ? la - lb : lb - la) > max)
+		return max + 1;
+	unsigned rows[3][CUPTI_CB_NAME_MAX + 1];
+	unsigned *two = rows[0], *prev = rows[1], *cur = rows[2];
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned least = cur[0] = (unsigned)i;
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned cost = a[i - 1] != b[j - 1];
+			unsigned d = prev[j - 1] + cost;
+			if (prev[j] + 1 < d)
+				d = prev[j] + 1;
+			if (cur[j - 1] + 1 < d)
+				d = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && two[j - 2] + 1 < d)
+				d = two[j - 2] + 1;
+			cur[j] = d;
+			if (d < least)
+				least = d;
+		}
+		if (least > max)
+			return max + 1;
+		unsigned *t = two;
+		two = prev, prev = cur, cur = t;
+	}
+	return prev[lb] > max ? max + 1 : prev[lb];
 }

@@ -88,7 +88,8 @@ struct cupti_cb_quals {
 const char *cupti_cb_strip_prefix(const char *name);
 /* Copies the name without "cupti_cb:::" into buf and cuts it at the first
  * ':'; *quals points at the qualifiers in buf, or is NULL. Empty fields
- * are malformed (CUPTI_CB_EINVAL). */
+ * are malformed (CUPTI_CB_EINVAL); a name that does not fit in buf is no
+ * event (CUPTI_CB_ENOEVNT). */
 int cupti_cb_split_name(const char *name, char *buf, size_t len, char **quals);
 /* Parses "device=1:process" (modified in place): syntax only. */
 int cupti_cb_qualifiers_parse(char *quals, struct cupti_cb_quals *q);
@@ -100,6 +101,12 @@ int cupti_cb_qualifiers_allowed(const struct cupti_cb_quals *q, unsigned mask, i
 /* Appends code's qualifiers (":device=N", ":process") to buf, which holds
  * the base name. CUPTI_CB_EINVAL when it does not fit. */
 int cupti_cb_qualifiers_print(uint32_t code, char *buf, size_t len);
+
+/* The Damerau-Levenshtein distance of a and b (optimal string alignment:
+ * an insertion, a deletion, a substitution or a swap of two neighbours
+ * costs 1), or max + 1 as soon as it must be larger than max. Names of
+ * CUPTI_CB_NAME_MAX bytes at most; longer ones are max + 1 away. */
+unsigned cupti_cb_name_distance(const char *a, const char *b, unsigned max);
 
 /* Enumeration of an event's qualified variants, one at a time: ":process"
  * if listed, then ":device=0" .. ":device=n_devices-1". first takes a base

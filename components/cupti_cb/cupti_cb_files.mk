@@ -10,6 +10,7 @@
 CUPTI_CB_SRCS = cupti_cb.c \
 	cupti_cb_core.c \
 	cupti_cb_events.c \
+	cupti_cb_suggest.c \
 	cupti_cb_sources.c \
 	cupti_cb_services.c \
 	cupti_cb_driver_ops.c \

@@ -234,7 +234,12 @@ int cupti_cb_profiler_base_catalog_locked(struct cupti_cb_profiler_base *b)
 							"name one with " ENV_CHIP " (for example GH100)");
 		return -1;
 	}
-	snprintf(b->chip, sizeof b->chip, "%s", chip);
+	/* CUPTI knows chips in upper case only; a name in another case is
+	 * taken as the chip it spells (cupti_cb(7), CUPTI_CB_CHIP). */
+	if (named && cupti_cb_profiler_catalog_chip_spelling(&b->p, chip, b->chip, sizeof b->chip))
+		TRACE(b, ENV_CHIP "=%s taken as %s", chip, b->chip);
+	else
+		snprintf(b->chip, sizeof b->chip, "%s", chip);
 	uint64_t t0 = cupti_cb_mono_ns();
 	if (cupti_cb_profiler_catalog_build_for(&b->cat, &b->p, b->chip, b->type, b->why, sizeof b->why))
 		return -1;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Strings never move once stored: the catalogue hands out pointers. */
 struct cupti_cb_profiler_catalog_chunk {
@@ -62,6 +63,23 @@ static int chip_refused(const struct cupti_cb_profiler_catalog *m, CUptiResult r
 		n += snprintf(why + n, len - n, "%s%s", i ? ", " : "; the chips this libcupti supports: ",
 			      sp.ppChipNames[i]);
 	return CUPTI_CB_PROFILER_CATALOG_ECUPTI;
+}
+
+int cupti_cb_profiler_catalog_chip_spelling(const struct cupti_cb_profiler_api *p, const char *chip, char *out,
+					    size_t len)
+{
+	CUpti_Profiler_Host_GetSupportedChips_Params sp = {
+		.structSize = CUpti_Profiler_Host_GetSupportedChips_Params_STRUCT_SIZE
+	};
+	snprintf(out, len, "%s", chip);
+	if (p->cuptiProfilerHostGetSupportedChips(&sp) != CUPTI_SUCCESS || listed(&sp, chip))
+		return 0;
+	for (size_t i = 0; i < sp.numChips; i++)
+		if (!strcasecmp(sp.ppChipNames[i], chip)) {
+			snprintf(out, len, "%s", sp.ppChipNames[i]);
+			return 1;
+		}
+	return 0;
 }
 
 static int host_open(struct cupti_cb_profiler_catalog *m, char *why, size_t len)

@@ -75,6 +75,11 @@ int cupti_cb_profiler_catalog_build(struct cupti_cb_profiler_catalog *m, const s
 int cupti_cb_profiler_catalog_build_for(struct cupti_cb_profiler_catalog *m, const struct cupti_cb_profiler_api *p,
 				      const char *chip, CUpti_ProfilerType profiler, char *why, size_t len);
 void cupti_cb_profiler_catalog_free(struct cupti_cb_profiler_catalog *m);
+/* The spelling of chip that libcupti knows, into out: chip itself, or the
+ * one supported chip it names in another case ("gh100" -> "GH100").
+ * Returns 1 when the case was changed, 0 otherwise (out = chip). */
+int cupti_cb_profiler_catalog_chip_spelling(const struct cupti_cb_profiler_api *p, const char *chip, char *out,
+					    size_t len);
 
 /* "dram__bytes_read" / "dram__bytes_read.sum" / "...avg.pct_of_peak_sustained_elapsed"
  * (no qualifiers) -> metric id and variant. Returns OK; ENOMETRIC where no

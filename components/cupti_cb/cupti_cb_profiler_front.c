@@ -1,5 +1,7 @@
 /* cupti_cb_profiler_front.c: see cupti_cb_profiler_front.h. Cold path only. */
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cupti_cb_profiler_front.h"
 
@@ -14,13 +16,32 @@ int cupti_cb_profiler_front_count_devices(struct cupti_cb_profiler_base *b)
 	return n;
 }
 
+static int chip_named(void)
+{
+	const char *chip = getenv(CUPTI_CB_ENV_CHIP);
+	return chip && chip[0];
+}
+
+/* A chip named in CUPTI_CB_CHIP that gives no catalogue leaves out of
+ * every listing what the user asked for: said on stderr, once per process
+ * for both metric sources (their sentences differ only in the profiler
+ * named), without CUPTI_CB_TRACE. */
+static void say_no_catalogue(const struct cupti_cb_profiler_base *b)
+{
+	static atomic_int said;
+	if (b->e->trace)
+		fprintf(stderr, "cupti_cb: %s: no catalogue: %s\n", b->label, b->why);
+	else if (chip_named() && !atomic_exchange(&said, 1))
+		fprintf(stderr, "cupti_cb: no hardware metric listed: %s\n", b->why);
+}
+
 int cupti_cb_profiler_front_catalog(struct cupti_cb_profiler_base *b)
 {
 	b->lock(b);
 	int tried = b->tried_catalog;
 	int rc = cupti_cb_profiler_base_catalog_locked(b);
-	if (rc && !tried && b->e->trace)
-		fprintf(stderr, "cupti_cb: %s: no catalogue: %s\n", b->label, b->why);
+	if (rc && !tried)
+		say_no_catalogue(b);
 	b->unlock(b);
 	return rc;
 }
@@ -136,8 +157,13 @@ const char *cupti_cb_profiler_front_why(void *self)
 	return ((struct cupti_cb_profiler_base *)self)->why;
 }
 
+/* With the chip named, the catalogue needs no driver: it is built for the
+ * count, so that papi_component_avail's count is what a listing shows.
+ * Without, it waits for a listing or a lookup (it needs cuInit). */
 unsigned cupti_cb_profiler_front_count(void *self)
 {
 	struct cupti_cb_profiler_base *b = self;
+	if (!b->have_catalog && !b->tried_catalog && chip_named())
+		cupti_cb_profiler_front_catalog(b);
 	return b->have_catalog ? b->cat.n_metrics : 0;
 }

@@ -264,6 +264,9 @@ int cupti_cb_services_open_catalog(struct cupti_cb_services *e)
 		if (!chip || !chip[0])
 			return -1;
 		TRACE(e, "%s; listing for %s=%s", e->why, CUPTI_CB_ENV_CHIP, chip);
+		snprintf(e->listing_only, sizeof e->listing_only,
+			 "%.300s: events are listed for " CUPTI_CB_ENV_CHIP "=%.40s, none can be added here",
+			 e->why, chip);
 		e->why[0] = '\0';
 	}
 	e->n_cbids[0] = CUPTI_RUNTIME_TRACE_CBID_SIZE;
@@ -285,6 +288,8 @@ int cupti_cb_services_open(struct cupti_cb_services *e)
 		return -1;
 	if (e->state == CUPTI_CB_READY)
 		return 0;
+	if (e->listing_only[0])
+		return -1;	/* no driver: known since the catalogue stage, and said there */
 	e->state = CUPTI_CB_DISABLED;
 	uint64_t t1 = cupti_cb_mono_ns();
 	if (!e->api.cuda_lib && cupti_cb_load_cuda(&e->api, e->why, sizeof e->why))

@@ -94,6 +94,10 @@ struct cupti_cb_services {
 
 	enum cupti_cb_state state;
 	char why[CUPTI_CB_WHY_LEN];	/* the disabled reason, or the last start error */
+	/* Not "" when the catalogue was opened without a driver because
+	 * CUPTI_CB_CHIP names a chip (a login node): why nothing can be added
+	 * here. The events are listed; the driver stage is never tried. */
+	char listing_only[CUPTI_CB_WHY_LEN];
 	struct cupti_cb_api api;	/* loaded functions (faked by unit tests) */
 	uint32_t n_cbids[2];		/* [0] runtime, [1] driver: CBID table sizes */
 

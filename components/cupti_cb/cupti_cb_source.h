@@ -60,6 +60,11 @@ struct cupti_cb_source_ops {
 	/* Whether base (a name without "cupti_cb:::" and qualifiers) could be
 	 * this source's, from its form alone: nothing may be loaded to answer. */
 	int (*may_be_ours)(const char *base);
+	/* Optional: whether base may be one of its names misspelt, from its
+	 * form alone (nothing may be loaded to answer): after a failed
+	 * lookup, the catalogue is then searched for the nearest names
+	 * (cupti_cb_suggest.h). NULL: may_be_ours answers. */
+	int (*may_be_near)(const char *base);
 	/* The shared services reached stage: build what this stage allows.
 	 * A source that cannot work here keeps why and lists nothing; the
 	 * other sources are not affected. */

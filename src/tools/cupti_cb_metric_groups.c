@@ -78,6 +78,16 @@ static int check_groups(const char *chip)
 	return bad;
 }
 
+/* A wrong command line: what was wrong, in one sentence, then the usage. */
+static int bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "cupti_cb_metric_groups: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n");
+	usage(stderr);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	const char *sep = ",";
@@ -86,16 +96,24 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (argc == 3 && !strcmp(argv[1], "--check"))
+	if (argc > 1 && !strcmp(argv[1], "--check")) {
+		if (argc == 2)
+			return bad_usage("--check needs a chip name (for example %s)", "GH100");
+		if (argc > 3)
+			return bad_usage("--check takes one chip: '%s' is one argument too many", argv[3]);
 		return check_groups(argv[2]);
-	if (argc > 2 && !strcmp(argv[1], "-s")) {
+	}
+	if (argc > 1 && !strcmp(argv[1], "-s")) {
+		if (argc == 2)
+			return bad_usage("-s needs a separator (for example %s)", "' '");
 		sep = argv[2];
 		i = 3;
 	}
 	if (i == argc)
 		return list_groups();
-	if (i + 1 == argc && argv[i][0] != '-')
-		return print_group(argv[i], sep);
-	usage(stderr);
-	return 2;
+	if (argv[i][0] == '-')
+		return bad_usage("unknown option '%s'", argv[i]);
+	if (i + 1 < argc)
+		return bad_usage("one group at a time: '%s' is one argument too many", argv[i + 1]);
+	return print_group(argv[i], sep);
 }

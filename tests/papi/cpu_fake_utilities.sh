@@ -8,7 +8,12 @@
 #  - papi_native_avail -i shows a metric, its qualifier and the qualifier's text (what follows
 #    "masks:"); it overran its own buffer (1,024 bytes, grown by as much) on a description of
 #    over 1,000 bytes, as a metric's list of suffixes made (cpu_fake_metrics longnames);
-#  - papi_xml_event_info -c N lists every event of the component in well-formed elements.
+#  - papi_xml_event_info -c N lists every event of the component in well-formed elements;
+#  - papi_command_line with a misspelt name prints, once, the nearest names on stderr (it said
+#    only "Event does not exist"); a metric that exists only with :sampled, that form; an event
+#    given a qualifier it does not take, the ones it takes; a name that resolves, nothing;
+#  - a name too long for PAPI is no event (PAPI_ENOEVNT at every length: one over 255
+#    characters was PAPI_EINVAL), and PAPI_VERBOSE=1 says why (nothing did).
 set -u
 fails=0 n=0
 check() { # name, got, want
@@ -46,5 +51,28 @@ check "papi_xml_event_info -c N: the component found" "${found:+yes}" yes
 check "papi_xml_event_info: the document is complete" "$(tail -n 1 "$out/xml.txt")" "</eventinfo>"
 check "papi_xml_event_info: kernel.launches listed" \
     "$(grep -c '<event index="[0-9]*" name="cupti_cb:::kernel.launches"' "$out/xml.txt")" 1
+"$bin/papi_command_line" cupti_cb:::kernel.lanches > "$out/cl.txt" 2> "$out/cl.err"
+check "papi_command_line cupti_cb:::kernel.lanches: the nearest name, once" \
+    "$(cat "$out/cl.err")" "cupti_cb: no event 'kernel.lanches'; did you mean 'kernel.launches'?"
+"$bin/papi_command_line" cupti_cb:::dram__bytes_reed.sum > "$out/cl.txt" 2> "$out/cl.err"
+check "papi_command_line cupti_cb:::dram__bytes_reed.sum: the metric with its rollup" \
+    "$(cat "$out/cl.err")" "cupti_cb: no event 'dram__bytes_reed.sum'; did you mean 'dram__bytes_read.sum'?"
+"$bin/papi_command_line" cupti_cb:::dram__read_throughput > "$out/cl.txt" 2> "$out/cl.err"
+check "papi_command_line cupti_cb:::dram__read_throughput: it exists only with :sampled" \
+    "$(cat "$out/cl.err")" "cupti_cb: no event 'dram__read_throughput'; it exists as 'dram__read_throughput:sampled'"
+"$bin/papi_command_line" cupti_cb:::api.calls:device=0 > "$out/cl.txt" 2> "$out/cl.err"
+check "papi_command_line cupti_cb:::api.calls:device=0: the qualifiers it takes" \
+    "$(cat "$out/cl.err")" "cupti_cb: no event 'api.calls:device=0': 'api.calls' takes :process, :thread"
+"$bin/papi_native_avail" -e kernel.lanches > "$out/cl.txt" 2> "$out/cl.err"
+check "papi_native_avail -e kernel.lanches (no prefix): the nearest name" \
+    "$(cat "$out/cl.err")" "cupti_cb: no event 'kernel.lanches'; did you mean 'kernel.launches'?"
+"$bin/papi_command_line" cupti_cb:::kernel.launches > "$out/cl.txt" 2> "$out/cl.err"
+check "papi_command_line cupti_cb:::kernel.launches: nothing on stderr" "$(cat "$out/cl.err")" ""
+long=$(printf 'a%.0s' $(seq 300))
+PAPI_VERBOSE=1 "$bin/papi_command_line" "cupti_cb:::kernel.launches:$long" > "$out/cl.txt" 2> "$out/cl.err"
+check "a name of 316 characters: no such event (it was PAPI_EINVAL; 116 to 255 were PAPI_ENOEVNT)" \
+    "$(grep -c '^because: Event does not exist$' "$out/cl.txt")" 1
+check "and under PAPI_VERBOSE=1 why, once" "$(cat "$out/cl.err")" \
+    "PAPI Error: cupti_cb: no event 'kernel.launches:aaaaaaaaaaaaaaaaaaaaaaaa...': a name of 316 characters after cupti_cb:::, longer than the 115 PAPI holds"
 echo "1..$n"
 [ "$fails" -eq 0 ]
