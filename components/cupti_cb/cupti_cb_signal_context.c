@@ -60,13 +60,24 @@ void cupti_cb_signal_context_mark(void)
 	have_reference = 1;
 }
 
+/* A thread that never marked (no start yet: a name lookup, a listing):
+ * a handler of a sampler's signal blocks that signal while it runs. */
+static int blocks_a_sampler(const sigset_t *mask)
+{
+	static const int samplers[] = { SIGPROF, SIGVTALRM, SIGALRM };
+	for (unsigned i = 0; i < sizeof samplers / sizeof samplers[0]; i++)
+		if (sigismember(mask, samplers[i]) == 1 && handled(samplers[i]))
+			return 1;
+	return 0;
+}
+
 int cupti_cb_in_signal_context(void)
 {
 	sigset_t mask;
 	if (service_thread)
 		return 0;
 	/* Reading the mask changes nothing; pthread_sigmask is async-signal-safe. */
-	if (!have_reference || pthread_sigmask(SIG_BLOCK, NULL, &mask) != 0)
+	if (pthread_sigmask(SIG_BLOCK, NULL, &mask) != 0)
 		return 1;	/* cannot tell: take the safe side */
-	return blocks_more(&mask, 1);
+	return have_reference ? blocks_more(&mask, 1) : blocks_a_sampler(&mask);
 }

@@ -43,8 +43,10 @@
 void cupti_cb_signal_context_mark(void);
 
 /* 1 when the calling thread blocks a signal its reference did not block
- * and that has a handler installed (or has no reference yet: the safe
- * side), unless it declared itself a service thread; 0 otherwise.
+ * and that has a handler installed, unless it declared itself a service
+ * thread; 0 otherwise. A thread with no reference yet (no start: a name
+ * lookup, a listing) is in a handler when it blocks SIGPROF, SIGVTALRM or
+ * SIGALRM with a handler installed, as a sampler's handler does.
  * Async-signal-safe (thread-local loads, one rt_sigprocmask system call,
  * and one sigaction, to read a handler, per signal blocked anew). */
 int cupti_cb_in_signal_context(void);
