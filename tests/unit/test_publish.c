@@ -98,7 +98,21 @@ static void *signal_context(void *arg)
 {
 	(void)arg;
 	sigset_t set, old, all;
-	CHECK(cupti_cb_in_signal_context(), "a thread that never marked cannot tell: the safe side");
+	/* Before its first mark (a name lookup, a listing): a handler only where a sampler's
+	 * signal with a handler is blocked. */
+	CHECK(!cupti_cb_in_signal_context(), "a thread that never marked and blocks nothing is not in a handler");
+	struct sigaction prof, prof_was;
+	memset(&prof, 0, sizeof prof);
+	prof.sa_handler = on_other;
+	sigemptyset(&prof.sa_mask);
+	sigaction(SIGPROF, &prof, &prof_was);
+	sigset_t only_prof, before;
+	sigemptyset(&only_prof);
+	sigaddset(&only_prof, SIGPROF);
+	pthread_sigmask(SIG_BLOCK, &only_prof, &before);
+	CHECK(cupti_cb_in_signal_context(), "one that never marked and blocks a handled SIGPROF is in a handler");
+	pthread_sigmask(SIG_SETMASK, &before, NULL);
+	sigaction(SIGPROF, &prof_was, NULL);
 	cupti_cb_signal_context_mark();
 	CHECK(!cupti_cb_in_signal_context(), "an ordinary thread after its mark is not in a signal context");
 	static const int sigs[] = { SIGPROF, SIGVTALRM, SIGALRM, SIGUSR1, SIGUSR2, SIGIO, SIGCHLD, 0, 0 };
