@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <stdatomic.h>
 
 #include "cupti_cb_clock.h"
 #include "cupti_cb_thread_counters.h"
@@ -529,6 +531,45 @@ static void *decode_main(void *arg)
 	return NULL;
 }
 
+/* A program may exit with a sampled set running and without
+ * PAPI_shutdown: a decode thread must not call into a CUPTI that exit is
+ * tearing down (libcupti's destructors run after the atexit handlers; it
+ * was seen to decode some 200 times inside that teardown). The sessions
+ * whose thread runs are noted here, one slot per device, and the handler
+ * stops them; whoever takes a session out of its slot stops its thread. */
+#define EXIT_SLOTS 64
+static struct cupti_cb_sampling_session *_Atomic exit_slot[EXIT_SLOTS];
+
+static void join_thread(struct cupti_cb_sampling_session *s);
+
+static void stop_all_at_exit(void)
+{
+	for (unsigned i = 0; i < EXIT_SLOTS; i++) {
+		struct cupti_cb_sampling_session *s = atomic_exchange(&exit_slot[i], NULL);
+		if (s && s->thread_pid == getpid())
+			join_thread(s);
+	}
+}
+
+static void note_for_exit(struct cupti_cb_sampling_session *s)
+{
+	static atomic_flag registered = ATOMIC_FLAG_INIT;
+	if (!atomic_flag_test_and_set(&registered))
+		atexit(stop_all_at_exit);
+	if (s->ordinal >= 0 && s->ordinal < EXIT_SLOTS)
+		atomic_store(&exit_slot[s->ordinal], s);
+}
+
+/* 1 when s was still in its slot (the caller stops it), 0 when the exit
+ * handler took it. A session whose device has no slot stops itself. */
+static int unnote_for_exit(struct cupti_cb_sampling_session *s)
+{
+	if (s->ordinal < 0 || s->ordinal >= EXIT_SLOTS)
+		return 1;
+	struct cupti_cb_sampling_session *want = s;
+	return atomic_compare_exchange_strong(&exit_slot[s->ordinal], &want, NULL);
+}
+
 /* The thread takes no signal: a handler that reads would otherwise
  * interrupt the one writer of the totals. */
 static int start_thread(struct cupti_cb_sampling_session *s, char *why, size_t len)
@@ -545,6 +586,8 @@ static int start_thread(struct cupti_cb_sampling_session *s, char *why, size_t l
 		return CUPTI_CB_SAMPLING_EFAIL;
 	}
 	s->have_thread = 1;
+	s->thread_pid = getpid();
+	note_for_exit(s);
 	return 0;
 }
 
@@ -552,6 +595,15 @@ static void stop_thread(struct cupti_cb_sampling_session *s)
 {
 	if (!s->have_thread)
 		return;
+	if (!unnote_for_exit(s) || s->thread_pid != getpid()) {
+		s->have_thread = 0;	/* stopped at exit, or made before a fork */
+		return;
+	}
+	join_thread(s);
+}
+
+static void join_thread(struct cupti_cb_sampling_session *s)
+{
 	pthread_mutex_lock(&s->wait_lock);
 	s->quit = 1;
 	pthread_cond_signal(&s->wake);

@@ -37,6 +37,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "cupti_cb_profiler_api.h"
 #include "cupti_cb_profiler_config.h"
@@ -147,6 +148,7 @@ struct cupti_cb_sampling_session {
 	pthread_cond_t wake;
 	pthread_t thread;
 	int have_thread;
+	pid_t thread_pid;		/* the process that made it (a fork's child has none) */
 	int quit;			/* under wait_lock */
 
 	/* The trackers, the entries' recent values, samples' increments and

@@ -356,6 +356,11 @@ void fake_activity_signal_in_flush(int sig)
     atomic_store(&signal_in_flush, sig);
 }
 
+int fake_cupti_finalized(void)
+{
+    return atomic_load(&finalized);
+}
+
 __attribute__((destructor)) static void fake_cupti_teardown(void)
 {
     atomic_store(&finalized, 1);

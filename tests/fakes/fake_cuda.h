@@ -260,6 +260,9 @@ void fake_activity_deliver(unsigned ms);
  * fake_activity_hold(0)), as CUPTI's do while a buffer holds an incomplete record of work still
  * running; a forced flush is not held back.  fake_reset_faults sets it back to 0. */
 void fake_activity_hold(int flushes);
+/* 1 once the fake libcupti's teardown at exit has begun (FAKE_CUPTI_EXIT_PAUSE_MS makes it last):
+ * a tool's thread calling it from then on is caught (the call aborts). */
+int fake_cupti_finalized(void);
 /* The next cuptiActivityFlushAll raises sig on the flushing thread (once). */
 void fake_activity_signal_in_flush(int sig);
 int fake_activity_delivering(void);

@@ -677,6 +677,11 @@ static CUptiResult decode(struct pm_object *o, CUpti_PmSampling_DecodeData_Param
 
 CUptiResult CUPTIAPI cuptiPmSamplingDecodeData(CUpti_PmSampling_DecodeData_Params *p)
 {
+	if (fake_cupti_finalized()) {
+		static const char msg[] = "fake libcupti: cuptiPmSamplingDecodeData after CUPTI's teardown at exit\n";
+		(void)!write(2, msg, sizeof msg - 1);
+		abort();
+	}
 	pthread_mutex_lock(&pmlock);
 	unsigned delay = decode_delay_us;
 	pthread_mutex_unlock(&pmlock);

@@ -67,6 +67,8 @@
  *               with :device=1 counts device 1 only, whatever the thread's device.
  *   profiler  - CUPTI's profiler is up while a session exists, shared with the Range Profiler's
  *               source without a second initialization, and down after PAPI_shutdown.
+  *   atexit    - a program exits with a sampled set running, without PAPI_shutdown: the decode
+ *              thread stops before libcupti's teardown (a decode during it aborts the fake).
  */
 #include "ctest_util.h"
 #include "fake_play.h"
@@ -839,6 +841,23 @@ static int devices_case(void)
     return ct_done();
 }
 
+/* A program that exits with a sampled set running, without PAPI_shutdown: the decode thread
+ * is stopped before libcupti's teardown (a decode during it aborts the fake, which takes 200 ms
+ * to tear down, while the thread decodes every millisecond). */
+static int atexit_case(void)
+{
+    env_defaults();
+    setenv("CUPTI_CB_SAMPLING_DECODE_US", "1000", 1);
+    setenv("FAKE_CUPTI_EXIT_PAUSE_MS", "200", 1);
+    ct_library_init();
+    const char *names[] = { READ };
+    int es = ct_eventset(1, names);
+    CHECK_PAPI(PAPI_start(es));
+    gpu_read(0, 100);
+    CHECK_EQ("sampling runs", fake_pm_started(0), 1);
+    return ct_done();	/* exits with the set running */
+}
+
 static int profiler_case(void)
 {
     long long v;
@@ -869,7 +888,7 @@ int main(int argc, char **argv)
         { "profiler", profiler_case },     { "otherprofiler", otherprofiler_case }, { "devices", devices_case },
         { "gap", gap_case },               { "hl", hl_case },               { "overflowrefused", overflow_refused_case },
         { "handlerbase", handlerbase_case }, { "priorloss", priorloss_case },
-        { "minmax", minmax_case },
+        { "minmax", minmax_case },         { "atexit", atexit_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
