@@ -113,6 +113,7 @@ struct sset {
 	} last[2];
 	long long out[MAX_EVENTS];	/* the values at the stop */
 	int bad;			/* the event whose window lost samples in the last failed read, or -1 */
+	int gone;			/* the last read found the sessions gone (sessions_gone) */
 	int bad_soft;			/* and they were gaps (a warning), not a hard loss */
 	char why[CUPTI_CB_WHY_LEN];
 };
@@ -415,6 +416,7 @@ static int hold_locked(struct ssrc *m, struct sset *s, char *why, size_t len)
 	int def = default_device(m);
 	uint8_t done[MAX_EVENTS] = { 0 };
 	s->epoch = m->epoch;	/* the sessions the wants below take from */
+	s->gone = 0;
 	for (unsigned i = 0; i < s->n; i++)
 		s->dev[i] = CUPTI_CB_CODE_DEV(s->codes[i]) >= 0 ? CUPTI_CB_CODE_DEV(s->codes[i]) : def;
 	for (unsigned i = 0; i < s->n; i++) {
@@ -651,6 +653,22 @@ static int window_values(struct sset *s, const struct cupti_cb_profiler_total *t
 	return rc;
 }
 
+/* The set's sessions went away under it (the epoch moved): in a fork()
+ * child, whose sessions, decode threads and locks are the parent's (a lock
+ * the parent's decode thread held at the fork stays held), or after
+ * PAPI_shutdown. Its reads fail with a sentence, and its stop touches no
+ * session. */
+static const char gone_why[] =
+	"the sampled metrics' sessions of this event set are gone: this process is a fork() child of the one "
+	"that started it (CUDA and PM sampling stay with the parent), or PAPI was shut down since; the set "
+	"counts nothing here";
+
+static int sessions_gone(const struct ssrc *m, struct sset *s)
+{
+	s->gone = s->epoch != m->epoch;	/* loads and a store: also in a signal handler */
+	return s->gone;
+}
+
 /* A copy of the published totals: no lock, the same in a signal handler
  * (one system call, the signal-context test). The adapter's guard keeps a
  * handler's read out of a start, reset or stop of the same set on its
@@ -659,11 +677,12 @@ static int window_values(struct sset *s, const struct cupti_cb_profiler_total *t
 static int s_set_read(void *self, void *set, long long *values)
 {
 	struct sset *s = set;
-	(void)self;
 	if (!s->running) {
 		memcpy(values, s->out, s->n * sizeof values[0]);
 		return CUPTI_CB_OK;
 	}
+	if (sessions_gone(self, s))
+		return CUPTI_CB_EUNAVAIL;
 	struct view w;
 	if (snapshot(s, &w))
 		return CUPTI_CB_EUNAVAIL;
@@ -693,6 +712,11 @@ static int s_set_stop(void *self, void *set)
 		return CUPTI_CB_EUNAVAIL;
 	if (!s->running)
 		return CUPTI_CB_OK;
+	if (sessions_gone(m, s)) {
+		s->running = 0;
+		memset(s->out, 0, sizeof s->out);
+		return CUPTI_CB_EUNAVAIL;
+	}
 	if (m->e->trace > 1)
 		TRACE(m, "stop at %.3f ms (the last read at %.3f ms)", cupti_cb_mono_ns() / 1e6,
 		      s->last[CTX_THREAD].ns / 1e6);
@@ -731,6 +755,8 @@ static int s_set_reset(void *self, void *set)
 		memset(s->out, 0, sizeof s->out);
 		return CUPTI_CB_OK;
 	}
+	if (sessions_gone(m, s))
+		return CUPTI_CB_EUNAVAIL;
 	int ctx = cupti_cb_in_signal_context() ? CTX_HANDLER : CTX_THREAD;
 	/* An extreme's window starts with a short lock (track_from), which a
 	 * handler may not take. */
@@ -758,6 +784,8 @@ static const char *s_set_why(void *self, void *set)
 	struct sset *s = set;
 	if (!s)
 		return "";
+	if (s->gone)
+		return gone_why;
 	if (s->bad >= 0 && (unsigned)s->bad < s->n) {
 		unsigned i = (unsigned)s->bad;
 		char lost_why[256];

@@ -229,6 +229,8 @@ void fake_pm_fault(const char *call, int n, CUptiResult err);
 int fake_pm_calls(const char *call);
 int fake_pm_started(int dev);           /* 1 while PM sampling is started on dev */
 /* Samples dropped on dev (buffer full) since its last cuptiPmSamplingEnable. */
+/* Decodes in their delay (fake_pm_decode_delay_us) right now: a tool's decode thread is inside one. */
+int fake_pm_decoding(void);
 unsigned long fake_pm_lost(int dev);
 size_t fake_pm_buffered(int dev);       /* completed samples waiting in dev's hardware buffer */
 /* Each cuptiPmSamplingDecodeData first sleeps us microseconds (holding no lock of the fake). */

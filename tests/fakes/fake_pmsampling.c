@@ -35,6 +35,7 @@
 #endif
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -675,6 +676,14 @@ static CUptiResult decode(struct pm_object *o, CUpti_PmSampling_DecodeData_Param
 	return CUPTI_SUCCESS;
 }
 
+/* Calls of cuptiPmSamplingDecodeData in their delay now (fake_pm_decoding). */
+static atomic_int decoding;
+
+int fake_pm_decoding(void)
+{
+	return atomic_load(&decoding);
+}
+
 CUptiResult CUPTIAPI cuptiPmSamplingDecodeData(CUpti_PmSampling_DecodeData_Params *p)
 {
 	if (fake_cupti_finalized()) {
@@ -685,8 +694,10 @@ CUptiResult CUPTIAPI cuptiPmSamplingDecodeData(CUpti_PmSampling_DecodeData_Param
 	pthread_mutex_lock(&pmlock);
 	unsigned delay = decode_delay_us;
 	pthread_mutex_unlock(&pmlock);
+	atomic_fetch_add(&decoding, 1);
 	if (delay)
 		usleep(delay); /* outside the lock: a slow decode holds up no other caller */
+	atomic_fetch_sub(&decoding, 1);
 	pthread_mutex_lock(&pmlock);
 	advance_all();
 	CUptiResult r = enter_call(DECODE);

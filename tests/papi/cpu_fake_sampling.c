@@ -69,6 +69,8 @@
  *               source without a second initialization, and down after PAPI_shutdown.
   *   atexit    - a program exits with a sampled set running, without PAPI_shutdown: the decode
  *              thread stops before libcupti's teardown (a decode during it aborts the fake).
+  *   fork      - fork() while the decode thread holds its session's lock: the child's read fails
+ *              with a sentence, its stop returns; the parent counts on.
  */
 #include "ctest_util.h"
 #include "fake_play.h"
@@ -858,6 +860,52 @@ static int atexit_case(void)
     return ct_done();	/* exits with the set running */
 }
 
+/* fork() while the decode thread is inside a decode (holding its session's lock): the child's
+ * read of the inherited set fails with a sentence (its sessions are the parent's), and its stop
+ * returns (before: the parent's frozen totals with PAPI_OK, and a stop that waited for ever on
+ * that lock).  The parent counts on. */
+static int fork_case(void)
+{
+    env_defaults();
+    setenv("CUPTI_CB_SAMPLING_DECODE_US", "1000", 1);
+    setenv("PAPI_VERBOSE", "1", 1);
+    ct_library_init();
+    const char *names[] = { READ };
+    long long v[1];
+    int es = ct_eventset(1, names);
+    CHECK_PAPI(PAPI_start(es));
+    gpu_read(0, 100);
+    settle();
+    fake_pm_decode_delay_us(50000);
+    while (!fake_pm_decoding())
+        sched_yield();
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(5);	/* a hang is a SIGALRM */
+        char err[4096] = "";
+        int rc = CAPTURED(err, PAPI_read(es, v));
+        int ok = rc != PAPI_OK && strstr(err, "this process is a fork() child") != NULL;
+        rc = PAPI_stop(es, v);
+        ok = ok && rc != PAPI_OK;
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!CHECK_TRUE("the child's read failed with its sentence, and its stop returned",
+                    WIFEXITED(status) && WEXITSTATUS(status) == 0))
+        ct_note("child: %s %d", WIFSIGNALED(status) ? "killed by signal" : "exit status",
+                WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    fake_pm_decode_delay_us(0);
+    while (fake_pm_decoding())	/* the slow decode the fork happened in */
+        sched_yield();
+    gpu_read(0, 50);
+    settle();
+    CHECK_PAPI(PAPI_stop(es, v));
+    CHECK_EQ("the parent counts on", v[0], 150);
+    return ct_done();
+}
+
 static int profiler_case(void)
 {
     long long v;
@@ -888,7 +936,7 @@ int main(int argc, char **argv)
         { "profiler", profiler_case },     { "otherprofiler", otherprofiler_case }, { "devices", devices_case },
         { "gap", gap_case },               { "hl", hl_case },               { "overflowrefused", overflow_refused_case },
         { "handlerbase", handlerbase_case }, { "priorloss", priorloss_case },
-        { "minmax", minmax_case },         { "atexit", atexit_case },
+        { "minmax", minmax_case },         { "atexit", atexit_case },       { "fork", fork_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
