@@ -408,10 +408,21 @@ static unsigned long lost(const struct actsrc *a)
  * stop right after cudaDeviceSynchronize or cudaStreamSynchronize counts
  * all of it. What is still missing after the wait is said once (the set's
  * why) and not waited for again while it stays missing. */
+static int thread_scoped(const struct actset *s)
+{
+	for (unsigned i = 0; i < s->n; i++)
+		if (!s->process[i])
+			return 1;
+	return 0;
+}
+
 static uint64_t settle(struct actsrc *a, struct actset *s)
 {
-	if (!s->counters)
-		return 0;	/* attached: another thread's synchronizations */
+	/* The calling thread's own work, for events that count it: not an
+	 * attached set's thread, not a set read on another thread than the one
+	 * that started it (cupti_cb_run's), not :process events alone. */
+	if (!s->counters || !thread_scoped(s) || cupti_cb_services_thread_counters(a->e) != s->counters)
+		return 0;
 	uint64_t owed = cupti_cb_activity_owed(s->counters);
 	if (s->excused > owed)
 		s->excused = owed;	/* some of those said missing came after all */
