@@ -34,10 +34,20 @@ check "a papi.h without PAPI_VERSION: the sentence" "$(stderr "$cp" "$tmp/notpap
 mkdir -p "$tmp/papi/src" "$tmp/taken"
 : > "$tmp/papi/src/configure"
 printf '#define PAPI_VERSION  \t\t\tPAPI_VERSION_NUMBER(7,2,0,0)\n' > "$tmp/papi/src/papi.h"
-check "--dir that exists: exit status 1" "$(status "$cp" --dir "$tmp/taken" "$tmp/papi")" 1
-check "--dir that exists: the sentence, nothing copied" \
-    "$(stderr "$cp" --dir "$tmp/taken" "$tmp/papi"; ls -A "$tmp/taken")" \
-    "check-papi: $tmp/taken exists: --dir takes a directory to create"
+# The rest of the refusals come after the commit to copy is known: only in a git work tree.
+top=$(cd "$here/.." && pwd)
+if git -C "$top" rev-parse --verify -q HEAD >/dev/null 2>&1; then
+    check "--commit that is not one: exit status 1" "$(status "$cp" --commit no-such-rev "$tmp/papi")" 1
+    check "--commit that is not one: the sentence" "$(stderr "$cp" --commit no-such-rev "$tmp/papi")" \
+        "check-papi: no-such-rev is not a commit of $top"
+    check "--dir that exists: exit status 1" "$(status "$cp" --dir "$tmp/taken" "$tmp/papi")" 1
+    check "--dir that exists: the sentence, nothing copied" \
+        "$(stderr "$cp" --dir "$tmp/taken" "$tmp/papi"; ls -A "$tmp/taken")" \
+        "check-papi: $tmp/taken exists: --dir takes a directory to create"
+else
+    check "outside a git work tree: the sentence" "$(stderr "$cp" "$tmp/papi")" \
+        "check-papi: $top is not a git checkout: the copy under test is made with git clone"
+fi
 
 # A log as make -k check writes it: the top, then two test directories with automake's
 # summaries (the second with a failure and an error), and a summary-like line that is not one.
