@@ -50,7 +50,8 @@ else
 fi
 
 # A log as make -k check writes it: the top, then two test directories with automake's
-# summaries (the second with a failure and an error), and a summary-like line that is not one.
+# summaries (the second with a failure and an error, after a sub-make in another directory that
+# has ended), and a summary-like line that is not one.
 cat > "$tmp/check.log" <<'LOG'
 make[1]: Entering directory '/b/cupti_cb'
 make[2]: Entering directory '/b/cupti_cb/tests/runner'
@@ -66,6 +67,9 @@ SKIP: run_mpi.sh
 make[2]: Leaving directory '/b/cupti_cb/tests/runner'
 make[2]: Entering directory '/b/cupti_cb/tests/component'
 PASS: cupti_cb_listed
+make[3]: Entering directory '/b/cupti_cb/tests/fakes'
+make[3]: Nothing to be done for 'fakes'.
+make[3]: Leaving directory '/b/cupti_cb/tests/fakes'
 FAIL: cupti_cb_read_zero
 ERROR: cupti_cb_bad_name
 # TOTAL: 3
