@@ -10,9 +10,12 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$here/test-lib.sh"
 status() { "$fr" "$@" >/dev/null 2>&1; echo $?; }
-# The line of the dry-run plan that starts with $1.
+# plan_line KEY: the first line of the dry-run plan that starts with KEY. plan_lines PATTERN:
+# the lines that start with PATTERN, anchored as a whole (unanchored after its first
+# alternative, 'environment\|run' also took the clone line wherever the checkout's path holds
+# "run").
 plan_line() { local key=$1; shift; "$fr" --dry-run "$@" 2>/dev/null | grep "^$key" | head -n 1; }
-plan_lines() { local key=$1; shift; "$fr" --dry-run "$@" 2>/dev/null | grep "^$key"; }
+plan_lines() { local key=$1; shift; "$fr" --dry-run "$@" 2>/dev/null | grep "^\($key\)"; }
 
 # A stand-in CUDA toolkit: only include/cupti.h is looked at.
 cuda=$tmp/cuda

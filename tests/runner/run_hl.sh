@@ -3,7 +3,9 @@
 # high-level API writes (src/high-level/papi_hl.c), and PAPI's own
 # papi_hl_output_writer.py reads two ranks' files and summarises them:
 # region count 2, per-event min, median and max over the ranks. A directory
-# that cannot be made is said before the program runs (exit 2).
+# that cannot be made is said before the program runs (exit 2). The writer
+# takes the ranks' directory as --source (PAPI 7.0, 7.1) or --source_dir (7.2
+# and later): hl_writer_option.sh asks it which.
 . "$LIB_SH"
 
 # A directory that cannot be made or is not one: said, exit 2, the program
@@ -50,7 +52,8 @@ if ! test -f "$HL_WRITER"; then
 	fail "$HL_WRITER is missing"
 	finish
 fi
-rc 0 python3 "$HL_WRITER" --source hl --type summary --notation raw
+src=$("$HL_OPTION" "$HL_WRITER") || fail "no option of $HL_WRITER for the ranks' directory"
+rc 0 python3 "$HL_WRITER" "$src" hl --type summary --notation raw
 js papi_sum.json /cupti_cb_run/region_count 2
 js papi_sum.json '/cupti_cb_run/cupti_cb:::api.calls/min' 13
 js papi_sum.json '/cupti_cb_run/cupti_cb:::api.calls/max' 15
@@ -58,7 +61,7 @@ js papi_sum.json '/cupti_cb_run/cupti_cb:::api.calls/median' 14
 js papi_sum.json '/cupti_cb_run/cupti_cb:::kernel.launches/max' 7
 js papi_sum.json '/cupti_cb_run/cupti_cb:::memcpy.bytes_htod/min' 4196
 js papi_sum.json '/cupti_cb_run/Number of ranks' 2
-rc 0 python3 "$HL_WRITER" --source hl --type detail --notation derived
+rc 0 python3 "$HL_WRITER" "$src" hl --type detail --notation derived
 js papi.json '/ranks/1/threads/0/regions/0/cupti_cb:::api.calls' 13
 # Summed over devices: the peaks of device 0 (16384) and device 1 (4096).
 js papi.json '/ranks/0/threads/0/regions/0/cupti_cb:::alloc.peak_bytes' 20480
