@@ -87,11 +87,30 @@ static void stop_at_exit(void)
 		cupti_cb_flusher_stop(f);
 }
 
+/* fork(): the child has no flushing thread, but its lock is a copy of the
+ * parent's, held if the thread held it at that moment; the exit handler
+ * then waited for it for ever in the child. The child takes a fresh one. */
+static void fork_child(void)
+{
+	struct cupti_cb_flusher *f = atomic_load(&at_exit);
+	if (!f)
+		return;
+	pthread_mutex_init(&f->mu, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&f->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	f->running = 0;
+}
+
 int cupti_cb_flusher_start(struct cupti_cb_flusher *f)
 {
 	static atomic_flag registered = ATOMIC_FLAG_INIT;
-	if (!atomic_flag_test_and_set(&registered))
+	if (!atomic_flag_test_and_set(&registered)) {
 		atexit(stop_at_exit);
+		pthread_atfork(NULL, NULL, fork_child);
+	}
 	atomic_store(&at_exit, f);
 	int rc = 0;
 	pthread_mutex_lock(&f->mu);

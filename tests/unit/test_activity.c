@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -398,6 +399,65 @@ static void handler_reads(void)
 	free(hwin);
 }
 
+/* fork() while another thread holds the flushing thread's lock: the child
+ * (which has no flushing thread) stops it without waiting for that lock,
+ * as its exit handler does; before, it waited for ever. */
+static void flush_nothing(void *arg)
+{
+	(void)arg;
+}
+
+static pthread_mutex_t *held_mu;
+static int holding, release_it;
+static pthread_mutex_t hold_m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hold_cv = PTHREAD_COND_INITIALIZER;
+
+static void *hold_lock(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(held_mu);
+	pthread_mutex_lock(&hold_m);
+	holding = 1;
+	pthread_cond_broadcast(&hold_cv);
+	while (!release_it)
+		pthread_cond_wait(&hold_cv, &hold_m);
+	pthread_mutex_unlock(&hold_m);
+	pthread_mutex_unlock(held_mu);
+	return NULL;
+}
+
+static void flusher_fork(void)
+{
+	static struct cupti_cb_flusher f;
+	cupti_cb_flusher_init(&f, 1000, flush_nothing, NULL);
+	CHECK_EQ(cupti_cb_flusher_start(&f), 0, "a flushing thread starts");
+	held_mu = &f.mu;
+	pthread_t t;
+	pthread_create(&t, NULL, hold_lock, NULL);
+	pthread_mutex_lock(&hold_m);
+	while (!holding)
+		pthread_cond_wait(&hold_cv, &hold_m);
+	pthread_mutex_unlock(&hold_m);
+	pid_t pid = fork();
+	if (pid == 0) {
+		alarm(5);	/* a wait for ever is a SIGALRM */
+		cupti_cb_flusher_stop(&f);
+		_exit(0);
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "a fork child stops the flusher with its lock held at the fork (child %s %d)",
+	      WIFSIGNALED(status) ? "killed by signal" : "exit status",
+	      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	pthread_mutex_lock(&hold_m);
+	release_it = 1;
+	pthread_cond_broadcast(&hold_cv);
+	pthread_mutex_unlock(&hold_m);
+	pthread_join(t, NULL);
+	cupti_cb_flusher_stop(&f);
+}
+
 int main(void)
 {
 	corr_table();
@@ -405,5 +465,6 @@ int main(void)
 	processing();
 	buffer_pool();
 	handler_reads();
+	flusher_fork();
 	return checks_done();
 }
