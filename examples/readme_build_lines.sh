@@ -14,6 +14,9 @@ mkdir -p "$work/include" "$work/lib" "$work/examples" || exit 99
 ln -s "$papi"/papi.h "$papi"/papiStdEventDefs.h "$work/include/" || exit 99
 ln -s "$papi"/libpapi.so* "$work/lib/" || exit 99
 cp "${srcdir:-.}"/*.c "${srcdir:-.}"/*.cu "$work/examples/" || exit 99
+# The README's lines call nvcc by name, as a user with the toolkit on PATH does; configure
+# may have found it elsewhere (/usr/local/cuda/bin), which is then put on PATH here.
+case ${NVCC:-} in */*) PATH=${NVCC%/*}:$PATH; export PATH ;; esac
 fails=0 n=0
 for ex in count_region mixed_sources hl_regions; do
     line=$(grep -E "^    (nvcc|cc) -o $ex examples/" "$readme")
