@@ -11,7 +11,10 @@ cuda=${CUDA_DIR:?CUDA_DIR: the CUDA toolkit}
 work=$(mktemp -d "${TMPDIR:-/tmp}/readme_lines.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/include" "$work/lib" "$work/examples" || exit 99
-ln -s "$papi"/papi.h "$papi"/papiStdEventDefs.h "$work/include/" || exit 99
+# The headers PAPI installs (the development head adds papi_components_config_event_defs.h).
+for h in papi.h papiStdEventDefs.h papi_components_config_event_defs.h; do
+    [ -f "$papi/$h" ] && { ln -s "$papi/$h" "$work/include/" || exit 99; }
+done
 ln -s "$papi"/libpapi.so* "$work/lib/" || exit 99
 cp "${srcdir:-.}"/*.c "${srcdir:-.}"/*.cu "$work/examples/" || exit 99
 # The README's lines call nvcc by name, as a user with the toolkit on PATH does; configure

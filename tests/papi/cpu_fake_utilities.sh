@@ -63,16 +63,22 @@ check "papi_command_line cupti_cb:::dram__read_throughput: it exists only with :
 "$bin/papi_command_line" cupti_cb:::api.calls:device=0 > "$out/cl.txt" 2> "$out/cl.err"
 check "papi_command_line cupti_cb:::api.calls:device=0: the qualifiers it takes" \
     "$(cat "$out/cl.err")" "cupti_cb: no event 'api.calls:device=0': 'api.calls' takes :process, :thread"
-"$bin/papi_native_avail" -e kernel.lanches > "$out/cl.txt" 2> "$out/cl.err"
-check "papi_native_avail -e kernel.lanches (no prefix): the nearest name" \
-    "$(cat "$out/cl.err")" "cupti_cb: no event 'kernel.lanches'; did you mean 'kernel.launches'?"
+# A name without cupti_cb::: reaches the component only where PAPI asks every component
+# (7.0 to 7.2); the development head asks perf_event alone, and cupti_cb never sees it.
+if "$bin/papi_native_avail" -e kernel.launches > /dev/null 2>&1; then
+    "$bin/papi_native_avail" -e kernel.lanches > "$out/cl.txt" 2> "$out/cl.err"
+    check "papi_native_avail -e kernel.lanches (no prefix): the nearest name" \
+        "$(cat "$out/cl.err")" "cupti_cb: no event 'kernel.lanches'; did you mean 'kernel.launches'?"
+else
+    n=$((n + 1)); echo "ok $n - papi_native_avail -e kernel.lanches # SKIP this PAPI looks names without a component up in perf_event only"
+fi
 "$bin/papi_command_line" cupti_cb:::kernel.launches > "$out/cl.txt" 2> "$out/cl.err"
 check "papi_command_line cupti_cb:::kernel.launches: nothing on stderr" "$(cat "$out/cl.err")" ""
 long=$(printf 'a%.0s' $(seq 300))
 PAPI_VERBOSE=1 "$bin/papi_command_line" "cupti_cb:::kernel.launches:$long" > "$out/cl.txt" 2> "$out/cl.err"
 check "a name of 316 characters: no such event (it was PAPI_EINVAL; 116 to 255 were PAPI_ENOEVNT)" \
     "$(grep -c '^because: Event does not exist$' "$out/cl.txt")" 1
-check "and under PAPI_VERBOSE=1 why, once" "$(cat "$out/cl.err")" \
+check "and under PAPI_VERBOSE=1 why, once" "$(grep cupti_cb "$out/cl.err")" \
     "PAPI Error: cupti_cb: no event 'kernel.launches:aaaaaaaaaaaaaaaaaaaaaaaa...': a name of 316 characters after cupti_cb:::, longer than the 115 PAPI holds"
 echo "1..$n"
 [ "$fails" -eq 0 ]
