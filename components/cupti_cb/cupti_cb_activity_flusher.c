@@ -28,7 +28,8 @@ unsigned cupti_cb_flusher_period(const char *env, int *bad)
 	return cupti_cb_env_ms(env, CUPTI_CB_FLUSH_MS_DEFAULT, CUPTI_CB_FLUSH_MS_MAX, bad);
 }
 
-void cupti_cb_flusher_init(struct cupti_cb_flusher *f, unsigned period_ms, void (*flush)(void *), void *arg)
+/* The lock, and a condition timed on CLOCK_MONOTONIC. */
+static void init_sync(struct cupti_cb_flusher *f)
 {
 	pthread_mutex_init(&f->mu, NULL);
 	pthread_condattr_t ca;
@@ -36,6 +37,11 @@ void cupti_cb_flusher_init(struct cupti_cb_flusher *f, unsigned period_ms, void 
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&f->cv, &ca);
 	pthread_condattr_destroy(&ca);
+}
+
+void cupti_cb_flusher_init(struct cupti_cb_flusher *f, unsigned period_ms, void (*flush)(void *), void *arg)
+{
+	init_sync(f);
 	f->period_ms = period_ms;
 	f->flush = flush;
 	f->arg = arg;
@@ -95,12 +101,7 @@ static void fork_child(void)
 	struct cupti_cb_flusher *f = atomic_load(&at_exit);
 	if (!f)
 		return;
-	pthread_mutex_init(&f->mu, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&f->cv, &ca);
-	pthread_condattr_destroy(&ca);
+	init_sync(f);
 	f->running = 0;
 }
 
