@@ -244,10 +244,31 @@ int cupti_cb_suggest_too_long(const char *name, char *buf, size_t len)
 	return 1;
 }
 
+/* A name that some source accepts with device 0 in place of its device
+ * number: a device the driver does not have, which programs probe for
+ * (cupti_cb_run counts the devices so), not a misspelling. 1 with the
+ * sentence in buf. */
+static int no_such_device(const struct cupti_cb_source *sources, unsigned n, const char *name, char *buf, size_t len)
+{
+	const char *d = strstr(name, ":device");
+	if (!d)
+		return 0;
+	const char *num = d + 7 + (d[7] == '=');
+	size_t digits = strspn(num, "0123456789");
+	if (!digits || (num[digits] && num[digits] != ':'))
+		return 0;
+	char zero[2 * CUPTI_CB_NAME_MAX];
+	int k = snprintf(zero, sizeof zero, "%.*s0%s", (int)(num - name), name, num + digits);
+	if (k < 0 || (size_t)k >= sizeof zero || !accepted(sources, n, zero))
+		return 0;
+	snprintf(buf, len, "no event '%s': there is no CUDA device %.*s here", name, (int)digits, num);
+	return 1;
+}
+
 int cupti_cb_suggest(const struct cupti_cb_source *sources, unsigned n, const char *name, char *buf, size_t len)
 {
 	name = cupti_cb_strip_prefix(name);
-	if (cupti_cb_suggest_too_long(name, buf, len))
+	if (cupti_cb_suggest_too_long(name, buf, len) || no_such_device(sources, n, name, buf, len))
 		return 0;
 	if (tag_hint(sources, n, name, buf, len) || qualifier_hint(sources, n, name, buf, len) ||
 	    nearest_names(sources, n, name, buf, len))

@@ -141,6 +141,11 @@ int main(void)
 	told("kernel.launches:sampled", 1,
 	     "no event 'kernel.launches:sampled'; it exists as 'kernel.launches', without :sampled");
 	told("api.calls:device=0", 1, "no event 'api.calls:device=0': 'api.calls' takes :process, :thread");
+	/* A device the driver does not have (2 here): no suggestion printed, as programs probe so. */
+	told("dram__bytes_read.sum:sampled:device=2:process", 0,
+	     "no event 'dram__bytes_read.sum:sampled:device=2:process': there is no CUDA device 2 here");
+	told("dram__bytes_read.sum:sampled:device7", 0,
+	     "no event 'dram__bytes_read.sum:sampled:device7': there is no CUDA device 7 here");
 	told("dram__bytes_read.sum:sampled:thread", 1,
 	     "no event 'dram__bytes_read.sum:sampled:thread': 'dram__bytes_read.sum:sampled' takes :process, "
 	     ":device=N (a device the driver sees)");
