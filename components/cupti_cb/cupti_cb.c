@@ -834,6 +834,38 @@ static int cupti_cb_read(hwd_context_t *ctx, hwd_control_state_t *ctl, long long
 	return rc;
 }
 
+/* PAPI_stop reads the set, then stops it, and hands out that read's
+ * values (ESI->sw_stop). A source whose values settle only at the stop
+ * (values_at_stop: a sampled window ends at the stop by the samples'
+ * timestamps, which a read cannot wait for) gives them after its stop,
+ * and they replace that read's in the event set PAPI_stop copies from:
+ * the calling thread's running set of this component, whose control
+ * state this is. An event PAPI derives from several (none of ours by
+ * default) keeps the read's value. */
+static void values_at_stop(cupti_cb_control_t *c)
+{
+	int any = 0;
+	for (unsigned i = 0; i < n_sources; i++)
+		if (c->n_src[i] && sources[i].ops->values_at_stop &&
+		    sources[i].ops->set_read(sources[i].self, c->set[i], c->src_values[i]) == CUPTI_CB_OK)
+			any = 1;
+	if (!any)
+		return;
+	for (unsigned p = 0; p < c->width; p++)
+		if (c->at[p].used)
+			c->values[p] = c->src_values[c->at[p].src][c->at[p].ix];
+	ThreadInfo_t *thr = _papi_hwi_lookup_thread(0);
+	int cidx = _cupti_cb_vector.cmp_info.CmpIdx;
+	EventSetInfo_t *esi = thr && thr->running_eventset ? thr->running_eventset[cidx] : NULL;
+	if (!esi || esi->ctl_state != (hwd_control_state_t *)c || !esi->sw_stop)
+		return;
+	for (int i = 0; i < esi->NumberOfEvents; i++) {
+		int pos = esi->EventInfoArray[i].pos[0];
+		if (pos >= 0 && (unsigned)pos < c->width && esi->EventInfoArray[i].derived == NOT_DERIVED)
+			esi->sw_stop[i] = c->values[pos];
+	}
+}
+
 /* A stop that fails leaves the set running (PAPI keeps it so too). */
 static int cupti_cb_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
 {
@@ -846,8 +878,10 @@ static int cupti_cb_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	int rc = read_sources(c);	/* the values as of the stop */
 	if (rc == PAPI_OK)
 		rc = each_source_refusers_first(c, stop_one, "the stop");
-	if (rc == PAPI_OK)
+	if (rc == PAPI_OK) {
 		c->running = 0;
+		values_at_stop(c);
+	}
 	guard_leave(c);
 	return rc;
 }

@@ -44,4 +44,5 @@ CUPTI_CB_SRCS = cupti_cb.c \
 	cupti_cb_activity_busy.c \
 	cupti_cb_activity_flusher.c \
 	cupti_cb_sampling_source.c \
+	cupti_cb_sampling_history.c \
 	cupti_cb_sampling_session.c

@@ -83,6 +83,7 @@ static const struct {
 	PMSYM(cuptiPmSamplingCounterDataImageInitialize),
 	PMSYM(cuptiPmSamplingGetCounterDataInfo),
 	PMSYM(cuptiPmSamplingCounterDataGetSampleInfo),
+	PMSYM(cuptiGetTimestamp),
 };
 
 int cupti_cb_pm_sampling_api_load(struct cupti_cb_pm_sampling_api *p, void *cupti_lib, char *why, size_t len)

@@ -87,6 +87,9 @@ struct cupti_cb_pm_sampling_api {
 		CUpti_PmSampling_CounterDataImage_Initialize_Params *);
 	CUptiResult (*cuptiPmSamplingGetCounterDataInfo)(CUpti_PmSampling_GetCounterDataInfo_Params *);
 	CUptiResult (*cuptiPmSamplingCounterDataGetSampleInfo)(CUpti_PmSampling_CounterData_GetSampleInfo_Params *);
+	/* The clock of CUPTI's timestamps, the samples' among them: where a
+	 * window's start and stop lie among the samples. */
+	CUptiResult (*cuptiGetTimestamp)(uint64_t *);
 };
 
 /* Resolves the PM sampling entry points. Returns 0, or -1 with a sentence

@@ -37,6 +37,15 @@ double cupti_cb_profiler_total_value(const struct cupti_cb_profiler_total *from,
 uint64_t cupti_cb_profiler_total_count(const struct cupti_cb_profiler_total *from,
 				       const struct cupti_cb_profiler_total *to)
 {
+	/* The other values' difference may be negative: a cut by time (the
+	 * sampled source's window edges) puts a part of a whole sample in sum. */
+	uint64_t whole = to->count - from->count;
 	double rest = to->sum - from->sum;
-	return to->count - from->count + (rest > 0 ? (uint64_t)(rest + 0.5) : 0);
+	double up = rest + 0.5;
+	long long r = (long long)up;
+	if ((double)r > up)
+		r--;	/* the nearest whole number, halves up (floor without libm) */
+	if (r >= 0)
+		return whole + (uint64_t)r;
+	return (uint64_t)-r > whole ? 0 : whole - (uint64_t)-r;
 }

@@ -50,12 +50,14 @@ static int env_u64(const char *name, uint64_t def, uint64_t lo, uint64_t hi, uin
 
 int cupti_cb_sampling_options_from_env(struct cupti_cb_sampling_options *o, char *why, size_t len)
 {
-	uint64_t interval_us, decode_us, buffer_mb;
+	uint64_t interval_us, decode_us, buffer_mb, exact;
 	/* 10 us: one decode thread keeps up with 10 kHz (an H100), not 100 kHz. */
 	if (env_u64(CUPTI_CB_ENV_SAMPLING_INTERVAL, 500, 10, 10000000, &interval_us, why, len) ||
 	    env_u64(CUPTI_CB_ENV_SAMPLING_DECODE, 1000, 100, 10000000, &decode_us, why, len) ||
-	    env_u64(CUPTI_CB_ENV_SAMPLING_BUFFER, 32, 1, 4096, &buffer_mb, why, len))
+	    env_u64(CUPTI_CB_ENV_SAMPLING_BUFFER, 32, 1, 4096, &buffer_mb, why, len) ||
+	    env_u64(CUPTI_CB_ENV_SAMPLING_EXACT, 0, 0, 1, &exact, why, len))
 		return -1;
+	o->exact = (int)exact;
 	o->interval_ns = interval_us * 1000;
 	o->decode_ns = decode_us * 1000;
 	o->buffer_bytes = (size_t)buffer_mb << 20;
@@ -133,6 +135,7 @@ static void publish_locked(struct cupti_cb_sampling_session *s)
 	v[0] = (long long)s->lost;
 	v[1] = (long long)s->hard;
 	v[2] = (long long)s->samples;
+	v[3] = (long long)++s->generation;
 	for (unsigned i = 0; i < s->n_entries; i++) {
 		const struct cupti_cb_profiler_total *t = &s->entries[i].total;	/* all 0 in a free slot */
 		v[CUPTI_CB_SAMPLING_PUB_TOTAL(i)] = (long long)t->count;
@@ -161,22 +164,23 @@ int cupti_cb_sampling_session_snapshot_hard(struct cupti_cb_sampling_session *s,
 					    struct cupti_cb_profiler_total *out, uint64_t *lost, uint64_t *hard)
 {
 	uint64_t samples;
-	return cupti_cb_sampling_session_snapshot_all(s, ids, NULL, n, out, NULL, lost, hard, &samples);
+	return cupti_cb_sampling_session_snapshot_all(s, ids, NULL, n, out, NULL, lost, hard, &samples, NULL);
 }
 
-/* The values one snapshot of n metrics reads: 3 heads, 3 per metric, 1 per
+/* The values one snapshot of n metrics reads: the head, 3 per metric, 1 per
  * tracker. A signal handler's stack holds them. */
 #define SNAP_MAX 64
-#define SNAP_WORDS (3 + 4 * SNAP_MAX)
+#define SNAP_WORDS (CUPTI_CB_SAMPLING_HEAD + 4 * SNAP_MAX)
 
 /* A publication read in one go (ids and trackers at most SNAP_MAX; more
  * are read SNAP_MAX at a time by the caller). */
 static int snapshot_some(struct cupti_cb_sampling_session *s, const unsigned *ids, const unsigned *trackers, unsigned n,
 			 struct cupti_cb_profiler_total *out, double *extreme, long long *head)
 {
-	unsigned at[SNAP_WORDS], k = 3;
+	unsigned at[SNAP_WORDS], k = CUPTI_CB_SAMPLING_HEAD;
 	long long v[SNAP_WORDS];
-	at[0] = 0, at[1] = 1, at[2] = 2;
+	for (unsigned h = 0; h < CUPTI_CB_SAMPLING_HEAD; h++)
+		at[h] = h;
 	for (unsigned i = 0; i < n; i++) {
 		if (ids[i] >= CUPTI_CB_SAMPLING_MAX_METRICS)
 			return CUPTI_CB_SAMPLING_EINVAL;
@@ -189,9 +193,9 @@ static int snapshot_some(struct cupti_cb_sampling_session *s, const unsigned *id
 	int rc = cupti_cb_publish_read_at(&s->pub, at, v, k);
 	if (rc == CUPTI_CB_PUBLISH_BUSY)
 		return rc;
-	memcpy(head, v, 3 * sizeof v[0]);
+	memcpy(head, v, CUPTI_CB_SAMPLING_HEAD * sizeof v[0]);
 	for (unsigned i = 0; i < n; i++) {
-		const long long *w = &v[3 + 4 * i];
+		const long long *w = &v[CUPTI_CB_SAMPLING_HEAD + 4 * i];
 		out[i].count = (uint64_t)w[0];
 		memcpy(&out[i].sum, &w[1], sizeof out[i].sum);
 		memcpy(&out[i].weight, &w[2], sizeof out[i].weight);
@@ -205,9 +209,10 @@ static int snapshot_some(struct cupti_cb_sampling_session *s, const unsigned *id
 
 int cupti_cb_sampling_session_snapshot_all(struct cupti_cb_sampling_session *s, const unsigned *ids,
 					   const unsigned *trackers, unsigned n, struct cupti_cb_profiler_total *out,
-					   double *extreme, uint64_t *lost, uint64_t *hard, uint64_t *samples)
+					   double *extreme, uint64_t *lost, uint64_t *hard, uint64_t *samples,
+					   uint64_t *generation)
 {
-	long long head[3];
+	long long head[CUPTI_CB_SAMPLING_HEAD];
 	if (n > SNAP_MAX)
 		return CUPTI_CB_SAMPLING_EINVAL;	/* a set's events of one device are fewer */
 	int rc = snapshot_some(s, ids, trackers, n, out, extreme, head);
@@ -217,6 +222,8 @@ int cupti_cb_sampling_session_snapshot_all(struct cupti_cb_sampling_session *s, 
 	if (hard)
 		*hard = (uint64_t)head[1];
 	*samples = (uint64_t)head[2];
+	if (generation)
+		*generation = (uint64_t)head[3];
 	return 0;
 }
 
@@ -363,6 +370,8 @@ static void add_samples(struct cupti_cb_sampling_session *s, size_t completed)
 		}
 		if (ip.endTimestamp > s->last_end)
 			s->last_end = ip.endTimestamp;
+		if (!ip.endTimestamp)
+			cupti_cb_sampling_history_clear(&s->hist);	/* no cut can tell where it lies */
 		if (cupti_cb_profiler_config_evaluate(&s->cfg, s->image, s->image_size, i, s->values, why, sizeof why)) {
 			note_loss(s, 1, "a sample could not be evaluated: %s", why);
 			continue;
@@ -378,6 +387,8 @@ static void add_samples(struct cupti_cb_sampling_session *s, size_t completed)
 		if (s->trace > 1)
 			TRACE(s, "sample %zu: %llu..%llu (%.0f ns): %s = %.0f", i, (unsigned long long)ip.startTimestamp,
 			      (unsigned long long)ip.endTimestamp, dur, s->cfg.names[0], s->values[0]);
+		if (ip.endTimestamp)
+			cupti_cb_sampling_history_push(&s->hist, ip.startTimestamp, ip.endTimestamp, by_entry);
 		pthread_mutex_lock(&s->track_lock);
 		track_sample_locked(s, s->samples + 1, by_entry);
 		s->samples++;
@@ -743,6 +754,21 @@ static void note_stopped(struct cupti_cb_sampling_session *s, int was, const cha
 	publish(s);
 }
 
+/* The running sets' windows miss the GPU's work while sampling was
+ * stopped for a new union (SetConfig: about 250 ms on an H100): no sample
+ * spans that time, and no gap between samples shows it, as sampling
+ * starts afresh. Their reads must say so. */
+static void note_pause(struct cupti_cb_sampling_session *s)
+{
+	char what[160];
+	uint64_t now = cupti_cb_sampling_session_now(s);
+	snprintf(what, sizeof what, "%.1f ms", now > s->paused_at ? (now - s->paused_at) / 1e6 : 0.0);
+	note_loss(s, 1,
+		  "PM sampling stopped for %s to add another event set's metrics on the device: the GPU's work "
+		  "in that time is not counted (start the sets that bring new metrics first)",
+		  what);
+}
+
 /* Configures the union names[0..n), the value of names[k] going to entry
  * entry_of[k]. On failure the old configuration stays; on success the
  * caller sets the entries up and then calls resume_locked(was) with what
@@ -764,6 +790,7 @@ static int configure_locked(struct cupti_cb_sampling_session *s, const char *con
 	}
 	int was = s->started;
 	stop_locked(s);
+	s->paused_at = was ? cupti_cb_sampling_session_now(s) : 0;
 	uint64_t t0 = cupti_cb_mono_ns();
 	uint8_t *image = NULL, *blank = NULL;
 	size_t size = 0;
@@ -798,6 +825,7 @@ static int configure_locked(struct cupti_cb_sampling_session *s, const char *con
 	s->image = image, s->blank = blank, s->image_size = size;
 	s->consumed = 0;
 	s->last_end = 0;
+	cupti_cb_sampling_history_clear(&s->hist);	/* the entries move */
 	*was_out = was;
 	return 0;
 }
@@ -806,9 +834,11 @@ static int configure_locked(struct cupti_cb_sampling_session *s, const char *con
 static int resume_locked(struct cupti_cb_sampling_session *s, int was, char *why, size_t len)
 {
 	int rc = 0;
-	publish(s);
 	if (was && (rc = start_locked(s, why, len)))
 		note_stopped(s, was, why);
+	else if (was && s->runners)
+		note_pause(s);
+	publish(s);
 	return rc;
 }
 
@@ -849,6 +879,14 @@ int cupti_cb_sampling_session_init(struct cupti_cb_sampling_session *s, const st
 	if (r != CUPTI_SUCCESS)
 		return cupti_failed(s, r, "cuptiPmSamplingEnable", why, len);
 	s->obj = ep.pPmSamplingObject;
+	if (cupti_cb_sampling_history_init(&s->hist, CUPTI_CB_SAMPLING_RECENT_PER_DECODE * (size_t)opt->max_samples + 16,
+					   CUPTI_CB_SAMPLING_MAX_METRICS, opt->interval_ns / 2)) {
+		CUpti_PmSampling_Disable_Params dp = { .structSize = CUpti_PmSampling_Disable_Params_STRUCT_SIZE };
+		dp.pPmSamplingObject = s->obj;
+		pm->cuptiPmSamplingDisable(&dp);
+		snprintf(why, len, "out of memory");
+		return CUPTI_CB_SAMPLING_ENOMEM;
+	}
 	fetch_availability(s);
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_init(&s->track_lock, NULL);
@@ -885,6 +923,7 @@ void cupti_cb_sampling_session_destroy(struct cupti_cb_sampling_session *s)
 	for (unsigned i = 0; i < CUPTI_CB_SAMPLING_MAX_METRICS; i++)
 		free(s->entries[i].name), free(s->entries[i].recent);
 	free(s->image), free(s->blank), free(s->avail);
+	cupti_cb_sampling_history_free(&s->hist);
 	pthread_mutex_unlock(&s->lock);
 	pthread_mutex_destroy(&s->lock);
 	pthread_mutex_destroy(&s->track_lock);
@@ -1074,6 +1113,77 @@ int cupti_cb_sampling_session_flush(struct cupti_cb_sampling_session *s, char *w
 			 (unsigned long long)((4 * s->opt.interval_ns + 200000000u) / 1000000u));
 		rc = CUPTI_CB_SAMPLING_EFAIL;
 	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+uint64_t cupti_cb_sampling_session_now(const struct cupti_cb_sampling_session *s)
+{
+	uint64_t t = 0;
+	if (s->pm->cuptiGetTimestamp && s->pm->cuptiGetTimestamp(&t) == CUPTI_SUCCESS && t)
+		return t;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Elapsed time for the waits' bounds: a clock no test freezes. */
+static uint64_t boot_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Decodes until the samples cover t (the caller holds lock), polling at a
+ * quarter interval: a sample reaches the GPU's buffer some time after it
+ * ends, and a decode thread's period is longer than a stop should wait. */
+static int cover_locked(struct cupti_cb_sampling_session *s, uint64_t t, int need_next)
+{
+	uint64_t limit = boot_ns() + 4 * s->opt.interval_ns + 200000000u;
+	if (s->started)
+		decode_locked(s);
+	while (s->started && !cupti_cb_sampling_history_covers(&s->hist, t, need_next) && boot_ns() < limit) {
+		pthread_mutex_unlock(&s->lock);
+		uint64_t q = s->opt.interval_ns / 4;
+		struct timespec nap = { 0, (long)(q < 20000 ? 20000 : q > 250000 ? 250000 : q) };
+		nanosleep(&nap, NULL);
+		pthread_mutex_lock(&s->lock);
+		if (s->started)
+			decode_locked(s);
+	}
+	return !s->started || cupti_cb_sampling_history_covers(&s->hist, t, need_next);
+}
+
+int cupti_cb_sampling_session_cut(struct cupti_cb_sampling_session *s, uint64_t t, int need_next, const unsigned *ids,
+				  unsigned n, struct cupti_cb_profiler_total *out, uint64_t *lost, uint64_t *hard,
+				  uint64_t *samples, char *why, size_t len)
+{
+	int rc = 0;
+	pthread_mutex_lock(&s->lock);
+	uint64_t t0 = boot_ns();
+	if (!cover_locked(s, t, need_next)) {
+		snprintf(why, len, "device %d: PM sampling gave no sample past the moment asked for in %llu ms",
+			 s->ordinal, (unsigned long long)((4 * s->opt.interval_ns + 200000000u) / 1000000u));
+		rc = CUPTI_CB_SAMPLING_EFAIL;
+	}
+	for (unsigned i = 0; i < n && !rc; i++) {
+		const struct cupti_cb_sampling_entry *e = ids[i] < s->n_entries ? &s->entries[ids[i]] : NULL;
+		if (!e || !e->name) {
+			snprintf(why, len, "device %d: no sampled metric %u", s->ordinal, ids[i]);
+			rc = CUPTI_CB_SAMPLING_EINVAL;
+			break;
+		}
+		out[i] = e->total;
+		if (cupti_cb_sampling_history_cut(&s->hist, t, ids[i], e->additive, &out[i])) {
+			snprintf(why, len, "device %d: the samples of that moment are no longer kept", s->ordinal);
+			rc = CUPTI_CB_SAMPLING_EINVAL;
+		}
+	}
+	*lost = s->lost, *hard = s->hard, *samples = s->samples;
+	if (s->trace > 1)
+		TRACE(s, "cut at %llu%s: %s after %.3f ms", (unsigned long long)t, need_next ? " (and the next sample)" : "",
+		      rc ? why : "ok", (boot_ns() - t0) / 1e6);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }

@@ -43,12 +43,15 @@
 #include "cupti_cb_profiler_config.h"
 #include "cupti_cb_profiler_totals.h"
 #include "cupti_cb_publish.h"
+#include "cupti_cb_sampling_history.h"
 
 /* Metrics in one device's union: each takes three published values,
- * after the losses and the count of samples; then one value per tracker. */
+ * after the losses, the count of samples and the publication's number;
+ * then one value per tracker. */
 #define CUPTI_CB_SAMPLING_MAX_METRICS 80
 #define CUPTI_CB_SAMPLING_MAX_TRACKERS 64
-#define CUPTI_CB_SAMPLING_PUB_TOTAL(id) (3 + 3 * (id))
+#define CUPTI_CB_SAMPLING_HEAD 4
+#define CUPTI_CB_SAMPLING_PUB_TOTAL(id) (CUPTI_CB_SAMPLING_HEAD + 3 * (id))
 #define CUPTI_CB_SAMPLING_PUB_TRACKER(t) (CUPTI_CB_SAMPLING_PUB_TOTAL(CUPTI_CB_SAMPLING_MAX_METRICS) + (t))
 #define CUPTI_CB_SAMPLING_PUBLISHED CUPTI_CB_SAMPLING_PUB_TRACKER(CUPTI_CB_SAMPLING_MAX_TRACKERS)
 _Static_assert(CUPTI_CB_SAMPLING_PUBLISHED <= CUPTI_CB_PUBLISH_MAX,
@@ -74,14 +77,16 @@ struct cupti_cb_sampling_options {
 	uint64_t decode_ns;		/* decode period */
 	size_t buffer_bytes;		/* the hardware buffer */
 	unsigned max_samples;		/* samples one decode takes at most */
+	int exact;			/* a read in the thread's code cuts by time, as a stop does */
 };
 
-/* From CUPTI_CB_SAMPLING_INTERVAL_US, _DECODE_US and _BUFFER_MB (defaults
- * 500 us, 1000 us, 32 MiB). Returns 0, or -1 with a sentence naming the
+/* From CUPTI_CB_SAMPLING_INTERVAL_US, _DECODE_US, _BUFFER_MB and _EXACT
+ * (defaults 500 us, 1000 us, 32 MiB, 0). Returns 0, or -1 with a sentence naming the
  * bad variable. */
 #define CUPTI_CB_ENV_SAMPLING_INTERVAL "CUPTI_CB_SAMPLING_INTERVAL_US"
 #define CUPTI_CB_ENV_SAMPLING_DECODE "CUPTI_CB_SAMPLING_DECODE_US"
 #define CUPTI_CB_ENV_SAMPLING_BUFFER "CUPTI_CB_SAMPLING_BUFFER_MB"
+#define CUPTI_CB_ENV_SAMPLING_EXACT "CUPTI_CB_SAMPLING_EXACT"
 int cupti_cb_sampling_options_from_env(struct cupti_cb_sampling_options *o, char *why, size_t len);
 
 struct cupti_cb_sampling_entry {
@@ -140,6 +145,12 @@ struct cupti_cb_sampling_session {
 	uint64_t hard;			/* of lost: the overflows and failures, not the gaps */
 	char lost_why[256];
 	uint64_t samples;		/* samples added to the totals (under lock and track_lock) */
+	uint64_t generation;		/* publications made (under track_lock) */
+	/* The samples added last (under lock), their values by entry: what a
+	 * cut takes off the totals. Emptied when the union changes (the
+	 * entries move). */
+	struct cupti_cb_sampling_history hist;
+	uint64_t paused_at;		/* a running sampling stopped for a new union: when (GPU ns) */
 	uint64_t decodes;
 	uint64_t decode_ns_max;		/* the longest decode pass */
 
@@ -207,13 +218,16 @@ int cupti_cb_sampling_session_snapshot(struct cupti_cb_sampling_session *s, cons
  * gaps between decoded samples. */
 int cupti_cb_sampling_session_snapshot_hard(struct cupti_cb_sampling_session *s, const unsigned *ids, unsigned n,
 					    struct cupti_cb_profiler_total *out, uint64_t *lost, uint64_t *hard);
-/* The same, with the count of samples added so far (*samples) and the
+/* The same, with the count of samples added so far (*samples), the
  * values of trackers[0..n) (NaN: no sample in the window; a tracker of
- * CUPTI_CB_SAMPLING_NO_TRACKER gives NaN), all of one publication. */
+ * CUPTI_CB_SAMPLING_NO_TRACKER gives NaN), and the publication's number
+ * (*generation, if not NULL: two snapshots of one number hold the same
+ * values), all of one publication. */
 #define CUPTI_CB_SAMPLING_NO_TRACKER ((unsigned)-1)
 int cupti_cb_sampling_session_snapshot_all(struct cupti_cb_sampling_session *s, const unsigned *ids,
 					   const unsigned *trackers, unsigned n, struct cupti_cb_profiler_total *out,
-					   double *extreme, uint64_t *lost, uint64_t *hard, uint64_t *samples);
+					   double *extreme, uint64_t *lost, uint64_t *hard, uint64_t *samples,
+					   uint64_t *generation);
 
 /* A tracker of entry id's extreme (kind 1: the largest per-sample value,
  * -1: the smallest), its window empty: its slot into *tracker. Returns 0,
@@ -230,6 +244,28 @@ void cupti_cb_sampling_session_untrack(struct cupti_cb_sampling_session *s, unsi
  * while it adds a sample: not in a signal handler. */
 int cupti_cb_sampling_session_track_from(struct cupti_cb_sampling_session *s, const unsigned *trackers, unsigned n,
 					 uint64_t from);
+
+/* The GPU's clock now, the one the samples' timestamps use: CUPTI's
+ * timestamp (cuptiGetTimestamp; the driver keeps the GPU's timer on
+ * CLOCK_REALTIME, which is the fallback). */
+uint64_t cupti_cb_sampling_session_now(const struct cupti_cb_sampling_session *s);
+
+/* The totals of ids[0..n) at moment t (cupti_cb_sampling_session_now's
+ * clock), cut by the samples' own timestamps: every sample that ended by t,
+ * and of the sample in progress at t the part before it
+ * (cupti_cb_sampling_history.h). Decodes, and waits, until the samples cover
+ * t: the sample in progress at t is complete, and with need_next the one
+ * after it too (the start of a window: the rate after the boundary tells
+ * how much of that sample was before it). The wait is bounded (about two
+ * intervals, once the GPU's buffer has them). Also the session's losses
+ * and samples counted then (*lost, *hard, *samples: the view of a
+ * snapshot). Not in a signal handler. Returns 0, CUPTI_CB_SAMPLING_EFAIL
+ * with a sentence when sampling stopped or no sample came, or
+ * CUPTI_CB_SAMPLING_EINVAL when t is older than the samples kept (a
+ * caller's moment from before the union changed). */
+int cupti_cb_sampling_session_cut(struct cupti_cb_sampling_session *s, uint64_t t, int need_next, const unsigned *ids,
+				  unsigned n, struct cupti_cb_profiler_total *out, uint64_t *lost, uint64_t *hard,
+				  uint64_t *samples, char *why, size_t len);
 
 /* The reason of the last loss ("" if none) into buf: a copy published
  * like the totals (the decode thread may note the next loss meanwhile);

@@ -108,6 +108,7 @@ struct sset {
 		struct loss lost[MAX_EVENTS];
 		double x[MAX_EVENTS];		/* the extremes' windows then */
 		uint64_t samples[MAX_EVENTS];	/* the samples the session had added then */
+		uint64_t gen[MAX_EVENTS];	/* the publications read then (0: a cut) */
 		uint64_t ns;
 		int have;
 	} last[2];
@@ -472,6 +473,7 @@ struct view {
 	struct loss lost[MAX_EVENTS];
 	double x[MAX_EVENTS];
 	uint64_t samples[MAX_EVENTS];
+	uint64_t gen[MAX_EVENTS];	/* the publications read (0: a cut, none) */
 };
 
 /* The sessions' totals now, for every event (each event's total, and its
@@ -481,7 +483,8 @@ static int snapshot(struct sset *s, struct view *w)
 	for (unsigned i = 0; i < s->n; i++) {
 		unsigned trk = s->extreme[i] ? s->trk[i] : CUPTI_CB_SAMPLING_NO_TRACKER;
 		if (cupti_cb_sampling_session_snapshot_all(s->sess[i], &s->sid[i], &trk, 1, &w->t[i], &w->x[i],
-							   &w->lost[i].all, &w->lost[i].hard, &w->samples[i]))
+							   &w->lost[i].all, &w->lost[i].hard, &w->samples[i],
+							   &w->gen[i]))
 			return -1;
 	}
 	return 0;
@@ -537,17 +540,27 @@ static int run_sessions(struct sset *s, int on, char *why, size_t len)
 	return first;
 }
 
-static int flush_sessions(struct sset *s, char *why, size_t len)
+/* The window's edge at moment t (the GPU's clock), cut by the samples'
+ * timestamps, for every event (cupti_cb_sampling_session_cut: waits until
+ * the samples cover t). The extremes come from a snapshot: a sample's
+ * extreme is not split. */
+static int cut_sessions(struct sset *s, uint64_t t, int need_next, struct view *w, char *why, size_t len)
 {
+	if (snapshot(s, w))
+		memset(w->x, 0, sizeof w->x);
 	for (unsigned i = 0; i < s->n; i++) {
-		int seen = 0;
-		for (unsigned j = 0; j < i; j++)
-			seen |= s->sess[j] == s->sess[i];
-		int rc = seen ? 0 : cupti_cb_sampling_session_flush(s->sess[i], why, len);
+		int rc = cupti_cb_sampling_session_cut(s->sess[i], t, need_next, &s->sid[i], 1, &w->t[i],
+						       &w->lost[i].all, &w->lost[i].hard, &w->samples[i], why, len);
 		if (rc)
 			return session_error(rc);
+		w->gen[i] = 0;
 	}
 	return 0;
+}
+
+static uint64_t gpu_now(const struct sset *s)
+{
+	return s->n ? cupti_cb_sampling_session_now(s->sess[0]) : 0;
 }
 
 /* Whether the devices the set holds are still those its events name: an
@@ -584,20 +597,20 @@ static int start_locked(struct ssrc *m, struct sset *s, char *why, size_t len)
 		run_sessions(s, 0, ignore, sizeof ignore);	/* the ones that started */
 		return rc;
 	}
-	/* The baseline holds every sample up to the start, so that work
-	 * issued and finished before it (a start after a synchronization) is
-	 * not counted in the window, only decoded late (about two intervals). */
-	if ((rc = flush_sessions(s, why, len))) {
-		char ignore[CUPTI_CB_WHY_LEN];
-		run_sessions(s, 0, ignore, sizeof ignore);
-		return rc;
-	}
+	/* The window starts now by the samples' timestamps: work that ended
+	 * before the start is not in it, however late its samples are decoded.
+	 * The sample after the start's tells how much of the start's own
+	 * sample came after it (cupti_cb_sampling_history.h), so the start
+	 * waits for both (one to two intervals, once the GPU's buffer has
+	 * them). */
 	struct view w;
-	if (snapshot(s, &w) || track_from(s, w.samples)) {
+	uint64_t t = gpu_now(s);
+	if ((rc = cut_sessions(s, t, 1, &w, why, len)) || track_from(s, w.samples)) {
 		char ignore[CUPTI_CB_WHY_LEN];
-		run_sessions(s, 0, ignore, sizeof ignore);	/* as after a failed flush: no runner stays counted */
-		snprintf(why, len, "the sampled totals could not be read");
-		return CUPTI_CB_ECUPTI;
+		run_sessions(s, 0, ignore, sizeof ignore);	/* no runner stays counted */
+		if (!rc)
+			snprintf(why, len, "the sampled totals could not be read");
+		return rc ? rc : CUPTI_CB_ECUPTI;
 	}
 	rebase(s, w.t, w.lost);
 	memset(s->out, 0, sizeof s->out);
@@ -669,41 +682,105 @@ static int sessions_gone(const struct ssrc *m, struct sset *s)
 	return s->gone;
 }
 
-/* A copy of the published totals: no lock, the same in a signal handler
- * (one system call, the signal-context test). The adapter's guard keeps a
- * handler's read out of a start, reset or stop of the same set on its
- * thread (PAPI reads a set only on its own thread), so the read may note
- * its totals for the reset that follows in its own context. */
+/* Whether view w read the publications last[ctx] holds (the same values). */
+static int same_read(const struct sset *s, int ctx, const uint64_t *gen)
+{
+	if (!s->last[ctx].have)
+		return 0;
+	for (unsigned i = 0; i < s->n; i++)
+		if (!gen[i] || gen[i] != s->last[ctx].gen[i])
+			return 0;
+	return 1;
+}
+
+static void keep_read(struct sset *s, int ctx, const struct view *w, uint64_t ns)
+{
+	memcpy(s->last[ctx].t, w->t, s->n * sizeof w->t[0]);
+	memcpy(s->last[ctx].lost, w->lost, s->n * sizeof w->lost[0]);
+	memcpy(s->last[ctx].x, w->x, s->n * sizeof w->x[0]);
+	memcpy(s->last[ctx].samples, w->samples, s->n * sizeof w->samples[0]);
+	memcpy(s->last[ctx].gen, w->gen, s->n * sizeof w->gen[0]);
+	s->last[ctx].ns = ns;
+	s->last[ctx].have = 1;
+}
+
+/* Notes a read for the reset that may follow in its own context (see
+ * s_set_reset). Which context a read runs in takes a system call
+ * (cupti_cb_in_signal_context), paid only when it matters: when the
+ * publication read differs from one a kept read holds. Between two
+ * decodes (a millisecond) every read sees the same publication, and a
+ * reset continues from the same totals whichever read it takes. */
+static void note_read(struct sset *s, const struct view *w)
+{
+	uint64_t ns = cupti_cb_mono_ns();
+	int thread_same = same_read(s, CTX_THREAD, w->gen);
+	if (thread_same && (!s->last[CTX_HANDLER].have || same_read(s, CTX_HANDLER, w->gen))) {
+		s->last[CTX_THREAD].ns = ns;
+		if (s->last[CTX_HANDLER].have)
+			s->last[CTX_HANDLER].ns = ns;
+		return;
+	}
+	keep_read(s, cupti_cb_in_signal_context() ? CTX_HANDLER : CTX_THREAD, w, ns);
+}
+
+/* CUPTI_CB_SAMPLING_EXACT: a read in the thread's own code ends its
+ * region where it is, by the samples' timestamps, as a stop does; a reset
+ * right after it starts the next there. It waits for the sample after
+ * its own as well (one interval more than a stop): a region boundary
+ * usually lies in running work, whose rate after the boundary tells how
+ * to split the boundary's sample. */
+static int exact_read(struct sset *s, long long *values)
+{
+	struct view w;
+	char why[CUPTI_CB_WHY_LEN];
+	int prev = cupti_cb_own_begin();
+	int rc = cut_sessions(s, gpu_now(s), 1, &w, why, sizeof why);
+	cupti_cb_own_end(prev);
+	if (rc) {
+		snprintf(s->why, sizeof s->why, "%s", why);
+		return rc;
+	}
+	rc = window_values(s, w.t, w.lost, w.x, values);
+	if (rc && rc != CUPTI_CB_EDROPPED)
+		return rc;
+	keep_read(s, CTX_THREAD, &w, cupti_cb_mono_ns());
+	return rc;
+}
+
+/* A copy of the published totals: no lock, the same in a signal handler.
+ * The adapter's guard keeps a handler's read out of a start, reset or
+ * stop of the same set on its thread (PAPI reads a set only on its own
+ * thread), so the read may note its totals for the reset that follows in
+ * its own context. */
 static int s_set_read(void *self, void *set, long long *values)
 {
+	struct ssrc *m = self;
 	struct sset *s = set;
 	if (!s->running) {
 		memcpy(values, s->out, s->n * sizeof values[0]);
 		return CUPTI_CB_OK;
 	}
-	if (sessions_gone(self, s))
+	if (sessions_gone(m, s))
 		return CUPTI_CB_EUNAVAIL;
+	if (m->opt.exact && !cupti_cb_in_signal_context())
+		return exact_read(s, values);
 	struct view w;
 	if (snapshot(s, &w))
 		return CUPTI_CB_EUNAVAIL;
 	int rc = window_values(s, w.t, w.lost, w.x, values);
 	if (rc && rc != CUPTI_CB_EDROPPED)
 		return rc;
-	int ctx = cupti_cb_in_signal_context() ? CTX_HANDLER : CTX_THREAD;
-	memcpy(s->last[ctx].t, w.t, s->n * sizeof w.t[0]);
-	memcpy(s->last[ctx].lost, w.lost, s->n * sizeof w.lost[0]);
-	memcpy(s->last[ctx].x, w.x, s->n * sizeof w.x[0]);
-	memcpy(s->last[ctx].samples, w.samples, s->n * sizeof w.samples[0]);
-	s->last[ctx].ns = cupti_cb_mono_ns();
-	s->last[ctx].have = 1;
+	note_read(s, &w);
 	return rc;
 }
 
-/* PAPI_stop reads the set, then stops it: its values are that read's, a
- * copy as old as any read's (cupti_cb(7) says how old). The stop keeps
- * them for the reads of the stopped set, and sampling stops with the last
- * running set of a device (the decode of what remains is for the sets
- * that run on). */
+/* The window ends at the stop by the samples' timestamps: the stop waits
+ * until the samples cover its moment (the sample in progress then is
+ * complete: about an interval, once the GPU's buffer has it) and cuts the
+ * totals there, so that start / work / synchronize / stop counts the work
+ * and no more. PAPI_stop's own read came first and saw a copy; the
+ * adapter hands out these values instead (values_at_stop). Sampling
+ * stops with the last running set of a device. */
 static int s_set_stop(void *self, void *set)
 {
 	struct ssrc *m = self;
@@ -717,20 +794,21 @@ static int s_set_stop(void *self, void *set)
 		memset(s->out, 0, sizeof s->out);
 		return CUPTI_CB_EUNAVAIL;
 	}
-	if (m->e->trace > 1)
-		TRACE(m, "stop at %.3f ms (the last read at %.3f ms)", cupti_cb_mono_ns() / 1e6,
-		      s->last[CTX_THREAD].ns / 1e6);
-	int rc = CUPTI_CB_OK;
-	struct view w;
-	if (s->last[CTX_THREAD].have)
-		rc = window_values(s, s->last[CTX_THREAD].t, s->last[CTX_THREAD].lost, s->last[CTX_THREAD].x, s->out);
-	else if (snapshot(s, &w) == 0)
-		rc = window_values(s, w.t, w.lost, w.x, s->out);
-	else
-		memset(s->out, 0, sizeof s->out);
+	uint64_t t = gpu_now(s), t0 = cupti_cb_mono_ns();
 	int prev = cupti_cb_own_begin();
 	pthread_mutex_lock(&m->lock);
+	struct view w;
 	char why[CUPTI_CB_WHY_LEN];
+	int rc = cut_sessions(s, t, 0, &w, why, sizeof why);
+	if (rc == CUPTI_CB_OK)
+		rc = window_values(s, w.t, w.lost, w.x, s->out);
+	else
+		snprintf(s->why, sizeof s->why, "%s", why);
+	if (m->e->trace)
+		TRACE(m, "stop: cut %s after %.3f ms", rc == CUPTI_CB_OK ? "made" : "failed",
+		      (cupti_cb_mono_ns() - t0) / 1e6);
+	if (rc != CUPTI_CB_OK && rc != CUPTI_CB_EDROPPED)
+		memset(s->out, 0, sizeof s->out);
 	if (run_sessions(s, 0, why, sizeof why))
 		TRACE(m, "stop: %s", why);
 	s->running = 0;
@@ -739,14 +817,31 @@ static int s_set_stop(void *self, void *set)
 	return rc == CUPTI_CB_EDROPPED ? CUPTI_CB_OK : rc;	/* the stop's read gave the warning */
 }
 
+/* Which kept read a reset continues from: the one of its own context.
+ * Only where both are kept and differ does the context need asking (a
+ * system call), and for an extreme's window, which a handler may not
+ * restart (it takes a short lock). Returns the context, or -1 for a
+ * handler that may not reset. */
+static int reset_context(struct sset *s)
+{
+	int both_differ = s->last[CTX_THREAD].have && s->last[CTX_HANDLER].have &&
+			  !same_read(s, CTX_HANDLER, s->last[CTX_THREAD].gen);
+	int ctx = CTX_THREAD;
+	if (both_differ || has_extremes(s) || !s->last[CTX_THREAD].have)
+		ctx = cupti_cb_in_signal_context() ? CTX_HANDLER : CTX_THREAD;
+	if (ctx == CTX_HANDLER && has_extremes(s))
+		return -1;
+	return ctx;
+}
+
 /* A new window. Right after a read (within one decode period) it starts
  * where that read ended: tools that read and reset at every region
  * boundary (TAU, Caliper) then lose no sample decoded between the two
  * calls, and the regions add up to the whole. The read is the last one
  * made in the reset's own context: a sampler's read in a signal handler
  * between the thread's read and its reset is not where the thread's
- * window ended. Otherwise it starts at the totals now. Lock-free like a
- * read, so allowed in a signal handler too. */
+ * window ended. Otherwise it starts at the totals now (a copy, as old as
+ * a read's). Lock-free like a read, so allowed in a signal handler too. */
 static int s_set_reset(void *self, void *set)
 {
 	struct ssrc *m = self;
@@ -757,10 +852,8 @@ static int s_set_reset(void *self, void *set)
 	}
 	if (sessions_gone(m, s))
 		return CUPTI_CB_EUNAVAIL;
-	int ctx = cupti_cb_in_signal_context() ? CTX_HANDLER : CTX_THREAD;
-	/* An extreme's window starts with a short lock (track_from), which a
-	 * handler may not take. */
-	if (ctx == CTX_HANDLER && has_extremes(s))
+	int ctx = reset_context(s);
+	if (ctx < 0)
 		return CUPTI_CB_EUNAVAIL;
 	if (s->last[ctx].have && cupti_cb_mono_ns() - s->last[ctx].ns <= m->opt.decode_ns &&
 	    track_from(s, s->last[ctx].samples) == 0) {
@@ -887,4 +980,5 @@ const struct cupti_cb_source_ops cupti_cb_sampling_source = {
 	.set_reset = s_set_reset,
 	.set_why = s_set_why,
 	.may_refuse_in_handler = 1,
+	.values_at_stop = 1,
 };

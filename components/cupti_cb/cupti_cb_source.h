@@ -117,6 +117,11 @@ struct cupti_cb_source_ops {
 	 * adapter asks such sources before the others, so that a refusal
 	 * changes nothing. */
 	int may_refuse_in_handler;
+	/* Its set_stop settles values that the read before it could not know
+	 * yet (the sampled metrics' window ends at the stop by the samples'
+	 * timestamps): after the stop, set_read gives them, and the adapter
+	 * makes them PAPI_stop's values. */
+	int values_at_stop;
 	/* Optional: the sentence of the set's last failed read, stop or reset
 	 * ("" if none), for PAPI_VERBOSE. */
 	const char *(*set_why)(void *self, void *set);

@@ -210,6 +210,11 @@ int fake_profiler_refused_in_cuinit(void); /* the calls so refused */
  * device dev, as GPU work would be; lost while the device is not started, or when metric is not
  * one the object was asked for. */
 void fake_pm_add(int dev, const char *metric, double v);
+/* The GPU does work v of metric over [from, to) (the fake's CLOCK_MONOTONIC, ns; a span that
+ * began before now is fine): each sample that overlaps the span gets v times the overlap over
+ * the span's length, as a kernel's bytes land in the samples of the time it ran. Samples taken
+ * while sampling was stopped lose their part. */
+void fake_pm_add_span(int dev, const char *metric, double v, uint64_t from, uint64_t to);
 /* The sample open on dev completes now (its end: now); the next one opens. Nothing if stopped. */
 /* The next n samples of device dev that complete are left out of the hardware buffer, with no
  * overflow: a gap between two decoded samples, as the GPU left beside several threads' first CUDA

@@ -233,9 +233,39 @@ static void drop_one(struct pm_object *o)
 	lost[o->dev]++;
 }
 
-/* A completed sample goes into the hardware buffer, or is dropped as the append mode says. */
-static void push(struct pm_object *o, uint64_t start, uint64_t end, const double *v)
+static int name_index(const struct pm_object *o, const char *name);
+
+/* Work the GPU does over a span of time (fake_pm_add_span), which every sample that overlaps
+ * the span gets its share of, by time. Under pmlock. */
+#define PM_SPANS 64
+static struct pm_span {
+	int live, dev;
+	char metric[PM_NAME_BYTES];
+	double v;
+	uint64_t from, to;
+} spans[PM_SPANS];
+
+static void add_spans(const struct pm_object *o, uint64_t start, uint64_t end, double *v)
 {
+	for (int k = 0; k < PM_SPANS; k++) {
+		struct pm_span *p = &spans[k];
+		if (!p->live || p->dev != o->dev)
+			continue;
+		uint64_t a = p->from > start ? p->from : start, b = p->to < end ? p->to : end;
+		int i = name_index(o, p->metric);
+		if (b > a && i >= 0)
+			v[i] += p->v * (double)(b - a) / (double)(p->to - p->from);
+		if (p->to <= end)
+			p->live = 0;
+	}
+}
+
+/* A completed sample goes into the hardware buffer, or is dropped as the append mode says. */
+static void push(struct pm_object *o, uint64_t start, uint64_t end, const double *given)
+{
+	double v[FAKE_PM_MAX_METRICS];
+	memcpy(v, given, sizeof v);
+	add_spans(o, start, end, v);
 	if (skip_next[o->dev] > 0) {
 		skip_next[o->dev]--;	/* never written: a gap, with no overflow */
 		return;
@@ -333,6 +363,22 @@ void fake_pm_add(int dev, const char *metric, double v)
 	int i = o && o->started && metric ? name_index(o, metric) : -1;
 	if (i >= 0)
 		o->open[i] += v;
+	pthread_mutex_unlock(&pmlock);
+}
+
+void fake_pm_add_span(int dev, const char *metric, double v, uint64_t from, uint64_t to)
+{
+	pthread_mutex_lock(&pmlock);
+	advance_all();
+	int k = 0;
+	while (k < PM_SPANS && spans[k].live)
+		k++;
+	if (k == PM_SPANS || !metric || to <= from || dev < 0 || dev >= FAKE_PM_MAX_DEVICES) {
+		fprintf(stderr, "fake_pm_add_span: no room or a bad span\n");
+		abort();
+	}
+	spans[k] = (struct pm_span){ .live = 1, .dev = dev, .v = v, .from = from, .to = to };
+	snprintf(spans[k].metric, sizeof spans[k].metric, "%s", metric);
 	pthread_mutex_unlock(&pmlock);
 }
 
@@ -804,5 +850,15 @@ int fake_pm_evaluate(CUpti_Profiler_Host_EvaluateToGpuValues_Params *p)
 			return CUPTI_ERROR_INVALID_METRIC_NAME;
 		memcpy(&p->pMetricValues[i], s + k * sizeof(double), sizeof(double));
 	}
+	return CUPTI_SUCCESS;
+}
+
+/* CUPTI's clock, which the samples' timestamps use: here the fake's (CLOCK_MONOTONIC, which
+ * fake_time_freeze can freeze). */
+CUptiResult CUPTIAPI cuptiGetTimestamp(uint64_t *timestamp)
+{
+	if (!timestamp)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	*timestamp = now_ns();
 	return CUPTI_SUCCESS;
 }

@@ -78,6 +78,7 @@
 #include "hl_report.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/time.h>
@@ -905,6 +906,183 @@ static int fork_case(void)
     return ct_done();
 }
 
+
+/* ---- windows cut by the samples' timestamps, with no sleep ------------------------------- */
+
+static uint64_t fake_now(void)   /* the fake GPU's clock: CLOCK_MONOTONIC, as cuptiGetTimestamp's */
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The program's synchronization: returns once the GPU's work up to `end` is done. */
+static void sync_until(uint64_t end)
+{
+    while (fake_now() < end)
+        nap_us(50);
+}
+
+/* |got - want| <= tol * want, with both in the note. */
+static void check_near(const char *name, double got, double want, double tol)
+{
+    ct_result(fabs(got - want) <= tol * want + 1, "%s: %.0f for %.0f (%.4f)", name, got, want,
+              want ? got / want : 0);
+}
+
+/* start / work / synchronize / stop with no sleep: the window holds the work and no more, also
+ * when the start comes right after earlier work, and a kernel in flight at the start counts from
+ * the start on. Before windows were cut by timestamps, such a stop read almost nothing (the
+ * samples of the work were not decoded yet). */
+static int window_case(void)
+{
+    env_defaults();
+    ct_library_init();
+    const char *names[] = { READ };
+    long long v;
+    int es = ct_eventset(1, names);
+    CHECK_PAPI(PAPI_start(es));
+    uint64_t t = fake_now();
+    fake_pm_add_span(0, "dram__bytes_read.sum", 5e6, t + 100000, t + 5100000);
+    sync_until(t + 5100000);
+    CHECK_PAPI(PAPI_stop(es, &v));
+    check_near("start / 5 ms of work / synchronize / stop: the work", v, 5e6, 1e-6);
+
+    /* Work that ended right before the start (20 us), then the window's own. */
+    t = fake_now();
+    fake_pm_add_span(0, "dram__bytes_read.sum", 3e6, t, t + 3000000);
+    sync_until(t + 3020000);
+    CHECK_PAPI(PAPI_start(es));
+    t = fake_now();
+    fake_pm_add_span(0, "dram__bytes_read.sum", 4e6, t + 20000, t + 4020000);
+    sync_until(t + 4020000);
+    CHECK_PAPI(PAPI_stop(es, &v));
+    check_near("work finished right before the start is not counted", v, 4e6, 1e-6);
+
+    /* A kernel in flight across the start: the part after it. */
+    t = fake_now();
+    fake_pm_add_span(0, "dram__bytes_read.sum", 6e6, t, t + 6000000);
+    sync_until(t + 2000000);
+    uint64_t a = fake_now();
+    CHECK_PAPI(PAPI_start(es));
+    sync_until(t + 6000000);
+    CHECK_PAPI(PAPI_stop(es, &v));
+    double most = 6e6 * (double)(t + 6000000 - a) / 6e6;
+    ct_result(v <= most + 1 && v >= 0.98 * most, "a kernel in flight at the start counts from it: %lld for %.0f",
+              v, most);
+    return ct_done();
+}
+
+/* TAU's read + reset at every region boundary with no sleep, steady work across 20 regions: the
+ * regions add up to a whole window on another thread and to the work, within 0.1%. With
+ * CUPTI_CB_SAMPLING_EXACT=1 (regions_exact) each region also reads its own share, within 1%. */
+static int regions_run(int exact)
+{
+    env_defaults();
+    if (exact)
+        setenv("CUPTI_CB_SAMPLING_EXACT", "1", 1);
+    ct_library_init();
+    PAPI_MUST(PAPI_thread_init(ct_thread_id));
+    pthread_t th;
+    pthread_barrier_init(&whole_go, NULL, 2);
+    pthread_barrier_init(&whole_done, NULL, 2);
+    pthread_create(&th, NULL, whole_thread, NULL);
+    pthread_barrier_wait(&whole_go);
+    const char *names[] = { READ };
+    int es = ct_eventset(1, names);
+    CHECK_PAPI(PAPI_start(es));
+    const double work = 2e7;
+    const uint64_t span = 20000000;
+    uint64_t t = fake_now() + 50000;
+    fake_pm_add_span(0, "dram__bytes_read.sum", work, t, t + span);
+    long long v, sum = 0;
+    uint64_t edge = t;
+    int off = 0;
+    for (int r = 1; r <= 20; r++) {
+        sync_until(t + (uint64_t)r * (span / 20) - (r == 20 ? 0 : 300000));
+        uint64_t at = fake_now();
+        CHECK_PAPI(PAPI_read(es, &v));
+        CHECK_PAPI(PAPI_reset(es));
+        sum += v;
+        double own = work * (double)((at < t + span ? at : t + span) - edge) / (double)span;
+        if (exact && r > 1 && fabs((double)v - own) > 0.01 * own)
+            off++, ct_note("region %d: %lld for %.0f", r, v, own);
+        edge = at < t + span ? at : t + span;
+    }
+    CHECK_PAPI(PAPI_stop(es, &v));
+    sum += v;
+    pthread_barrier_wait(&whole_done);
+    pthread_join(th, NULL);
+    check_near("the whole: the work", whole_value, work, 1e-3);
+    check_near("the regions add up to the whole", sum, whole_value, 1e-3);
+    if (exact)
+        CHECK_EQ("each region reads its own share within 1%", off, 0);
+    return ct_done();
+}
+
+static int regions_case(void)
+{
+    return regions_run(0);
+}
+
+static int regions_exact_case(void)
+{
+    return regions_run(1);
+}
+
+/* Another thread's set brings a new sampled metric while a set runs: sampling stops for the new
+ * configuration, and the running set's window misses the GPU's work in that time. Its read says
+ * so (PAPI_ECMP with the sentence) instead of PAPI_OK with a short value (469 of 499 before). */
+static int reconfig_b_rc;
+static void *reconfig_other(void *arg)
+{
+    (void)arg;
+    const char *names[] = { WRITE };
+    long long v;
+    PAPI_register_thread();
+    int es = ct_eventset(1, names);
+    reconfig_b_rc = PAPI_start(es);
+    if (reconfig_b_rc == PAPI_OK)
+        reconfig_b_rc = PAPI_stop(es, &v);
+    PAPI_cleanup_eventset(es);
+    PAPI_destroy_eventset(&es);
+    PAPI_unregister_thread();
+    return NULL;
+}
+
+static int reconfig_case(void)
+{
+    env_defaults();
+    setenv("PAPI_VERBOSE", "1", 1);
+    ct_library_init();
+    PAPI_MUST(PAPI_thread_init(ct_thread_id));
+    const char *names[] = { READ };
+    long long v;
+    int es = ct_eventset(1, names);
+    CHECK_PAPI(PAPI_start(es));
+    uint64_t t = fake_now();
+    fake_pm_add_span(0, "dram__bytes_read.sum", 1e6, t, t + 6000000);
+    sync_until(t + 2000000);
+    pthread_t th;
+    pthread_create(&th, NULL, reconfig_other, NULL);
+    pthread_join(th, NULL);
+    CHECK_EQ("the other set starts and stops", reconfig_b_rc, PAPI_OK);
+    CHECK_EQ("the union was configured again", fake_pm_calls("SetConfig"), 2);
+    sync_until(t + 6000000);
+    char err[4096] = "";
+    int rc = CAPTURED(err, PAPI_read(es, &v));
+    CHECK_EQ("the running set's read fails", rc, PAPI_ECMP);
+    CHECK_TRUE("and says why", strstr(err, "another event set's metrics") != NULL);
+    ct_note("%s", err);
+    CHECK_PAPI(PAPI_reset(es));
+    t = fake_now();
+    fake_pm_add_span(0, "dram__bytes_read.sum", 2e6, t + 10000, t + 3010000);
+    sync_until(t + 3010000);
+    CHECK_PAPI(PAPI_stop(es, &v));
+    check_near("a reset starts a good window", v, 2e6, 1e-6);
+    return ct_done();
+}
+
 static int profiler_case(void)
 {
     long long v;
@@ -936,6 +1114,8 @@ int main(int argc, char **argv)
         { "gap", gap_case },               { "hl", hl_case },               { "overflowrefused", overflow_refused_case },
         { "handlerbase", handlerbase_case }, { "priorloss", priorloss_case },
         { "minmax", minmax_case },         { "atexit", atexit_case },       { "fork", fork_case },
+        { "window", window_case },         { "regions", regions_case },     { "regions_exact", regions_exact_case },
+        { "reconfig", reconfig_case },
     };
     return fake_run_cases(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
