@@ -40,6 +40,16 @@ $1 == "tau" {
         note("check FAILED for tau set " F["set"] ": the reads did not add up to the launches")
     next
 }
+$1 == "edges" {
+    if (!(F["set"] in ES)) EORDER[++nedge] = F["set"]
+    ES[F["set"]] = ES[F["set"]] " " F["start_ms"]
+    ER[F["set"]] = ER[F["set"]] " " F["read_ms"]
+    EP[F["set"]] = EP[F["set"]] " " F["stop_ms"]
+    EN[F["set"]] = F["reps"]
+    if (F["check"] == "FAIL")
+        note("check FAILED for edges set " F["set"] ": a stop's value was off the bytes moved by more than 2%")
+    next
+}
 END {
     print "# cupti_cb sampled-metrics benchmark"
     print ""
@@ -91,6 +101,22 @@ END {
         }
     r = ratio(TM["sampled"], cb)
     target("TAU step with a sampled metric / callback only", fmt_r(r), "<= 1.2", r != "" && r <= 1.2, r != "")
+    if (nedge) {
+        print ""
+        print "## A window's edges right after synchronized work (ms per call, medians)"
+        print ""
+        print "sampled: PAPI_start and PAPI_stop cut at their moment by the samples' timestamps; exact:"
+        print "CUPTI_CB_SAMPLING_EXACT=1, where a read cuts too; range: the Range Profiler."
+        print ""
+        print "| set | calls per process | PAPI_start | PAPI_read | PAPI_stop |"
+        print "|---|---|---|---|---|"
+        for (i = 1; i <= nedge; i++) {
+            k = EORDER[i]
+            print "| " k " | " EN[k] " | " spread(ES[k]) " | " spread(ER[k]) " | " spread(EP[k]) " |"
+        }
+        sp = median(EP["sampled"]); rp = median(EP["range"])
+        target("sampled PAPI_stop / the Range Profiler's", fmt_r(ratio(sp, rp)), "< 1", num(sp) && num(rp) && sp < rp, num(sp) && num(rp))
+    }
     print_targets()
 }
 AWK

@@ -34,6 +34,14 @@
  *       dram__bytes_read.sum}.  N steps (default 10000; 50 suit range) after
  *       N/10 warm-up steps; check=ok when the reads add up to every launch.
  *       tau set=S steps=N step_us=.. step_us_mean=.. step_us_p90=.. check=..
+ *   bench_sampling --part=edges --set=sampled|exact|range [--reps=N] [--mib=M] [--device=N]
+ *       What a window's edges cost right after synchronized work, as users call PAPI (no sleep):
+ *       N repetitions (default 50) of 2 streaming kernels over M MiB (default 512), the
+ *       synchronization, then the call timed alone: PAPI_start, and after 2 more kernels and the
+ *       synchronization, in turn PAPI_stop alone, or PAPI_read (exact: CUPTI_CB_SAMPLING_EXACT=1, a
+ *       read that cuts at its moment) before the stop.  sampled and exact: {dram__bytes_read.sum:sampled}; range:
+ *       {dram__bytes_read.sum}.  check=ok when every stop counts the window's bytes within 2%.
+ *       edges set=S reps=N start_ms=.. read_ms=.. stop_ms=.. check=..
  * Exit 0 on success, 1 on any failure (the message on stderr), 77 without a GPU. */
 #include <cuda_runtime.h>
 
@@ -238,13 +246,7 @@ static void part_app(const char *mode, int launches, int iters, size_t mib, int 
     const char *check = "none";
     if (!bare) {
         long long v[1];
-        /* PAPI_stop returns a read's values, and a sampled read is a copy as old as an interval and
-         * two decode periods: wait that long (and a margin) for the last streaming kernels to be in
-         * it. */
-        if (sampled) {
-            const char *iv = getenv("CUPTI_CB_SAMPLING_INTERVAL_US"), *dp = getenv("CUPTI_CB_SAMPLING_DECODE_US");
-            usleep((useconds_t)(2 * (iv && *iv ? atol(iv) : 500) + 2 * (dp && *dp ? atol(dp) : 1000) + 2000));
-        }
+        /* No wait: a sampled stop ends its window by the samples' timestamps. */
         PAPI_CHECK(PAPI_stop(es, v));
         double want = callback ? (double)reps * (launches + iters) : (double)reps * iters * (double)(mib << 20);
         double got = value_of(es, 0, v[0]);
@@ -329,12 +331,67 @@ static void part_tau(const char *set, int steps)
     free(t);
 }
 
+/* ---------------------------------------------------------------- edges */
+
+static void part_edges(const char *set, int reps, size_t mib)
+{
+    int range = !strcmp(set, "range");
+    if (!range && strcmp(set, "sampled") && strcmp(set, "exact"))
+        die("--set must be sampled, exact or range");
+    if (!strcmp(set, "exact"))
+        setenv("CUPTI_CB_SAMPLING_EXACT", "1", 1);
+    if (reps < 3 || reps > 1000)
+        die("--reps must be 3 to 1000");
+    static const char *const SAMPLED[] = {"dram__bytes_read.sum:sampled"}, *const RANGE[] = {"dram__bytes_read.sum"};
+    double *t_start = (double *)calloc((size_t)reps, sizeof(double)), *t_read = (double *)calloc((size_t)reps, sizeof(double)),
+           *t_stop = (double *)calloc((size_t)reps, sizeof(double));
+    if (!t_start || !t_read || !t_stop)
+        die("out of memory");
+    struct stream s;
+    cuda_init();
+    stream_setup(&s, mib);
+    stream_launch(&s, 1);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    papi_init();
+    int es = PAPI_NULL, bad = 0;
+    PAPI_CHECK(PAPI_create_eventset(&es));
+    PAPI_CHECK(PAPI_add_named_event(es, range ? RANGE[0] : SAMPLED[0]));
+    for (int r = 0; r < reps; r++) {
+        long long v[1];
+        stream_launch(&s, 2);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        uint64_t t0 = now_ns();
+        PAPI_CHECK(PAPI_start(es));
+        t_start[r] = (double)(now_ns() - t0) / 1e6;
+        stream_launch(&s, 2);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        t0 = now_ns();
+        if (r % 2) { /* odd repetitions time a read (then stop), even ones the stop alone */
+            PAPI_CHECK(PAPI_read(es, v));
+            t_read[r / 2] = (double)(now_ns() - t0) / 1e6;
+            PAPI_CHECK(PAPI_stop(es, v));
+        } else {
+            PAPI_CHECK(PAPI_stop(es, v));
+            t_stop[r / 2] = (double)(now_ns() - t0) / 1e6;
+        }
+        double got = value_of(es, 0, v[0]), want = 2.0 * (double)(mib << 20);
+        if (got < 0.98 * want || got > 1.02 * want) {
+            bad++;
+            fprintf(stderr, "bench_sampling: edges set=%s: a stop counted %.0f bytes, want %.0f +- 2%%\n", set, got, want);
+        }
+    }
+    printf("edges set=%s reps=%d start_ms=%.3f read_ms=%.4f stop_ms=%.3f check=%s\n", set, reps,
+           quantile(t_start, (size_t)reps, 0.5), quantile(t_read, (size_t)(reps / 2), 0.5),
+           quantile(t_stop, (size_t)((reps + 1) / 2), 0.5), bad ? "FAIL" : "ok");
+    free(t_start), free(t_read), free(t_stop);
+}
+
 int main(int argc, char **argv)
 {
     const char *part = opt_str(argc, argv, "part", NULL);
     g_device = atoi(opt_str(argc, argv, "device", "0"));
     if (!part)
-        die("usage: %s --part=read|app|tau [--set=S] [--mode=M] [--reads=N] [--steps=N] [--launches=N] "
+        die("usage: %s --part=read|app|tau|edges [--set=S] [--mode=M] [--reads=N] [--steps=N] [--launches=N] "
             "[--stream-iters=K] [--mib=M] [--reps=R] [--device=N]",
             argv[0]);
     bench_require_gpu();
@@ -347,6 +404,9 @@ int main(int argc, char **argv)
                  atoi(opt_str(argc, argv, "reps", "5")));
     else if (!strcmp(part, "tau"))
         part_tau(opt_str(argc, argv, "set", "callback"), atoi(opt_str(argc, argv, "steps", "10000")));
+    else if (!strcmp(part, "edges"))
+        part_edges(opt_str(argc, argv, "set", "sampled"), atoi(opt_str(argc, argv, "reps", "50")),
+                   (size_t)atol(opt_str(argc, argv, "mib", "512")));
     else
         die("unknown --part=%s", part);
     fflush(stdout);

@@ -95,6 +95,11 @@ tau_step() { # tau_step ROUND SET
     keep "tau/$2/$1" $? '^tau ' "s/\$/ round=$1/"
 }
 
+edges_step() { # edges_step ROUND SET
+    step "edges/$2/$1" "$prog" --part=edges --set="$2" --reps="${BENCH_EDGES_REPS:-50}" --mib="$mib" --device="$device"
+    keep "edges/$2/$1" $? '^edges ' "s/\$/ round=$1/"
+}
+
 {
     echo "meta commit $commit"
     echo "meta date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -114,6 +119,7 @@ for ((r = 1; r <= rounds; r++)); do
     for s in $(ordered $r sampled callback range); do read_step $r $s; done
     for m in $(ordered $r $app_modes); do app_step $r "$m"; done
     for s in $(ordered $r callback sampled range); do tau_step $r $s; done
+    for s in $(ordered $r sampled exact range); do edges_step $r $s; done
 done
 
 [ -n "$skipped" ] && echo "note the ${budget} s budget was spent; skipped:$skipped" >> "$res"

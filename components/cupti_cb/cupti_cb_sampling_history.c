@@ -133,12 +133,28 @@ double cupti_cb_sampling_split(double v, uint64_t start, uint64_t end, uint64_t 
 		return v;
 	double d = (double)(end - start), tau = (double)(t - start);
 	double linear = v * tau / d;
-	if (!(r_prev >= 0) || !(r_next >= 0) || r_prev == r_next)
+	if (!(r_prev >= 0) || !(r_next >= 0))
 		return linear;
-	/* r_prev * x + r_next * (d - x) = v */
-	double x = (v - r_next * d) / (r_prev - r_next);
-	if (!(x >= 0 && x <= d))
+	double before;
+	if (r_next * d <= 0.01 * v || v > (r_prev > r_next ? r_prev : r_next) * d * (1 + 1e-3)) {
+		/* The GPU went idle in the sample, or a burst lies inside it
+		 * (more than either side's rate gives: work shorter than an
+		 * interval). Its work is the work before the boundary: a start
+		 * returns only once the sample after its own is in, so no work
+		 * issued after the start lies in the start's sample, and a stop
+		 * or an exact read comes after the work it ends. After t lies
+		 * only what the rate after the sample explains. (The rate before
+		 * tells nothing here: a sample that was busy for part of its time
+		 * has a lower rate than its work had.) */
+		before = v - r_next * (d - tau);
+	} else if (r_prev == r_next) {
 		return linear;
-	double before = tau <= x ? r_prev * tau : r_prev * x + r_next * (tau - x);
+	} else {
+		/* r_prev * x + r_next * (d - x) = v */
+		double x = (v - r_next * d) / (r_prev - r_next);
+		if (!(x >= 0 && x <= d))
+			return linear;
+		before = tau <= x ? r_prev * tau : r_prev * x + r_next * (tau - x);
+	}
 	return before < 0 ? 0 : before > v ? v : before;
 }

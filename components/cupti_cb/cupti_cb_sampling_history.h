@@ -55,12 +55,16 @@ int cupti_cb_sampling_history_cut(const struct cupti_cb_sampling_history *h, uin
 
 /* Of a sample [start, end) whose value is v (an additive metric), the part
  * before moment t, from the rates of the samples beside it (r_prev and
- * r_next, value per ns; 0 where there is none or it is not known yet): the
- * rate inside the sample is taken to change once, from r_prev to r_next,
- * at the point that gives v. An idle side puts the whole sample on the
- * busy side of the boundary; steady work splits it by time. Where no such
- * point exists (a burst or a dip inside the sample, equal rates), by
- * time. */
+ * r_next, value per ns; 0 where there is none or it is not known yet).
+ * Where the GPU goes idle after the sample (r_next under 1% of the
+ * sample's rate) or the sample holds a burst (more than either rate gives:
+ * work shorter than an interval), its work lies before the boundary but
+ * for what r_next explains after it: a window's edge comes after the work
+ * it ends, and a start's sample holds no work issued after the start.
+ * Otherwise the rate inside the sample is taken to change once, from
+ * r_prev to r_next, at the point that gives v: work that starts in the
+ * sample lies after the boundary as far as r_next explains, and steady
+ * work splits by time. A dip, or equal rates: by time. */
 double cupti_cb_sampling_split(double v, uint64_t start, uint64_t end, uint64_t t, double r_prev, double r_next);
 
 #endif

@@ -28,6 +28,9 @@
 		}                                                                         \
 	} while (0)
 
+static uint64_t boot_ns(void);
+static void stop_locked(struct cupti_cb_sampling_session *s);
+
 /* ---- options ---------------------------------------------------------------- */
 
 static int env_u64(const char *name, uint64_t def, uint64_t lo, uint64_t hi, uint64_t *out, char *why, size_t len)
@@ -58,6 +61,7 @@ int cupti_cb_sampling_options_from_env(struct cupti_cb_sampling_options *o, char
 	    env_u64(CUPTI_CB_ENV_SAMPLING_EXACT, 0, 0, 1, &exact, why, len))
 		return -1;
 	o->exact = (int)exact;
+	o->linger_ns = CUPTI_CB_SAMPLING_LINGER_MS * 1000000ull;
 	o->interval_ns = interval_us * 1000;
 	o->decode_ns = decode_us * 1000;
 	o->buffer_bytes = (size_t)buffer_mb << 20;
@@ -527,6 +531,8 @@ static void *decode_main(void *arg)
 		pthread_mutex_lock(&s->lock);
 		if (s->started)
 			decode_locked(s);
+		if (s->started && !s->runners && s->idle_since && boot_ns() - s->idle_since >= s->opt.linger_ns)
+			stop_locked(s);	/* no set ran for a while */
 		pthread_mutex_unlock(&s->lock);
 		next += s->opt.decode_ns;
 		uint64_t now = monotonic_ns();
@@ -1073,8 +1079,10 @@ int cupti_cb_sampling_session_run(struct cupti_cb_sampling_session *s, char *why
 		return rc;
 	pthread_mutex_lock(&s->lock);
 	rc = start_locked(s, why, len);
-	if (!rc)
+	if (!rc) {
 		s->runners++;
+		s->idle_since = 0;
+	}
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
@@ -1193,8 +1201,11 @@ int cupti_cb_sampling_session_halt(struct cupti_cb_sampling_session *s, char *wh
 	int rc = 0;
 	(void)why, (void)len;
 	pthread_mutex_lock(&s->lock);
-	if (s->runners && --s->runners == 0)
-		stop_locked(s);
+	if (s->runners && --s->runners == 0) {
+		s->idle_since = boot_ns();	/* the decode thread stops sampling later */
+		if (!s->opt.linger_ns)
+			stop_locked(s);
+	}
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }

@@ -78,6 +78,7 @@ struct cupti_cb_sampling_options {
 	size_t buffer_bytes;		/* the hardware buffer */
 	unsigned max_samples;		/* samples one decode takes at most */
 	int exact;			/* a read in the thread's code cuts by time, as a stop does */
+	uint64_t linger_ns;		/* sampling goes on this long after the last set stops (0: none) */
 };
 
 /* From CUPTI_CB_SAMPLING_INTERVAL_US, _DECODE_US, _BUFFER_MB and _EXACT
@@ -138,6 +139,7 @@ struct cupti_cb_sampling_session {
 	double values[CUPTI_CB_SAMPLING_MAX_METRICS];
 	int started;			/* cuptiPmSamplingStart'ed */
 	unsigned runners;		/* running event sets */
+	uint64_t idle_since;		/* when the last running set stopped (CLOCK_BOOTTIME ns; 0: one runs) */
 	int time_trigger;		/* 1: interval in ns; 0: in SYSCLK cycles (Turing, GA100) */
 	/* Samples lost (a hardware-buffer overflow, a failed decode or
 	 * evaluation): a reader whose window saw this grow misses GPU work. */
@@ -204,8 +206,13 @@ int cupti_cb_sampling_session_run(struct cupti_cb_sampling_session *s, char *why
  * only when sampling stopped (a restart after an overflow failed) or no
  * new sample came. Not in a signal handler. */
 int cupti_cb_sampling_session_flush(struct cupti_cb_sampling_session *s, char *why, size_t len);
-/* A running set stops; sampling stops with the last (what the hardware
- * buffer still holds is decoded first and after). */
+/* A running set stops. Sampling goes on for the options' linger_ns
+ * (CUPTI_CB_SAMPLING_LINGER_MS from the environment's options) after the
+ * last (the decode thread stops it then), so that a stop does
+ * not pay cuptiPmSamplingStop (1.6 ms on an H100) nor a start soon after
+ * cuptiPmSamplingStart, and the first sample after a start does not span
+ * the time since the last stop; destroy stops it at once. */
+#define CUPTI_CB_SAMPLING_LINGER_MS 250
 int cupti_cb_sampling_session_halt(struct cupti_cb_sampling_session *s, char *why, size_t len);
 
 /* The published totals of ids[0..n) and the session's lost count: no

@@ -111,6 +111,7 @@ struct sset {
 		uint64_t gen[MAX_EVENTS];	/* the publications read then (0: a cut) */
 		uint64_t ns;
 		int have;
+		int fresh;			/* no reset continued from it yet */
 	} last[2];
 	long long out[MAX_EVENTS];	/* the values at the stop */
 	int bad;			/* the event whose window lost samples in the last failed read, or -1 */
@@ -515,8 +516,8 @@ static void rebase(struct sset *s, const struct cupti_cb_profiler_total *t, cons
 	memcpy(s->base[w].t, t, s->n * sizeof t[0]);
 	memcpy(s->base[w].lost, lost, s->n * sizeof lost[0]);
 	atomic_store(&s->cur, w);
-	/* No later reset goes back before this one. */
-	s->last[CTX_THREAD].have = s->last[CTX_HANDLER].have = 0;
+	/* No later reset goes back before this one, without a read first. */
+	s->last[CTX_THREAD].fresh = s->last[CTX_HANDLER].fresh = 0;
 }
 
 /* Runs the sessions of the set's devices (each once). */
@@ -702,6 +703,7 @@ static void keep_read(struct sset *s, int ctx, const struct view *w, uint64_t ns
 	memcpy(s->last[ctx].gen, w->gen, s->n * sizeof w->gen[0]);
 	s->last[ctx].ns = ns;
 	s->last[ctx].have = 1;
+	s->last[ctx].fresh = 1;
 }
 
 /* Notes a read for the reset that may follow in its own context (see
@@ -716,8 +718,9 @@ static void note_read(struct sset *s, const struct view *w)
 	int thread_same = same_read(s, CTX_THREAD, w->gen);
 	if (thread_same && (!s->last[CTX_HANDLER].have || same_read(s, CTX_HANDLER, w->gen))) {
 		s->last[CTX_THREAD].ns = ns;
+		s->last[CTX_THREAD].fresh = 1;
 		if (s->last[CTX_HANDLER].have)
-			s->last[CTX_HANDLER].ns = ns;
+			s->last[CTX_HANDLER].ns = ns, s->last[CTX_HANDLER].fresh = 1;
 		return;
 	}
 	keep_read(s, cupti_cb_in_signal_context() ? CTX_HANDLER : CTX_THREAD, w, ns);
@@ -775,8 +778,9 @@ static int s_set_read(void *self, void *set, long long *values)
 }
 
 /* The window ends at the stop by the samples' timestamps: the stop waits
- * until the samples cover its moment (the sample in progress then is
- * complete: about an interval, once the GPU's buffer has it) and cuts the
+ * until the samples cover its moment (the sample in progress then, and the
+ * one after it, which tells whether the GPU's work went on past the stop:
+ * one to two intervals, once the GPU's buffer has them) and cuts the
  * totals there, so that start / work / synchronize / stop counts the work
  * and no more. PAPI_stop's own read came first and saw a copy; the
  * adapter hands out these values instead (values_at_stop). Sampling
@@ -799,7 +803,7 @@ static int s_set_stop(void *self, void *set)
 	pthread_mutex_lock(&m->lock);
 	struct view w;
 	char why[CUPTI_CB_WHY_LEN];
-	int rc = cut_sessions(s, t, 0, &w, why, sizeof why);
+	int rc = cut_sessions(s, t, 1, &w, why, sizeof why);
 	if (rc == CUPTI_CB_OK)
 		rc = window_values(s, w.t, w.lost, w.x, s->out);
 	else
@@ -855,7 +859,7 @@ static int s_set_reset(void *self, void *set)
 	int ctx = reset_context(s);
 	if (ctx < 0)
 		return CUPTI_CB_EUNAVAIL;
-	if (s->last[ctx].have && cupti_cb_mono_ns() - s->last[ctx].ns <= m->opt.decode_ns &&
+	if (s->last[ctx].have && s->last[ctx].fresh && cupti_cb_mono_ns() - s->last[ctx].ns <= m->opt.decode_ns &&
 	    track_from(s, s->last[ctx].samples) == 0) {
 		rebase(s, s->last[ctx].t, s->last[ctx].lost);
 		return CUPTI_CB_OK;

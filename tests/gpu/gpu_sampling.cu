@@ -3,9 +3,10 @@
  * that can be checked against the bytes the kernels move and against the Range Profiler (the same
  * names without ':sampled').  Sampled counts are device-wide, so every measured window begins after
  * a settle (a read of a separate buffer larger than the L2, synchronized: no dirty line of earlier
- * work is written back inside the window; then a wait of 2 sampling intervals + the decode period
- * + 1 ms, so that no sample holding earlier work straddles the start), and a window that writes
- * ends with the same read inside it (its own dirty lines are written back before its stop).
+ * work is written back inside the window; no wait), and a window that writes ends with the same
+ * read inside it (its own dirty lines are written back before its stop).  Every stop comes right
+ * after the synchronization, with no sleep, as users stop; only the age case waits, as it measures
+ * the age of a read.
  * B = 512 MiB per buffer.
  *
  *   exact      r reads and w writes of B, then the closing flush read: sampled dram__bytes_read.sum
@@ -105,13 +106,11 @@ static long settle_read_us(void)
     return 2 * interval_us() + 2 * env_us("CUPTI_CB_SAMPLING_DECODE_US", 1000) + 1000;
 }
 
-/* PAPI_stop returns the values of a read it makes just before it stops the set, and a sampled
- * read is a copy of what the decode thread has added: so every stop here waits the age of a read
- * after the synchronized work it must count (harmless for a Range Profiler set). */
+/* A stop right after the synchronized work, as users stop: a sampled window ends at the stop by
+ * the samples' timestamps (PAPI_stop waits for the samples that cover it). */
 static void sleep_us(long us);
-static void stop_aged(int es, long long *v)
+static void stop_now(int es, long long *v)
 {
-    sleep_us(settle_read_us());
     PAPI_MUST(PAPI_stop(es, v));
 }
 
@@ -149,15 +148,14 @@ static void flush(const dev_bufs &d)
     CUDA_MUST(cudaGetLastError());
 }
 
-/* No dirty line of earlier work left in the L2 of d's device, and none of that work's bytes in a
- * window that starts next: the sample that holds the flush's end has completed and been decoded
- * before the caller's PAPI_start (a sample that straddles a start may be counted in the window). */
+/* No dirty line of earlier work left in the L2 of d's device (the flush read writes them back), so
+ * that a window that starts next counts no write of earlier work; no wait: the window starts at
+ * its PAPI_start by the samples' timestamps. */
 static void settle(const dev_bufs &d)
 {
     CUDA_MUST(cudaSetDevice(d.dev));
     flush(d);
     CUDA_MUST(cudaDeviceSynchronize());
-    sleep_us(settle_read_us());
 }
 
 static dev_bufs make_bufs(int dev)
@@ -235,7 +233,7 @@ static void probe_sampling(void)
         ct_fatal("%s(%s): %s (PAPI_VERBOSE=1 or CUPTI_CB_TRACE=1 prints the sentence; another profiler "
                  "holding the counters?)", at, RD, err(rc).c_str());
     long long v[1];
-    stop_aged(es, v);
+    stop_now(es, v);
     ct_destroy(&es);
 }
 
@@ -259,7 +257,7 @@ static bytes2 window(const dev_bufs &d, const char *tag, int r, int w)
     reads(d, r);
     flush(d);
     CUDA_MUST(cudaDeviceSynchronize());
-    stop_aged(es, v);
+    stop_now(es, v);
     ct_destroy(&es);
     return {val(n0, v[0]), val(n1, v[1])};
 }
@@ -328,7 +326,7 @@ static void midreads_case(const dev_bufs &d)
     flush(d);
     CUDA_MUST(cudaDeviceSynchronize());
     double ms = (now_us() - t0) / 1e3;
-    stop_aged(es, v);
+    stop_now(es, v);
     ct_destroy(&es);
     ct_note("midreads: %d rounds of 2 reads + 1 write in %.1f ms, %d reads; last read %.0f / %.0f, stop %.0f / %.0f",
             iters, ms, nreads, val(RD, last[0]), val(WR, last[1]), val(RD, v[0]), val(WR, v[1]));
@@ -356,7 +354,7 @@ static void midreads_case(const dev_bufs &d)
             sleep_us((long)left);
         PAPI_MUST(PAPI_read(es, &r2));
         double t_r2 = now_us() - ts;
-        stop_aged(es, &s);
+        stop_now(es, &s);
         ct_destroy(&es);
         double fs = val(RD, s);
         ct_note("age %d: of the %.0f bytes of synchronized work (8 reads of 512 MiB), a read %.0f us after the sync "
@@ -383,7 +381,7 @@ static void *tau_whole(void *)
     int es = ct_started({RD});
     pthread_barrier_wait(&bar); /* 1: the whole-run set counts */
     pthread_barrier_wait(&bar); /* 2: the regions are over */
-    stop_aged(es, &v);
+    stop_now(es, &v);
     ct_destroy(&es);
     g_whole = val(RD, v);
     return nullptr;
@@ -398,13 +396,11 @@ static void *tau_regions(void *)
     for (int i = 0; i < 20; i++) {
         reads(*g_d, 1 + i % 4);
         CUDA_MUST(cudaDeviceSynchronize());
-        if (i == 19) /* nothing left for the stop */
-            sleep_us(settle_read_us());
         PAPI_MUST(PAPI_read(es, &v));
         PAPI_MUST(PAPI_reset(es));
         g_region[i] = val(RD, v);
     }
-    stop_aged(es, &v);
+    stop_now(es, &v);
     ct_destroy(&es);
     g_tail = val(RD, v);
     pthread_barrier_wait(&bar);
@@ -431,8 +427,11 @@ static void tau_case(const dev_bufs &d)
         snprintf(one, sizeof one, " %.3f", g_region[i] / ((1 + i % 4) * (double)B));
         per += one;
     }
+    /* Each region's read is a copy, at most an age old (its own bytes may show in a later region);
+     * the stop right after the last reset ends the last window at its moment. */
     ct_note("tau: each region's dram__bytes_read.sum / its bytes:%s; after the last reset: %.0f", per.c_str(), g_tail);
-    within("tau: the sum of 20 regions read + reset = the whole run of a set on another thread", sum, g_whole, 0.001);
+    within("tau: the 20 regions read + reset and the stop's value add up to the whole run of a set on another thread",
+           sum + g_tail, g_whole, 0.001);
     within("tau: the whole run = the bytes read", g_whole, ideal, 0.03);
 }
 
@@ -463,7 +462,7 @@ static void *threads_main(void *p)
         CUDA_MUST(cudaDeviceSynchronize());
     }
     pthread_barrier_wait(&bar);
-    stop_aged(es, v);
+    stop_now(es, v);
     ct_destroy(&es);
     a->rd = val(RD, v[0]);
     a->wr = val(WR, v[1]);
@@ -550,7 +549,7 @@ static void sigprof_case(const dev_bufs &d)
     }
     timer_delete(t);
     signal(SIGPROF, SIG_IGN);
-    stop_aged(g_es, v);
+    stop_now(g_es, v);
     ct_destroy(&g_es);
     g_dog_done = 1;
     pthread_join(dog, nullptr);
@@ -568,7 +567,7 @@ static void sigprof_case(const dev_bufs &d)
     int es = ct_started({"dram__bytes_read.sum"});
     reads(d, kernels);
     CUDA_MUST(cudaDeviceSynchronize());
-    stop_aged(es, &rp);
+    stop_now(es, &rp);
     ct_destroy(&es);
     within("sigprof: the stop = a Range Profiler set over the same kernels", sampled, val("dram__bytes_read.sum", rp),
            0.001);
@@ -589,12 +588,12 @@ static void conflict_one(const dev_bufs &d, const char *holder, const char *name
     if (add == PAPI_OK) {
         start = PAPI_start(es);
         if (start == PAPI_OK) /* wrongly accepted: put it back as it was */
-            stop_aged(es, &v);
+            stop_now(es, &v);
     }
     ct_result(add == PAPI_ECNFLCT || (add == PAPI_OK && start == PAPI_ECNFLCT),
               "conflicts: %s: PAPI_ECNFLCT at add or start: add %s, start %s", label, err(add).c_str(),
               add == PAPI_OK ? err(start).c_str() : "not tried");
-    stop_aged(held, &v);
+    stop_now(held, &v);
     ct_destroy(&held);
     if (add != PAPI_OK)
         CHECK_PAPI(ct_add(es, name));
@@ -605,7 +604,7 @@ static void conflict_one(const dev_bufs &d, const char *holder, const char *name
     if (rc == PAPI_OK) {
         reads(d, 2);
         CUDA_MUST(cudaDeviceSynchronize());
-        stop_aged(es, &v);
+        stop_now(es, &v);
         within(std::string("conflicts: ") + label + ": then it counts 2 reads of 512 MiB", val(name, v), 2.0 * B, 0.03);
     }
     ct_destroy(&es);
@@ -641,7 +640,7 @@ static void devices_case(const dev_bufs &d0, int n_devices)
     CUDA_MUST(cudaSetDevice(1));
     CUDA_MUST(cudaDeviceSynchronize());
     CUDA_MUST(cudaSetDevice(0));
-    stop_aged(es, v);
+    stop_now(es, v);
     ct_destroy(&es);
     within("devices: :device=0 counts device 0's 1 read of 512 MiB", val(RD, v[0]), (double)B, 0.03);
     within("devices: :device=1 counts device 1's 3 reads of 512 MiB", val(RD, v[1]), 3.0 * B, 0.03);
@@ -668,7 +667,7 @@ static int values_mode(void)
             flush(d);
         }
         CUDA_MUST(cudaDeviceSynchronize());
-        stop_aged(es, v);
+        stop_now(es, v);
         ct_destroy(&es);
         if (k == 0) {
             printf("stream_read@1 dram__bytes_read.sum %.0f\n", val(RD, v[0]));
@@ -726,7 +725,7 @@ static int under_ncu_mode(void)
         long long v;
         reads(d, 2);
         CUDA_MUST(cudaDeviceSynchronize());
-        stop_aged(es, &v);
+        stop_now(es, &v);
         within("under ncu: the sampled set started (not refused): its value must then be right: 2 reads of 512 MiB",
                val(RD, v), 2.0 * B, 0.03);
     } else {

@@ -14,7 +14,8 @@
  *               and never pass the sum added before them; a read right after work does not see it
  *               yet (a copy); work before the start and after the stop is not counted; a second
  *               start/stop pair configures nothing again (cuptiPmSamplingSetConfig once);
- *               cuptiPmSamplingDisable runs at the cleanup of the last set, not at a stop.
+ *               cuptiPmSamplingDisable runs at the cleanup of the last set, not at a stop, and
+ *               sampling goes on after a stop (a start soon after starts none).
  *   readreset - TAU's pattern (PAPI_read then PAPI_reset at every region boundary, 20 regions):
  *               the regions add up exactly to the whole that a second set on another thread
  *               reads over the same time.
@@ -71,6 +72,15 @@
  *              thread stops before libcupti's teardown (a decode during it aborts the fake).
   *   fork      - fork() while the decode thread holds its session's lock: the child's read fails
  *              with a sentence, its stop returns; the parent counts on.
+ *   window    - start / work over 5 ms (fake_pm_add_span) / the end of the work / stop, no sleep:
+ *              the work exactly; work that ended 20 us before a start is not counted; a kernel
+ *              in flight at a start counts from the start on.
+ *   regions   - TAU's read + reset at 20 boundaries of steady work, no sleep: the regions add up
+ *              to the whole of a set on another thread and to the work (0.1%).
+ *   regions_exact - the same with CUPTI_CB_SAMPLING_EXACT=1: each region also within 1% of its
+ *              share of the work.
+ *   reconfig  - another thread's set brings a new metric while a set runs: the running set's
+ *              read fails (PAPI_ECMP) and says why; a reset starts a good window.
  */
 #include "ctest_util.h"
 #include "fake_play.h"
@@ -214,9 +224,11 @@ static int exact_case(void)
     CHECK_PAPI(PAPI_stop(es, v));
     CHECK_EQ("and the stop gives the same", v[0], added);
     CHECK_EQ("kernel.launches beside it", v[1], 10);
-    CHECK_EQ("sampling stopped with the last set", fake_pm_started(0), 0);
+    CHECK_EQ("sampling goes on a while after the last set stops (a stop pays no cuptiPmSamplingStop)",
+             fake_pm_started(0), 1);
     gpu_read(0, 999);   /* between the sets: not counted */
     CHECK_PAPI(PAPI_start(es));
+    CHECK_EQ("a start soon after starts no sampling", fake_pm_calls("Start"), 1);
     gpu_read(0, 50);
     settle();
     CHECK_PAPI(PAPI_stop(es, v));
@@ -226,6 +238,7 @@ static int exact_case(void)
     CHECK_PAPI(PAPI_cleanup_eventset(es));
     CHECK_PAPI(PAPI_destroy_eventset(&es));
     CHECK_EQ("the cleanup of the last set does", fake_pm_calls("Disable"), 1);
+    CHECK_EQ("and stops sampling", fake_pm_started(0), 0);
     PAPI_shutdown();
     CHECK_EQ("and PAPI_shutdown does not again", fake_pm_calls("Disable"), 1);
     return ct_done();
@@ -973,8 +986,8 @@ static int window_case(void)
     return ct_done();
 }
 
-/* TAU's read + reset at every region boundary with no sleep, steady work across 20 regions: the
- * regions add up to a whole window on another thread and to the work, within 0.1%. With
+/* TAU's read + reset at 20 region boundaries inside steady work, with no sleep: the regions add
+ * up to a whole window on another thread and to the work, within 0.1%. With
  * CUPTI_CB_SAMPLING_EXACT=1 (regions_exact) each region also reads its own share, within 1%. */
 static int regions_run(int exact)
 {
@@ -991,24 +1004,27 @@ static int regions_run(int exact)
     const char *names[] = { READ };
     int es = ct_eventset(1, names);
     CHECK_PAPI(PAPI_start(es));
-    const double work = 2e7;
-    const uint64_t span = 20000000;
+    /* Steady work for 80 ms; a boundary every 0.7 ms of the program's own time (an exact read
+     * adds its wait), all within the work; the stop after its end. */
+    const double work = 8e7;
+    const uint64_t span = 80000000;
     uint64_t t = fake_now() + 50000;
     fake_pm_add_span(0, "dram__bytes_read.sum", work, t, t + span);
     long long v, sum = 0;
     uint64_t edge = t;
     int off = 0;
     for (int r = 1; r <= 20; r++) {
-        sync_until(t + (uint64_t)r * (span / 20) - (r == 20 ? 0 : 300000));
+        sync_until((r == 1 ? t : fake_now()) + 700000);
         uint64_t at = fake_now();
         CHECK_PAPI(PAPI_read(es, &v));
         CHECK_PAPI(PAPI_reset(es));
         sum += v;
-        double own = work * (double)((at < t + span ? at : t + span) - edge) / (double)span;
+        double own = work * (double)(at - edge) / (double)span;
         if (exact && r > 1 && fabs((double)v - own) > 0.01 * own)
             off++, ct_note("region %d: %lld for %.0f", r, v, own);
-        edge = at < t + span ? at : t + span;
+        edge = at;
     }
+    sync_until(t + span);
     CHECK_PAPI(PAPI_stop(es, &v));
     sum += v;
     pthread_barrier_wait(&whole_done);

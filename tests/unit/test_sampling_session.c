@@ -636,7 +636,8 @@ static void test_options(void)
 		unsetenv(vars[i]);
 	CHECK_EQ(cupti_cb_sampling_options_from_env(&o, why, sizeof why), 0, "options: the defaults");
 	CHECK(o.interval_ns == 500000 && o.decode_ns == 1000000 && o.buffer_bytes == (size_t)32 << 20 &&
-		      o.max_samples == 2 * 1000 / 500 + 16,
+		      o.max_samples == 2 * 1000 / 500 + 16 && o.linger_ns == CUPTI_CB_SAMPLING_LINGER_MS * 1000000ull &&
+		      !o.exact,
 	      "defaults: 500 us, 1000 us, 32 MiB, 20 samples a decode (got %llu ns, %llu ns, %zu bytes, %u)",
 	      (unsigned long long)o.interval_ns, (unsigned long long)o.decode_ns, o.buffer_bytes, o.max_samples);
 	setenv(CUPTI_CB_ENV_SAMPLING_INTERVAL, "100", 1);
@@ -1541,6 +1542,33 @@ static void test_reason_while_losing(void)
 	cupti_cb_sampling_session_destroy(&cs);
 }
 
+/* Sampling goes on after the last runner halts, for linger_ns: the decode
+ * thread stops it then; a runner that comes back before starts nothing. */
+static void test_linger(void)
+{
+	struct cupti_cb_sampling_options o = reset_fake();
+	o.decode_ns = 1000000;	/* 1 ms */
+	o.linger_ns = 20000000;	/* 20 ms */
+	struct cupti_cb_sampling_session s;
+	unsigned id = open_a_sum(&s, &o);
+	(void)id;
+	CHECK_EQ(cupti_cb_sampling_session_run(&s, why, sizeof why), 0, "run");
+	CHECK_EQ(cupti_cb_sampling_session_halt(&s, why, sizeof why), 0, "the last runner halts");
+	CHECK(fake_int(&n_stop) == 0 && fake_int(&cur->started), "sampling goes on after it");
+	CHECK_EQ(cupti_cb_sampling_session_run(&s, why, sizeof why), 0, "a runner again, at once");
+	CHECK_EQ(fake_int(&n_start), 1, "which starts nothing");
+	CHECK_EQ(cupti_cb_sampling_session_halt(&s, why, sizeof why), 0, "and halts");
+	struct timespec t0, t1, nap = { 0, 1000000 };
+	clock_gettime(CLOCK_BOOTTIME, &t0);
+	for (int i = 0; i < 5000 && fake_int(&n_stop) == 0; i++)
+		nanosleep(&nap, NULL);
+	clock_gettime(CLOCK_BOOTTIME, &t1);
+	double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+	CHECK(fake_int(&n_stop) == 1 && !fake_int(&cur->started), "the decode thread stops it (after %.1f ms)", ms);
+	CHECK(ms >= 19, "not before the linger: %.1f ms", ms);
+	cupti_cb_sampling_session_destroy(&s);
+}
+
 int main(void)
 {
 	test_options();
@@ -1562,5 +1590,6 @@ int main(void)
 	test_extremes();
 	test_concurrency();
 	test_reason_while_losing();
+	test_linger();
 	return checks_done();
 }
