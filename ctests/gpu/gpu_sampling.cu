@@ -34,7 +34,7 @@
  *              starts and counts; and the other way round.
  *   devices    one set of :device=0 and :device=1 events, different work on each device: each
  *              event counts its device's work (SKIP of this case with one GPU).
- * Own-process modes for tests/gpu/ncu-crosscheck.sh:
+ * Own-process modes for ctests/gpu/ncu-crosscheck.sh:
  *   values     prints "<kernels>@<range> <metric> <value>" of one stream_read (dram__bytes_read.sum)
  *              and of NW stream_writes (16 GiB) followed by the flush read that writes their dirty
  *              L2 lines back ("stream_write*32+flush_read@2", dram__bytes_write.sum, less the writes
