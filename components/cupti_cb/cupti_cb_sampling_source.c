@@ -700,7 +700,7 @@ static int s_set_read(void *self, void *set, long long *values)
 }
 
 /* PAPI_stop reads the set, then stops it: its values are that read's, a
- * copy as old as any read's (cupti_cb(7) says how old). The stop keeps
+ * copy as old as any read's (cupti_cb-sampling(7) says how old). The stop keeps
  * them for the reads of the stopped set, and sampling stops with the last
  * running set of a device (the decode of what remains is for the sets
  * that run on). */

@@ -98,7 +98,7 @@ static long interval_us(void)
     return env_us("CUPTI_CB_SAMPLING_INTERVAL_US", 500);
 }
 
-/* How long after synchronized work a read must see all of it: the age of a read (cupti_cb(7): an
+/* How long after synchronized work a read must see all of it: the age of a read (cupti_cb-sampling(7): an
  * interval and two decode periods), with one more interval and 1 ms of margin. */
 static long settle_read_us(void)
 {
