@@ -49,7 +49,7 @@ for ex in "${examples[@]}"; do
     mixed_sources)
         expect "$ex" cupti_cb:::kernel.launches 5
         # A read right after a synchronization may still miss the records CUPTI has not marked
-        # complete (cupti_cb(7), GPU ACTIVITY, Reading): between 1 and the 5 kernels launched.
+        # complete (cupti_cb-activity(7), GPU ACTIVITY, Reading): between 1 and the 5 kernels launched.
         k=$(value cupti_cb:::gpu.kernels)
         [[ "$k" =~ ^[1-5]$ ]] || fail "$ex: cupti_cb:::gpu.kernels = '$k', want 1 to 5" ;;
     hl_regions)

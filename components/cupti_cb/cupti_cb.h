@@ -1,6 +1,6 @@
 /* cupti_cb.h: what the cupti_cb component offers beyond PAPI's own API.
  * libpapi exports it (the component is compiled into libpapi); include
- * papi.h for the error codes. See cupti_cb(7), "Threads".
+ * papi.h for the error codes. See cupti_cb-threads(7), "Threads".
  *
  * Each thread that makes a counted CUDA call (or starts a cupti_cb event
  * set) has a counter set. cupti_cb_threads lists the kernel thread ids
@@ -35,7 +35,7 @@ struct cupti_cb_thread_info {
 /* Exported from libpapi, which PAPI builds with -fvisibility=hidden. */
 __attribute__((visibility("default"))) int cupti_cb_threads(struct cupti_cb_thread_info *out, int max);
 
-/* Reads in signal handlers (cupti_cb(7), "Signal handlers"): a call that
+/* Reads in signal handlers (cupti_cb-threads(7), "Signal handlers"): a call that
  * blocks a signal the thread did not block at its last PAPI_start (as a
  * sampler's handler blocks its own signal) reads without flushing GPU
  * activity or decoding hardware metrics: it gets the values as of the last

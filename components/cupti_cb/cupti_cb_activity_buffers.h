@@ -150,7 +150,7 @@ void cupti_cb_activity_window_remove(struct cupti_cb_activity *a, struct cupti_c
 /* The window starts again, and *base gets its total at that point. may_wait
  * 0 (a signal handler): proc is not taken; the merged intervals are
  * forgotten before the next record is merged, so a record processed at
- * that moment may count in the window before (see cupti_cb(7)). */
+ * that moment may count in the window before (see cupti_cb-activity(7)). */
 void cupti_cb_activity_window_restart(struct cupti_cb_activity *a, struct cupti_cb_busy_window *w,
 				      int may_wait, uint64_t *base);
 /* PAPI_shutdown: disable the kinds whatever the users. */

@@ -1,5 +1,5 @@
 /* cupti_cb_callback_derived.c: the table of derived events. The names are the
- * user-visible interface: keep them stable (cupti_cb(7) lists them). */
+ * user-visible interface: keep them stable (cupti_cb-callbacks(7) lists them). */
 #include "cupti_cb_callback_derived.h"
 
 #define BIT CUPTI_CB_CLS_BIT

@@ -451,7 +451,7 @@ static void launch_multi(const void *p, const struct cupti_cb_resolver *r, struc
 
 /* The pre-4.0 launches take their block shape and shared memory from
  * cuFuncSetBlockShape and cuFuncSetSharedSize, not from their parameters:
- * they add to the stream counts only (cupti_cb(7)). */
+ * they add to the stream counts only (cupti_cb-callbacks(7)). */
 EFFECT(launch_old, cuLaunch_params, (void)c; e->count++; e->legacy++)
 
 EFFECT(launch_grid, cuLaunchGrid_params, (void)c; e->count++; e->legacy++)
@@ -465,7 +465,7 @@ EFFECT(launch_grid_async, cuLaunchGridAsync_params, e->count++; e->legacy += (ui
  * cuArrayCreate, cuArray3DCreate) are left out: code built against any CUDA
  * header of the last fifteen years cannot call them.
  *
- * Deliberately not here (cupti_cb(7), LIMITATIONS): operations that
+ * Deliberately not here (cupti_cb-diagnostics(7), LIMITATIONS): operations that
  * allocate, free, copy or launch nothing the events name. cuMemPoolImportPointer
  * and cuIpcOpenMemHandle/cuIpcCloseMemHandle map memory that another process
  * allocated; cuMemAddressReserve/cuMemAddressFree/cuMemMap/cuMemUnmap handle

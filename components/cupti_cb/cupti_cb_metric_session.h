@@ -16,8 +16,8 @@
  * the collecting context is dropped its range is collected and the next
  * context takes over. The collecting range counts the work of its own
  * context only: on an H100, 3 launches in the collecting context and 2 in
- * another context of the device counted 3 (tests/gpu/gpu_metric_session.cu). So a
- * metric counts the collecting context's work, and cupti_cb(7) says so.
+ * another context of the device counted 3 (ctests/gpu/gpu_metric_session.cu). So a
+ * metric counts the collecting context's work, and cupti_cb-metrics(7) says so.
  *
  * A user range spans arbitrary application work, which cannot be replayed,
  * so only configurations that the hardware collects in one pass are used:

@@ -10,7 +10,7 @@
  * signal handler (cupti_cb_signal_context.h) takes none of that path: it copies
  * the values the set's last ordinary read or start published
  * (cupti_cb_publish.h), without a lock or a call of CUPTI, and a stop or reset
- * there is refused (cupti_cb(7), "Reading"). */
+ * there is refused (cupti_cb-metrics(7), "Reading"). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif

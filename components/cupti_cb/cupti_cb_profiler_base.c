@@ -235,7 +235,7 @@ int cupti_cb_profiler_base_catalog_locked(struct cupti_cb_profiler_base *b)
 		return -1;
 	}
 	/* CUPTI knows chips in upper case only; a name in another case is
-	 * taken as the chip it spells (cupti_cb(7), CUPTI_CB_CHIP). */
+	 * taken as the chip it spells (cupti_cb-environment(7), CUPTI_CB_CHIP). */
 	if (named && cupti_cb_profiler_catalog_chip_spelling(&b->p, chip, b->chip, sizeof b->chip))
 		TRACE(b, ENV_CHIP "=%s taken as %s", chip, b->chip);
 	else

@@ -733,7 +733,7 @@ static int make_images(struct cupti_cb_sampling_session *s, const struct cupti_c
  * H100 (CUDA 13.0) no sample completed after it, and freeing the first
  * configuration then crashed the next decode. A new union gets a new
  * object (Disable, Enable: about 50 ms more), which the callbacks and the
- * activity records of cupti_cb survive (tests/gpu/gpu_sampling.cu). */
+ * activity records of cupti_cb survive (ctests/gpu/gpu_sampling.cu). */
 static int reenable(struct cupti_cb_sampling_session *s, char *why, size_t len)
 {
 	CUpti_PmSampling_Disable_Params dp = { .structSize = CUpti_PmSampling_Disable_Params_STRUCT_SIZE };

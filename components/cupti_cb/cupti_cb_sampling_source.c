@@ -784,7 +784,8 @@ static int s_set_read(void *self, void *set, long long *values)
  * totals there, so that start / work / synchronize / stop counts the work
  * and no more. PAPI_stop's own read came first and saw a copy; the
  * adapter hands out these values instead (values_at_stop). Sampling
- * stops with the last running set of a device. */
+ * goes on a while after the last running set of a device stops
+ * (cupti_cb_sampling_session_halt). */
 static int s_set_stop(void *self, void *set)
 {
 	struct ssrc *m = self;

@@ -1,6 +1,6 @@
 /*
  * cupti_cb_demo.h: what cupti_cb_demo does, in numbers.  The demo (cupti_cb_demo.cu) and the
- * tests that check its counts (tests/gpu/gpu_run_*) take them from here and nowhere else.
+ * tests that check its counts (ctests/gpu/gpu_run_*) take them from here and nowhere else.
  *
  * Default mode, on device 0, every call on the legacy default stream:
  *   3 cudaMalloc (A, B, C bytes), 3 cudaMemcpy host to device (A, B, C bytes: every buffer
@@ -11,7 +11,7 @@
  * "threads" mode: 1 cudaMalloc (T_BUF bytes), then T_THREADS threads, thread t making
  *   T_LAUNCHES launches and 1 cudaMemcpy host to device of (t + 1) * T_CHUNK bytes, then
  *   1 cudaDeviceSynchronize each; then 1 cudaFree.
- * The driver-API program of the tests (tests/gpu/inj_driver_app.c): cuModuleLoadData of a PTX
+ * The driver-API program of the tests (ctests/gpu/inj_driver_app.c): cuModuleLoadData of a PTX
  *   kernel, 1 cuMemAlloc and 1 cuMemcpyHtoD of D_BYTES, D_LAUNCHES cuLaunchKernel with
  *   D_GRID x D_BLOCK, 1 cuCtxSynchronize, 1 cuMemcpyDtoH of D_BYTES, 1 cuMemFree.
  */

@@ -28,7 +28,7 @@
  * start (130 to 210 ms on an H100 in the GPU tests, on the library's thread); the read at exit
  * waits for the GPU's work.  Kernels are not serialized, nothing is replayed.  CUPTI's profiler
  * stays initialized while the metrics count, which makes every kernel launch of the process
- * dearer (man/cupti_cb.7, "The profiler": 3.5 times a bare launch with four threads launching at
+ * dearer (man/cupti_cb-lifecycle.7, "The profiler": 3.5 times a bare launch with four threads launching at
  * once on an H100): the callback counts are not changed, the program's speed is.
  *
  * Refusals (an unknown name, a second pass, no profiling permission, another profiler on the

@@ -1,6 +1,6 @@
 /*
  * cupti_cb_inject_threads.c: the "threads" array of the process file: what each thread of the
- * program did, read at exit through PAPI_attach (cupti_cb(7), "Threads").
+ * program did, read at exit through PAPI_attach (cupti_cb-threads(7), "Threads").
  *
  * cupti_cb keeps a counter block per thread that made a counted CUDA call, with the thread's
  * kernel id and name, and keeps it after the thread exits.  At exit, after the library's sets

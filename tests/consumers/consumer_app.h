@@ -5,7 +5,7 @@
  *
  * All work is on device 0, on the legacy default stream, and every region ends with a
  * cudaDeviceSynchronize and a pause of SETTLE_MS (CUPTI hands over the activity records of
- * finished work shortly after the GPU ran it: cupti_cb(7), GPU ACTIVITY, Reading), so that the
+ * finished work shortly after the GPU ran it: cupti_cb-activity(7), GPU ACTIVITY, Reading), so that the
  * gpu.* values read at a region's end are exact too.
  *
  *   ca_launch   (main thread)  LAUNCHES launches of a kernel <<<GRID, BLOCK>>>

@@ -1,6 +1,6 @@
 #!/bin/sh
 # run_e2e: the runner, the injected library and libpapi with cupti_cb
-# together, on the CPU. The application is tests/papi's cpu_fake_inject in its
+# together, on the CPU. The application is ctests/cpu_fake_inject in its
 # app-basic role: it links the fake libcuda, which loads
 # CUDA_INJECTION64_PATH at the first cuInit as the driver does, then plays
 # known CUDA calls (5 cudaLaunchKernel and 2 cuLaunchKernel, 3 copies of

@@ -4,7 +4,7 @@
 # injected library then adds no host-time event (api.time_ns,
 # sync.time_ns, <f>.time_ns, .time_ns_min, .time_ns_max) and writes
 # "host_time": false. Run through the runner, the injected library and
-# libpapi with cupti_cb on the CPU (tests/papi's cpu_fake_inject app-basic,
+# libpapi with cupti_cb on the CPU (ctests/cpu_fake_inject app-basic,
 # the calls run_e2e.sh lists): the counts are the real ones, no host time is
 # a number anywhere (JSON, CSV, tables), the GPU's own times stay, and the
 # text says once why the times are missing. A rule that compares a host

@@ -4,7 +4,7 @@
 # gpu.kernels) merged into one report: one row per pid + tid in the text
 # table (by API time), the CSV and the JSON, exact values; a process file
 # without "threads" gives no table and no key. Then the runner, the
-# injected library and libpapi together on the CPU (tests/papi's cpu_fake_inject
+# injected library and libpapi together on the CPU (ctests/cpu_fake_inject
 # app-threads): four threads with known calls, found by name, exact values.
 . "$LIB_SH"
 

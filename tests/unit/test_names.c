@@ -93,7 +93,7 @@ static void bad_names(void)
 
 	expect("", CUPTI_CB_EINVAL, "empty name");
 	CHECK_EQ(cupti_cb_catalog_parse(&cat, NULL, &code), CUPTI_CB_EINVAL, "NULL name");
-	expect(huge, CUPTI_CB_ENOEVNT, "5000-character name: no event has it (cupti_cb(7), PAPI_ENOEVNT)");
+	expect(huge, CUPTI_CB_ENOEVNT, "5000-character name: no event has it (cupti_cb-diagnostics(7), PAPI_ENOEVNT)");
 	expect("no_such_event", CUPTI_CB_ENOEVNT, "unknown name");
 	expect("cudaMemcpy_v3020.calls", CUPTI_CB_ENOEVNT, "versioned spelling is not an event");
 	expect("kernel.launches:device=2", CUPTI_CB_ENOEVNT, "device out of range (2 devices)");

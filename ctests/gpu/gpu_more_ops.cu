@@ -21,7 +21,7 @@
  *   each driver function's counter 1.  Two handles of g and 3g released in the opposite order:
  *   free.bytes 4g.  A handle created before PAPI_start, released inside: free.calls 1,
  *   free.bytes 0.
- * Not counted (cupti_cb(7), LIMITATIONS): cudaMemPrefetchAsync and cuMemPrefetchAsync of managed
+ * Not counted (cupti_cb-diagnostics(7), LIMITATIONS): cudaMemPrefetchAsync and cuMemPrefetchAsync of managed
  *   memory: memcpy.calls == memcpy.bytes == 0, the function's counter 1.  cudaLaunchHostFunc and
  *   cuLaunchHostFunc: kernel.launches 0, the function's counter 1, and the host function ran.
  */

@@ -1,5 +1,5 @@
 /*
- * gpu_overflow: PAPI_overflow on callback events with the real CUPTI (cupti_cb(7), "Sampling
+ * gpu_overflow: PAPI_overflow on callback events with the real CUPTI (cupti_cb-threads(7), "Sampling
  * with PAPI_overflow").  The handler must run on the thread whose CUDA call crossed the
  * threshold, while that call runs (a thread-local marker set around each call says which), once
  * per threshold crossed.

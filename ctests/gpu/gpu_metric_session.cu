@@ -11,7 +11,7 @@
  *     the duration-weighted rate over samples equals bytes / GPU time;
  *   - a context created after collection started is enabled and waits (one range per device:
  *     CUPTI refuses a second start with CUPTI_ERROR_HARDWARE_BUSY); the collecting range counts
- *     its own context's work only (cupti_cb(7)'s contract: a metric counts the collecting
+ *     its own context's work only (cupti_cb-metrics(7)'s contract: a metric counts the collecting
  *     context); dropping the collecting context collects it and hands collection over;
  *   - a union that needs several passes is refused with a sentence naming the passes,
  *     and collection goes on unchanged;
@@ -287,7 +287,7 @@ static void launch_in(CUcontext c, unsigned *w, int k, int m)
 
 /*
  * One range per device: a second context created after start is enabled and waits; the
- * collecting context's range counts its own context's work only (the contract cupti_cb(7)
+ * collecting context's range counts its own context's work only (the contract cupti_cb-metrics(7)
  * states; an H100 showed it at 7bfee1e); dropping the collecting context hands collection over.
  */
 static void test_second_context(long long one)

@@ -35,7 +35,7 @@
  *              starts and counts; and the other way round.
  *   devices    one set of :device=0 and :device=1 events, different work on each device: each
  *              event counts its device's work (SKIP of this case with one GPU).
- * Own-process modes for tests/gpu/ncu-crosscheck.sh:
+ * Own-process modes for ctests/gpu/ncu-crosscheck.sh:
  *   values     prints "<kernels>@<range> <metric> <value>" of one stream_read (dram__bytes_read.sum)
  *              and of NW stream_writes (16 GiB) followed by the flush read that writes their dirty
  *              L2 lines back ("stream_write*32+flush_read@2", dram__bytes_write.sum, less the writes
@@ -99,7 +99,7 @@ static long interval_us(void)
     return env_us("CUPTI_CB_SAMPLING_INTERVAL_US", 500);
 }
 
-/* How long after synchronized work a read must see all of it: the age of a read (cupti_cb(7): an
+/* How long after synchronized work a read must see all of it: the age of a read (cupti_cb-sampling(7): an
  * interval and two decode periods), with one more interval and 1 ms of margin. */
 static long settle_read_us(void)
 {

@@ -1,7 +1,7 @@
 /*
  * gpu_sigprof: PAPI_read from a SIGPROF handler, as TAU's and Caliper's samplers call it, on a
  * GPU with the real CUPTI.  A read in a handler must never hang, never fail and never go down
- * between resets; ordinary reads stay exact (cupti_cb(7), "Signal handlers").
+ * between resets; ordinary reads stay exact (cupti_cb-threads(7), "Signal handlers").
  *
  *   sampler    a SIGPROF timer at 1 kHz aimed at the main thread, whose handler reads a set of
  *              {kernel.launches, cudaLaunchKernel.calls, gpu.kernels, gpu.busy_ns} while the

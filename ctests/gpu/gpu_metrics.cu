@@ -21,7 +21,7 @@
  *   device1    dram__bytes_read.sum:device=1 on the second GPU counts its kernels and not
  *              device 0's (needs two GPUs, else SKIP of that case only).
  *   ncu        (own process, no PAPI) runs the stream and fixed kernels once each, for Nsight
- *              Compute to measure the same metrics (tests/gpu/ncu-crosscheck.sh);
+ *              Compute to measure the same metrics (ctests/gpu/ncu-crosscheck.sh);
  *   values     (own process) prints our values of the same metrics for the same kernels.
  */
 #include "ctest_util.h"

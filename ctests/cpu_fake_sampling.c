@@ -913,7 +913,7 @@ static int fork_case(void)
     while (fake_pm_decoding())	/* the slow decode the fork happened in */
         sched_yield();
     gpu_read(0, 50);
-    settle();	/* the decode age cupti_cb(7) tells users of (windows are not yet cut by timestamps) */
+    settle();	/* the decode age cupti_cb-sampling(7) tells users of (windows are not yet cut by timestamps) */
     CHECK_PAPI(PAPI_stop(es, v));
     CHECK_EQ("the parent counts on", v[0], 150);
     return ct_done();

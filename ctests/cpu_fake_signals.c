@@ -1,5 +1,5 @@
 /*
- * cpu_fake_signals: which calls cupti_cb takes to be in a signal handler (cupti_cb(7), "Signal
+ * cpu_fake_signals: which calls cupti_cb takes to be in a signal handler (cupti_cb-threads(7), "Signal
  * handlers"), through PAPI and the fakes: a thread's own calls get exact values from every source
  * whatever signals the program blocks for its own reasons, and a handler's read still takes the
  * handler's path.  Each case is a fresh process; "every source" is one set of kernel.launches
