@@ -240,9 +240,10 @@ static void start_sampling(struct cupti_cb_inj *s)
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	atomic_store(&fl.sampling, 1);
-	if (sigaction(SIGPROF, &sa, NULL) != 0 || cupti_cb_inj_spawn(&fl.sampler, sampler, NULL) != 0) {
+	int rc = sigaction(SIGPROF, &sa, NULL) != 0 ? errno : cupti_cb_inj_spawn(&fl.sampler, sampler, NULL);
+	if (rc != 0) {
 		atomic_store(&fl.sampling, 0);
-		cupti_cb_inj_note(s, "the flame graph has no CPU samples: %s", strerror(errno));
+		cupti_cb_inj_note(s, "the flame graph has no CPU samples: %s", strerror(rc));
 	}
 }
 
@@ -329,14 +330,24 @@ static void put_frames(FILE *f, const struct cupti_cb_inj_frame *fr, unsigned n)
 	}
 }
 
-/* A CUDA function's name without its version suffix (cudaLaunchKernel_v7000 ->
- * cudaLaunchKernel, cuMemcpyHtoD_v2 -> cuMemcpyHtoD), as cupti_cb's events name it. */
+/* A CUDA function's name without its version and per-thread-stream suffixes
+ * (cudaLaunchKernel_v7000 -> cudaLaunchKernel, cuMemcpyHtoD_v2 -> cuMemcpyHtoD,
+ * cudaMemcpyAsync_ptsz_v7000 -> cudaMemcpyAsync), as cupti_cb's events name it. */
+static size_t without_suffix(const char *call, size_t n)
+{
+	if (n > 5 && (!strncmp(call + n - 5, "_ptsz", 5) || !strncmp(call + n - 5, "_ptds", 5)))
+		return n - 5;
+	size_t d = n;
+	while (d > 0 && call[d - 1] >= '0' && call[d - 1] <= '9')
+		d--;
+	return d < n && d >= 3 && call[d - 1] == 'v' && call[d - 2] == '_' ? d - 2 : n;
+}
+
 static void put_call(FILE *f, const char *call)
 {
-	size_t n = strlen(call);
-	const char *v = strstr(call, "_v");
-	if (v && v[2] >= '0' && v[2] <= '9' && strspn(v + 2, "0123456789") == strlen(v + 2))
-		n = (size_t)(v - call);
+	size_t n = strlen(call), m;
+	while ((m = without_suffix(call, n)) != n)	/* _v2_ptsz, _ptsz_v7000 */
+		n = m;
 	fprintf(f, "%.*s", (int)n, call);
 }
 

@@ -262,7 +262,7 @@ static int run_program(const struct cupti_cb_run_opts *o, struct baseline *b)
 	if (o->flame || o->flame_svg) {
 		char *folded = o->flame ? cupti_cb_run_file_name(o->flame, rank) : NULL;
 		char *svg = o->flame_svg ? cupti_cb_run_file_name(o->flame_svg, rank) : NULL;
-		if (cupti_cb_run_flame_write(folded, svg, o->flame_hz, dir, o->argv[0]) && !status)
+		if (cupti_cb_run_flame_write(folded, svg, o->flame_hz, dir, o->argv, o->argc) && !status)
 			status = CUPTI_CB_RUN_EXIT_FAILED;
 		free(folded);
 		free(svg);

@@ -160,8 +160,13 @@ static int close_named(FILE *f, const char *name)
 	return bad;
 }
 
-int cupti_cb_run_flame_write(const char *folded, const char *svg, long hz, const char *dir, const char *title)
+int cupti_cb_run_flame_write(const char *folded, const char *svg, long hz, const char *dir, char **argv, int argc)
 {
+	char title[256] = "";
+	for (int i = 0; i < argc; i++) {	/* the command line, cut at the title's size */
+		size_t at = strlen(title);
+		snprintf(title + at, sizeof title - at, "%s%s", i ? " " : "", argv[i]);
+	}
 	struct cupti_cb_run_stack *s;
 	long n = cupti_cb_run_flame_read(dir, &s);
 	int bad = 0;

@@ -24,7 +24,8 @@ void cupti_cb_run_flame_free(struct cupti_cb_run_stack *s, long n);
 void cupti_cb_run_flame_folded(FILE *f, const struct cupti_cb_run_stack *s, long n, long hz);
 /* The picture (cupti_cb_run_flame_svg.c): an SVG that a browser shows as it is. */
 void cupti_cb_run_flame_svg(FILE *f, const struct cupti_cb_run_stack *s, long n, long hz, const char *title);
-/* After the run: writes the files asked for (NULL: not asked; "-": standard output); 0, or -1. */
-int cupti_cb_run_flame_write(const char *folded, const char *svg, long hz, const char *dir, const char *title);
+/* After the run: writes the files asked for (NULL: not asked; "-": standard output), the
+ * picture titled with the program's command line; 0, or -1. */
+int cupti_cb_run_flame_write(const char *folded, const char *svg, long hz, const char *dir, char **argv, int argc);
 
 #endif
