@@ -14,6 +14,10 @@
  *   worker > a > b > cudaLaunchKernel k1(int), 10,000 ns, on each of two threads
  *
  *   flame_app spin   first burns 100 ms of the main thread's CPU time in spin() (CPU samples)
+ *   flame_app pyperf instead calls a() through a copy of Python 3.12's perf trampoline (in
+ *                    memory of its own, with no unwind tables) listed in /tmp/perf-PID.map as
+ *                    py::forward:model.py, as python3 -X perf runs each Python function:
+ *                    main > run_python > [trampoline] > py_eval > a > b > cudaLaunchKernel, k1
  *
  * Every function of a path is kept out of line and ends with a compiler barrier, so that none
  * is inlined or left by a tail call: the stacks are the ones written above.
@@ -26,7 +30,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fake_cuda.h"
 
@@ -91,6 +97,48 @@ PATH_FN static void *worker(void *corr)
 	return NULL;
 }
 
+/* Python 3.12's x86-64 trampoline (Python/asm_trampoline.S): sub $8,%rsp; call *%rcx;
+ * add $8,%rsp; ret.  Called as trampoline(ts, frame, throwflag, evaluator). */
+static const unsigned char trampoline_code[] = { 0x48, 0x83, 0xec, 0x08, 0xff, 0xd1, 0x48, 0x83, 0xc4, 0x08, 0xc3 };
+typedef void *(*evaluator)(void *, void *, int);
+typedef void *(*trampoline)(void *, void *, int, evaluator);
+
+PATH_FN static void *py_eval(void *ts, void *frame, int throwflag)
+{
+	(void)ts, (void)throwflag;
+	a(frame);
+	STAY();
+	return NULL;
+}
+
+/* The interpreter's call of a Python function: through its trampoline. */
+PATH_FN static int run_python(uint32_t *corr)
+{
+	char path[64];
+	void *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (code == MAP_FAILED)
+		return -1;
+	memcpy(code, trampoline_code, sizeof trampoline_code);
+	snprintf(path, sizeof path, "/tmp/perf-%d.map", (int)getpid());
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "%lx %zx py::forward:model.py\n", (unsigned long)(uintptr_t)code, sizeof trampoline_code);
+	fclose(f);
+	((trampoline)code)(NULL, corr, 0, py_eval);
+	STAY();
+	return 0;
+}
+
+/* After the injected library's exit handler, which reads the map (registered before cuInit, so
+ * that it runs after the library's). */
+static void remove_perf_map(void)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/tmp/perf-%d.map", (int)getpid());
+	unlink(path);
+}
+
 static double cpu_s(void)
 {
 	struct timespec t;
@@ -107,10 +155,18 @@ PATH_FN static void spin(double seconds)
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "pyperf"))
+		atexit(remove_perf_map);
 	if (fake_point_component_here(0) != 0 || cuInit(0) != CUDA_SUCCESS)
 		return 10;
 	if (argc > 1 && !strcmp(argv[1], "spin"))
 		spin(0.1);
+	if (argc > 1 && !strcmp(argv[1], "pyperf")) {
+		if (run_python(&corr_k1[0]) != 0)
+			return 12;
+		fake_activity_kernel_named(corr_k1[0], "_Z2k1i", 1000000, 1010000, 0);
+		return 0;
+	}
 	a(&corr_k1[0]);
 	a(&corr_k1[1]);
 	c();

@@ -4,7 +4,8 @@
 # paths on three threads and plays GPU records of known durations: the folded stacks are
 # exactly those paths, each ending in the CUDA call and the GPU work, weighed by the work's GPU
 # time, and add up to the gpu.* times of the report; libgcc's unwinder, where libunwind is
-# missing, gives the same stacks.  The picture is checked as a person sees
+# missing, gives the same stacks; a Python function run through Python 3.12's perf trampoline
+# is named from /tmp/perf-PID.map.  The picture is checked as a person sees
 # it: a headless browser (Debian's chromium-headless-shell, which scripts/setup installs) parses
 # it without error, and its screenshot shows the k1 frames as wide as their share of GPU time.
 # With --flame-cpu-hz, 100 ms of CPU time burnt in spin() is 100 ms of samples (+-12 ms: the
@@ -48,6 +49,16 @@ cmp -s want g.got || fail "libgcc's walk gave other stacks: $(diff want g.got)"
 grep -q "the flame graph's stacks were taken with libgcc's _Unwind_Backtrace" g.json ||
 	fail "g.json does not note the slower walk"
 grep -q "the flame graph's stacks were taken" e.json && fail "e.json notes a slower walk: libunwind.so.8 was not used"
+
+# Python 3.12's perf support: a function run through its trampoline (code without unwind tables,
+# listed in /tmp/perf-PID.map) is named from the map, and the walk goes on past it, with either
+# unwinder (the function that called the trampoline, an interpreter's, is left out).
+for walker in libunwind libgcc; do
+	rc 0 env CUPTI_CB_RUN_FLAME_WALKER=$walker "$RUNNER" --flame p.folded -o t.txt -- "$FLAME_APP" pyperf
+	grep -v '^#' p.folded > p.got
+	echo 'main;py::forward:model.py;py_eval;a;b;cudaLaunchKernel;[GPU_Kernel]k1(int) 10000' > p.want
+	cmp -s p.want p.got || fail "through a Python trampoline ($walker): $(cat p.got)"
+done
 
 # The picture: well-formed XML with one frame per distinct prefix, each named in its <title>.
 if ! python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' f.svg 2> xml.err; then
