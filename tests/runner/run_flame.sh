@@ -109,6 +109,17 @@ test "$spin" -ge 88000000 && test "$spin" -le 112000000 ||
 awk '!/^#/ && !/\[GPU_/ && $NF % 1000000 { bad = 1 } END { exit bad }' m.folded ||
 	fail "a CPU stack's weight is not a whole number of 1 ms samples"
 
+# Several processes: identical stacks are summed, the others kept, sorted; "-" is standard output.
+cat > twoproc.sh <<'EOF'
+printf 'main;y;cudaMemcpy;[GPU_Memcpy HtoD] 7\nmain;x;cudaLaunchKernel;[GPU_Kernel]k 5\n' > "$CUPTI_CB_RUN_DIR/flame-1001.folded"
+printf 'main;x;cudaLaunchKernel;[GPU_Kernel]k 6\n' > "$CUPTI_CB_RUN_DIR/flame-1002.folded"
+exec sh "$FAKE_APP" a b
+EOF
+rc 0 "$RUNNER" --flame - -o t.txt -- sh twoproc.sh
+grep -v '^#' out > two.got
+printf 'main;x;cudaLaunchKernel;[GPU_Kernel]k 11\nmain;y;cudaMemcpy;[GPU_Memcpy HtoD] 7\n' > two.want
+cmp -s two.want two.got || fail "two processes' stacks are not merged: $(cat two.got)"
+
 # Bad combinations are refused with a sentence, before running anything.
 rc 2 "$RUNNER" --flame-cpu-hz 100 -- "$FLAME_APP"
 line err "cupti_cb_run: --flame-cpu-hz adds CPU samples to a flame graph: give --flame FILE or --flame-svg FILE (cupti_cb_run --help lists the options)"
