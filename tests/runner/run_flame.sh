@@ -5,9 +5,10 @@
 # exactly those paths, each ending in the CUDA call and the GPU work, weighed by the work's GPU
 # time, and add up to the gpu.* times of the report; libgcc's unwinder, where libunwind is
 # missing, gives the same stacks; a Python function run through Python 3.12's perf trampoline
-# is named from /tmp/perf-PID.map.  The picture is checked as a person sees
-# it: a headless browser (Debian's chromium-headless-shell, which scripts/setup installs) parses
-# it without error, and its screenshot shows the k1 frames as wide as their share of GPU time.
+# is named from /tmp/perf-PID.map; several processes' stacks are merged.  The picture is
+# checked as a person sees it: a headless browser (Debian's chromium-headless-shell, which
+# scripts/setup installs) parses it without error, and its screenshot shows the k1 frames as
+# wide as their share of GPU time.
 # With --flame-cpu-hz, 100 ms of CPU time burnt in spin() is 100 ms of samples (+-12 ms: the
 # kernel's tick), in the same unit, beside the same GPU stacks.
 . "$LIB_SH"
