@@ -230,6 +230,14 @@ static void *sampler(void *arg)
 static void start_sampling(struct cupti_cb_inj *s)
 {
 	struct sigaction old, sa;
+	/* libgcc's unwinder may take a lock of its own (the tables registered at run time), which
+	 * the interrupted code may hold: only libunwind's walk, with a cache per thread, runs in
+	 * the handler. */
+	if (!strstr(cupti_cb_inj_stacks_walker(), "libunwind")) {
+		cupti_cb_inj_note(s, "the flame graph has no CPU samples: they need libunwind.so.8, whose walk is "
+				  "safe in a signal handler");
+		return;
+	}
 	if (sigaction(SIGPROF, NULL, &old) == 0 && (old.sa_flags & SA_SIGINFO ? old.sa_sigaction != NULL
 						   : old.sa_handler != SIG_DFL)) {
 		cupti_cb_inj_note(s, "the flame graph has no CPU samples: the program handles SIGPROF itself");

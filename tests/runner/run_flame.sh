@@ -109,6 +109,12 @@ test "$spin" -ge 88000000 && test "$spin" -le 112000000 ||
 	fail "100 ms of CPU time in spin() weighs $spin ns of samples, not 100000000 +- 12000000"
 awk '!/^#/ && !/\[GPU_/ && $NF % 1000000 { bad = 1 } END { exit bad }' m.folded ||
 	fail "a CPU stack's weight is not a whole number of 1 ms samples"
+# Without libunwind, no CPU samples (libgcc's walk is not safe in a signal handler), and a note.
+rc 0 env CUPTI_CB_RUN_FLAME_WALKER=libgcc "$RUNNER" --flame n.folded --flame-cpu-hz 1000 --json n.json -o t.txt \
+	-- "$FLAME_APP" spin
+grep -v '^#' n.folded > n.got
+cmp -s want n.got || fail "without libunwind, the flame graph is not the GPU stacks alone: $(cat n.got)"
+grep -q "the flame graph has no CPU samples: they need libunwind.so.8" n.json || fail "n.json does not say why there are no CPU samples"
 
 # Several processes: identical stacks are summed, the others kept, sorted; "-" is standard output.
 cat > twoproc.sh <<'EOF'
