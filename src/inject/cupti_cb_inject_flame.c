@@ -2,20 +2,17 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <dirent.h>
 #include <errno.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cupti_activity.h>
 
 #include "cupti_cb.h"
+#include "cupti_cb_inject_cpu_samples.h"
 #include "cupti_cb_inject_flame.h"
 #include "cupti_cb_inject_notes.h"
 #include "cupti_cb_inject_stacks.h"
@@ -28,7 +25,6 @@
 #define CALLS 4096	/* CUDA functions that issue work (ids fit 12 bits) */
 #define AGGS (1u << 16)	/* distinct (stack, call, work) */
 #define LEAVES 8192	/* distinct pieces of GPU work: kernel names, copy kinds */
-#define MAX_TIMERS 4096	/* threads sampled */
 
 struct agg {
 	uint32_t stack, call, leaf;	/* leaf: index + 1 in leaves */
@@ -44,13 +40,6 @@ static struct {
 	struct agg *aggs;
 	char *leaves[LEAVES];
 	uint64_t lost_ns, unknown_records;
-	/* CPU sampling */
-	pthread_t sampler;
-	atomic_int stop, sampling;
-	timer_t timers[MAX_TIMERS];
-	pid_t tids[MAX_TIMERS];
-	int n_timers;
-	_Atomic uint64_t lost_samples;
 } fl;
 
 static __thread int thread_known __attribute__((tls_model("initial-exec")));
@@ -163,110 +152,6 @@ static void on_work(void *arg, const struct cupti_cb_tap_work *w)
 
 static const struct cupti_cb_tap tap = { on_issue, on_work, NULL };
 
-/* ---- CPU samples ------------------------------------------------------------ */
-
-/* A timer's tick comes at the kernel's scheduler tick (4 ms at CONFIG_HZ=250): the periods
- * that passed meanwhile are its overruns, and belong to the same stack. */
-static void on_sample(int sig, siginfo_t *si, void *uc)
-{
-	(void)sig, (void)uc;
-	int e = errno;
-	uint64_t periods = 1 + (si->si_code == SI_TIMER && si->si_overrun > 0 ? (uint64_t)si->si_overrun : 0);
-	uint32_t id = atomic_load_explicit(&fl.sampling, memory_order_relaxed) ? cupti_cb_inj_stack_take(2) : 0;
-	if (id)	/* skipped: this handler and the signal frame */
-		cupti_cb_inj_stack_sample(id, periods);
-	else
-		atomic_fetch_add_explicit(&fl.lost_samples, 1, memory_order_relaxed);
-	errno = e;
-}
-
-/* A timer on thread tid's CPU clock (Linux: MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)) that
- * sends it SIGPROF every 1/hz s of its CPU time. */
-static void sample_thread(pid_t tid)
-{
-	if (fl.n_timers >= MAX_TIMERS)
-		return;
-	for (int i = 0; i < fl.n_timers; i++)
-		if (fl.tids[i] == tid)
-			return;
-	struct sigevent ev;
-	memset(&ev, 0, sizeof ev);
-	ev.sigev_notify = SIGEV_THREAD_ID;
-	ev.sigev_signo = SIGPROF;
-	ev._sigev_un._tid = tid;
-	clockid_t clock = (clockid_t)((~(unsigned)tid << 3) | 6);
-	long period = 1000000000L / fl.hz;
-	struct itimerspec its = { { period / 1000000000L, period % 1000000000L },
-				  { period / 1000000000L, period % 1000000000L } };
-	timer_t t;
-	if (timer_create(clock, &ev, &t) != 0)
-		return;
-	if (timer_settime(t, 0, &its, NULL) != 0) {
-		timer_delete(t);
-		return;
-	}
-	fl.timers[fl.n_timers] = t;
-	fl.tids[fl.n_timers++] = tid;
-}
-
-static void *sampler(void *arg)
-{
-	(void)arg;
-	pid_t self = gettid();
-	while (!atomic_load(&fl.stop)) {
-		DIR *d = opendir("/proc/self/task");
-		struct dirent *e;
-		while (d && (e = readdir(d)))
-			if (e->d_name[0] != '.' && atoi(e->d_name) != self)
-				sample_thread((pid_t)atoi(e->d_name));
-		if (d)
-			closedir(d);
-		struct timespec t = { 0, 20 * 1000000L };
-		nanosleep(&t, NULL);
-	}
-	return NULL;
-}
-
-static void start_sampling(struct cupti_cb_inj *s)
-{
-	struct sigaction old, sa;
-	/* libgcc's unwinder may take a lock of its own (the tables registered at run time), which
-	 * the interrupted code may hold: only libunwind's walk, with a cache per thread, runs in
-	 * the handler. */
-	if (!strstr(cupti_cb_inj_stacks_walker(), "libunwind")) {
-		cupti_cb_inj_note(s, "the flame graph has no CPU samples: they need libunwind.so.8, whose walk is "
-				  "safe in a signal handler");
-		return;
-	}
-	if (sigaction(SIGPROF, NULL, &old) == 0 && (old.sa_flags & SA_SIGINFO ? old.sa_sigaction != NULL
-						   : old.sa_handler != SIG_DFL)) {
-		cupti_cb_inj_note(s, "the flame graph has no CPU samples: the program handles SIGPROF itself");
-		return;
-	}
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = on_sample;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	atomic_store(&fl.sampling, 1);
-	int rc = sigaction(SIGPROF, &sa, NULL) != 0 ? errno : cupti_cb_inj_spawn(&fl.sampler, sampler, NULL);
-	if (rc != 0) {
-		atomic_store(&fl.sampling, 0);
-		cupti_cb_inj_note(s, "the flame graph has no CPU samples: %s", strerror(rc));
-	}
-}
-
-static void stop_sampling(void)
-{
-	if (!atomic_load(&fl.sampling))
-		return;
-	atomic_store(&fl.stop, 1);
-	pthread_join(fl.sampler, NULL);
-	for (int i = 0; i < fl.n_timers; i++)
-		timer_delete(fl.timers[i]);
-	atomic_store(&fl.sampling, 0);
-	signal(SIGPROF, SIG_IGN);	/* a tick already sent must not end the process */
-}
-
 void cupti_cb_inj_flame_start(struct cupti_cb_inj *s)
 {
 	const char *on = getenv("CUPTI_CB_RUN_FLAME"), *hz = getenv("CUPTI_CB_RUN_FLAME_HZ");
@@ -288,7 +173,7 @@ void cupti_cb_inj_flame_start(struct cupti_cb_inj *s)
 				  cupti_cb_inj_stacks_walker());
 	cupti_cb_tap_set(&tap);
 	if (fl.hz > 0)
-		start_sampling(s);
+		cupti_cb_inj_cpu_samples_start(s, fl.hz);
 }
 
 /* ---- the file --------------------------------------------------------------- */
@@ -446,7 +331,7 @@ void cupti_cb_inj_flame_finish(struct cupti_cb_inj *s)
 {
 	if (!fl.on)
 		return;
-	stop_sampling();
+	cupti_cb_inj_cpu_samples_stop();
 	cupti_cb_tap_set(NULL);
 	if (fl.lost_ns)
 		cupti_cb_inj_note(s, "the flame graph left out %llu ns of GPU time: more than %u distinct stacks "

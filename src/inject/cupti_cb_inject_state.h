@@ -23,6 +23,7 @@
  *     cupti_cb_inject_json.c    the process file (with the results of metrics and threads)
  *     cupti_cb_inject_live.c    the live view (CUPTI_CB_RUN_INTERVAL_MS), which rewrites the
  *                               file at each tick
+ *     cupti_cb_inject_cpu_samples.c the flame graph's CPU samples (CUPTI_CB_RUN_FLAME_HZ)
  *     cupti_cb_inject_flame.c   the flame graph (CUPTI_CB_RUN_FLAME): stacks weighted by GPU time
  *   top, which no file calls:
  *     cupti_cb_inject.c         InitializeInjection, set-up, exit
