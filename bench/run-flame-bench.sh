@@ -22,8 +22,10 @@
 # costs at most 1.2 times the runner's default.
 #
 # Environment (all optional): NSYS, PYTHON (default python3), BENCH_ROUNDS (default 3),
-# BENCH_STEPS (default 200), BENCH_ITERS (default 20000), BENCH_BUDGET (seconds, default 900),
-# BENCH_MODES, BENCH_WORKLOADS.
+# BENCH_NSYS_ROUNDS (the rounds, from the first, that run the nsys modes; default 2: nsys takes
+# a while to write a PyTorch program's report), BENCH_NSYS_LIMIT (seconds one nsys run may
+# take, default 150), BENCH_STEPS (default 200), BENCH_ITERS (default 20000), BENCH_BUDGET
+# (seconds for the whole run, default 900), BENCH_MODES, BENCH_WORKLOADS.
 # (run-flame-bench.sh in the source tree, installed as run-flame-bench.)
 set -u
 export PYTHONPERFSUPPORT=1	# every mode runs the same Python (perf trampolines on)
@@ -36,6 +38,8 @@ rounds=${BENCH_ROUNDS:-3}
 iters=${BENCH_ITERS:-20000}
 steps=${BENCH_STEPS:-200}
 budget=${BENCH_BUDGET:-900}
+nsys_rounds=${BENCH_NSYS_ROUNDS:-2}
+nsys_limit=${BENCH_NSYS_LIMIT:-150}
 python=${PYTHON:-python3}
 . "$here/bench-lib.sh"
 bench_begin run-flame-bench "$out"
@@ -62,7 +66,7 @@ fi
     echo "meta device $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1 | sed 's/, / driver /')"
     echo "meta nsys ${nsys:-not found}"
     echo "meta torch $("$python" -c 'import torch; print(torch.__version__, "cuda", torch.version.cuda)' 2>/dev/null || echo none)"
-    echo "meta rounds $rounds iters $iters steps $steps"
+    echo "meta rounds $rounds nsys_rounds $nsys_rounds iters $iters steps $steps"
 } >> "$res"
 sed -n 's/^meta \(commit\|date\|host\|device\|torch\) /# \1: /p' "$res"
 
@@ -81,8 +85,10 @@ launch() { # launch MODE WORKLOAD CMD...: stdout into $tmp/out
     runner) timeout "$left" "$runner" -o /dev/null -- "$@" ;;
     flame) timeout "$left" "$runner" --flame "$tmp/$w.folded" -o /dev/null -- "$@" ;;
     flame_cpu) timeout "$left" "$runner" --flame "$tmp/$w-cpu.folded" --flame-cpu-hz 997 -o /dev/null -- "$@" ;;
-    nsys) timeout "$left" "$nsys" profile --trace=cuda -o "$tmp/nsys-$w" --force-overwrite true "$@" ;;
-    nsys_bt) timeout "$left" "$nsys" profile --trace=cuda --cudabacktrace=kernel -o "$tmp/nsysbt-$w" \
+    nsys) [ "$left" -gt "$nsys_limit" ] && left=$nsys_limit
+        timeout "$left" "$nsys" profile --trace=cuda -o "$tmp/nsys-$w" --force-overwrite true "$@" ;;
+    nsys_bt) [ "$left" -gt "$nsys_limit" ] && left=$nsys_limit
+        timeout "$left" "$nsys" profile --trace=cuda --cudabacktrace=kernel -o "$tmp/nsysbt-$w" \
         --force-overwrite true "$@" ;;
     *) echo "unknown mode $m" >&2; return 2 ;;
     esac > "$tmp/out" 2>> "$log"
@@ -93,6 +99,7 @@ for r in $(seq 1 "$rounds"); do
     [ $((r % 2)) -eq 0 ] && order=$(echo $modes | tr ' ' '\n' | tac | tr '\n' ' ')
     for w in $workloads; do
         for m in $order; do
+            case $m in nsys*) [ "$r" -gt "$nsys_rounds" ] && continue ;; esac
             if [ $((budget - (SECONDS - start))) -lt 20 ]; then
                 echo "note skipped round=$r workload=$w mode=$m: budget spent" >> "$res"
                 continue
