@@ -69,18 +69,24 @@ static void sample_thread(pid_t tid)
 	cs.tids[cs.n_timers++] = tid;
 }
 
+/* A timer for each thread of the process that has none yet, but skip. */
+static void find_threads(pid_t skip)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.' && atoi(e->d_name) != skip)
+			sample_thread((pid_t)atoi(e->d_name));
+	if (d)
+		closedir(d);
+}
+
 static void *sampler(void *arg)
 {
 	(void)arg;
 	pid_t self = gettid();
 	while (!atomic_load(&cs.stop)) {
-		DIR *d = opendir("/proc/self/task");
-		struct dirent *e;
-		while (d && (e = readdir(d)))
-			if (e->d_name[0] != '.' && atoi(e->d_name) != self)
-				sample_thread((pid_t)atoi(e->d_name));
-		if (d)
-			closedir(d);
+		find_threads(self);
 		struct timespec t = { 0, 20 * 1000000L };
 		nanosleep(&t, NULL);
 	}
@@ -109,8 +115,17 @@ void cupti_cb_inj_cpu_samples_start(struct cupti_cb_inj *s, long hz)
 	sigemptyset(&sa.sa_mask);
 	cs.hz = hz;
 	atomic_store(&cs.sampling, 1);
-	int rc = sigaction(SIGPROF, &sa, NULL) != 0 ? errno : cupti_cb_inj_spawn(&cs.sampler, sampler, NULL);
+	int rc = sigaction(SIGPROF, &sa, NULL) != 0 ? errno : 0;
+	if (rc == 0) {
+		/* The threads there now, from this one (inside the program's first cuInit): their
+		 * CPU time is sampled from here on, however late the sampler's thread first runs. */
+		find_threads(0);
+		rc = cupti_cb_inj_spawn(&cs.sampler, sampler, NULL);
+	}
 	if (rc != 0) {
+		for (int i = 0; i < cs.n_timers; i++)
+			timer_delete(cs.timers[i]);
+		cs.n_timers = 0;
 		atomic_store(&cs.sampling, 0);
 		cupti_cb_inj_note(s, "the flame graph has no CPU samples: %s", strerror(rc));
 	}
