@@ -11,6 +11,9 @@
  *   main > cudaMemset                 500 ns
  *   main > g > cudaGraphLaunch        two k2() of 5,000 ns and one plain_kernel of 1,000 ns (one
  *                                     correlation id: a graph's kernels all carry the launch's)
+ *   main > e > cuLaunchKernel         k3(), 700 ns: the driver API, outside any runtime call
+ *   main > e > cudaMemcpyAsync        (per-thread default stream: cudaMemcpyAsync_ptsz_v7000 >
+ *                                     cuMemcpyHtoDAsync_v2_ptsz) a copy host to device, 300 ns
  *   worker > a > b > cudaLaunchKernel k1(int), 10,000 ns, on each of two threads
  *
  *   flame_app spin   first burns 100 ms of the main thread's CPU time in spin() (CPU samples)
@@ -52,7 +55,7 @@ static inline __attribute__((always_inline)) uint32_t cuda_call(CUpti_CallbackId
 	return c.correlation_id;
 }
 
-static uint32_t corr_k1[4], corr_k2, corr_copy, corr_set, corr_graph;
+static uint32_t corr_k1[4], corr_k2, corr_copy, corr_set, corr_graph, corr_k3, corr_async;
 
 static inline __attribute__((always_inline)) uint32_t launch(void)
 {
@@ -87,6 +90,22 @@ PATH_FN static void g(void)
 	cuGraphLaunch_params p;
 	memset(&p, 0, sizeof p);
 	corr_graph = cuda_call(CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, &p);
+	STAY();
+}
+
+PATH_FN static void e(void)
+{
+	static char host[64];
+	cuLaunchKernel_params p;
+	memset(&p, 0, sizeof p);
+	struct fake_call drv;	/* a driver call of its own: a correlation id of its own */
+	fake_call_init(&drv, FAKE_DRV, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &p, CUDA_SUCCESS, FAKE_CTX0);
+	fake_enter(&drv);
+	fake_exit(&drv);
+	corr_k3 = drv.correlation_id;
+	cuMemcpyHtoDAsync_v2_params cp = { fake_dev_ptr(0, 0), host, sizeof host, NULL };
+	corr_async = cuda_call(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
+			       CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz, &cp);
 	STAY();
 }
 
@@ -171,6 +190,7 @@ int main(int argc, char **argv)
 	a(&corr_k1[1]);
 	c();
 	g();
+	e();
 	cuMemsetD8_v2_params ms = { fake_dev_ptr(0, 0), 0, 256 };
 	corr_set = cuda_call(CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020, CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2, &ms);
 	pthread_t t[2];
@@ -189,5 +209,7 @@ int main(int argc, char **argv)
 	fake_activity_kernel_named(corr_graph, "_Z2k2v", at + 50000, at + 55000, 0);
 	fake_activity_kernel_named(corr_graph, "_Z2k2v", at + 55000, at + 60000, 0);
 	fake_activity_kernel_named(corr_graph, "plain_kernel", at + 60000, at + 61000, 0);
+	fake_activity_kernel_named(corr_k3, "_Z2k3v", at + 70000, at + 70700, 0);
+	fake_activity_memcpy(corr_async, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 64, at + 71000, at + 71300, 0);
 	return 0;
 }
