@@ -103,6 +103,7 @@ static int lay_out(struct layout *L, const struct cupti_cb_run_stack *s, long n,
 	return 0;
 }
 
+/* Text as XML takes it: markup escaped, control characters (which XML 1.0 forbids) as '?'. */
 static void put_escaped(FILE *f, const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
@@ -111,7 +112,7 @@ static void put_escaped(FILE *f, const char *s, size_t len)
 		case '<': fputs("&lt;", f); break;
 		case '>': fputs("&gt;", f); break;
 		case '"': fputs("&quot;", f); break;
-		default: fputc(s[i], f);
+		default: fputc((unsigned char)s[i] < 0x20 ? '?' : s[i], f);
 		}
 	}
 }

@@ -121,13 +121,17 @@ grep -q "the flame graph has no CPU samples: they need libunwind.so.8" n.json ||
 # Several processes: identical stacks are summed, the others kept, sorted; "-" is standard output.
 cat > twoproc.sh <<'EOF'
 printf 'main;y;cudaMemcpy;[GPU_Memcpy HtoD] 7\nmain;x;cudaLaunchKernel;[GPU_Kernel]k 5\n' > "$CUPTI_CB_RUN_DIR/flame-1001.folded"
-printf 'main;x;cudaLaunchKernel;[GPU_Kernel]k 6\n' > "$CUPTI_CB_RUN_DIR/flame-1002.folded"
+printf 'main;x;cudaLaunchKernel;[GPU_Kernel]k 6\nmain;<a&b>\001c;cudaMemset;[GPU_Memset] 1\n' > "$CUPTI_CB_RUN_DIR/flame-1002.folded"
 exec sh "$FAKE_APP" a b
 EOF
-rc 0 "$RUNNER" --flame - -o t.txt -- sh twoproc.sh
+rc 0 "$RUNNER" --flame - --flame-svg two.svg -o t.txt -- sh twoproc.sh
 grep -v '^#' out > two.got
-printf 'main;x;cudaLaunchKernel;[GPU_Kernel]k 11\nmain;y;cudaMemcpy;[GPU_Memcpy HtoD] 7\n' > two.want
+printf 'main;<a&b>\001c;cudaMemset;[GPU_Memset] 1\nmain;x;cudaLaunchKernel;[GPU_Kernel]k 11\nmain;y;cudaMemcpy;[GPU_Memcpy HtoD] 7\n' > two.want
 cmp -s two.want two.got || fail "two processes' stacks are not merged: $(cat two.got)"
+# A name with markup and a control character is still XML.
+python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' two.svg 2> xml.err ||
+	fail "two.svg is not well-formed XML: $(cat xml.err)"
+grep -Fq '<title>&lt;a&amp;b&gt;?c (1 ns' two.svg || fail "two.svg does not escape the name <a&b>, a control character, c"
 
 # Bad combinations are refused with a sentence, before running anything.
 rc 2 "$RUNNER" --flame-cpu-hz 100 -- "$FLAME_APP"
