@@ -121,11 +121,12 @@ static _Unwind_Reason_Code step(struct _Unwind_Context *ctx, void *arg)
 }
 
 /* The unwinder stopped at code no loaded object covers (no unwind tables there): frame
- * pointers from that frame on, while they stay inside this thread's stack and go up it. */
+ * pointers from that frame on, while they stay inside this thread's stack and go up it.
+ * (dladdr takes the loader's lock: this fallback never runs in a signal handler.) */
 static void frame_pointer_walk(struct walk *w)
 {
-	struct dl_find_object o;
-	if (!stack_hi || w->n == 0 || w->n >= CUPTI_CB_INJ_STACK_DEPTH || _dl_find_object((void *)(w->last_ip - 1), &o) == 0)
+	Dl_info o;
+	if (!stack_hi || w->n == 0 || w->n >= CUPTI_CB_INJ_STACK_DEPTH || dladdr((void *)(w->last_ip - 1), &o))
 		return;
 	uintptr_t bp = w->last_bp;
 	while (w->n < CUPTI_CB_INJ_STACK_DEPTH && bp >= stack_lo && bp + 16 <= stack_hi && !(bp & 7)) {
