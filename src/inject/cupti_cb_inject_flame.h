@@ -9,10 +9,9 @@
  *   - at each call that issues GPU work, on its thread: the stack (cupti_cb_inject_stacks.h),
  *     kept under the call's correlation id in a fixed table (one atomic store);
  *   - at each kernel, copy and memset record, on the thread that processes activity buffers
- *     (one at a time): its GPU time added to (stack, call, work) in a fixed table.
- *   - CPU samples: a timer per thread on the thread's CPU clock, found by a thread of the library
- *     that looks at /proc/self/task every 20 ms; each tick is a SIGPROF to that thread, whose
- *     handler adds one sample to its stack.
+ *     (one at a time): its GPU time added to (stack, call, work) in a fixed table;
+ *   - CPU samples (cupti_cb_inject_cpu_samples.h): each thread's stack, at a rate of its CPU
+ *     time.
  * No lock, and no allocation after the start but once per thread (its stack bounds).
  */
 #ifndef CUPTI_CB_INJECT_FLAME_H
