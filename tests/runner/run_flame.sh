@@ -51,7 +51,14 @@ grep -v '^#' g.folded > g.got
 cmp -s want g.got || fail "libgcc's walk gave other stacks: $(diff want g.got)"
 grep -q "the flame graph's stacks were taken with libgcc's _Unwind_Backtrace" g.json ||
 	fail "g.json does not note the slower walk"
-grep -q "the flame graph's stacks were taken" e.json && fail "e.json notes a slower walk: libunwind.so.8 was not used"
+# libunwind (scripts/setup installs libunwind8; CI has it): the walk by default, and the CPU
+# samples' only walk.
+unwind=$(/sbin/ldconfig -p 2>/dev/null | grep -c 'libunwind\.so\.8 ')
+if test "$unwind" = 0; then
+	echo "# no libunwind.so.8 on this system: its walk and the CPU samples are not checked (scripts/setup installs libunwind8)"
+else
+	grep -q "the flame graph's stacks were taken" e.json && fail "e.json notes a slower walk: libunwind.so.8 was not used"
+fi
 
 # Python 3.12's perf support: a function run through its trampoline (code without unwind tables,
 # listed in /tmp/perf-PID.map) is named from the map, and the walk goes on past it, with either
@@ -102,15 +109,17 @@ else
 fi
 
 # Merged: CPU samples in the same unit.
-rc 0 "$RUNNER" --flame m.folded --flame-cpu-hz 1000 -o t.txt -- "$FLAME_APP" spin
-line m.folded "# every other stack is CPU samples: each weighs 1e9/1000 ns (1000 Hz of the thread's CPU time)"
-grep -v '^#' m.folded | grep '\[GPU_' > m.gpu
-cmp -s want m.gpu || fail "with CPU samples, the GPU stacks changed: $(diff want m.gpu)"
-spin=$(awk '/^main;spin/ { s += $NF } END { print s + 0 }' m.folded)
-test "$spin" -ge 88000000 && test "$spin" -le 112000000 ||
-	fail "100 ms of CPU time in spin() weighs $spin ns of samples, not 100000000 +- 12000000"
-awk '!/^#/ && !/\[GPU_/ && $NF % 1000000 { bad = 1 } END { exit bad }' m.folded ||
-	fail "a CPU stack's weight is not a whole number of 1 ms samples"
+if test "$unwind" != 0; then
+	rc 0 "$RUNNER" --flame m.folded --flame-cpu-hz 1000 -o t.txt -- "$FLAME_APP" spin
+	line m.folded "# every other stack is CPU samples: each weighs 1e9/1000 ns (1000 Hz of the thread's CPU time)"
+	grep -v '^#' m.folded | grep '\[GPU_' > m.gpu
+	cmp -s want m.gpu || fail "with CPU samples, the GPU stacks changed: $(diff want m.gpu)"
+	spin=$(awk '/^main;spin/ { s += $NF } END { print s + 0 }' m.folded)
+	test "$spin" -ge 88000000 && test "$spin" -le 112000000 ||
+		fail "100 ms of CPU time in spin() weighs $spin ns of samples, not 100000000 +- 12000000"
+	awk '!/^#/ && !/\[GPU_/ && $NF % 1000000 { bad = 1 } END { exit bad }' m.folded ||
+		fail "a CPU stack's weight is not a whole number of 1 ms samples"
+fi
 # Without libunwind, no CPU samples (libgcc's walk is not safe in a signal handler), and a note.
 rc 0 env CUPTI_CB_RUN_FLAME_WALKER=libgcc "$RUNNER" --flame n.folded --flame-cpu-hz 1000 --json n.json -o t.txt \
 	-- "$FLAME_APP" spin
