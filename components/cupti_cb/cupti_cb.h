@@ -44,6 +44,33 @@ __attribute__((visibility("default"))) int cupti_cb_threads(struct cupti_cb_thre
  * to read as other threads always do. Returns PAPI_OK. */
 __attribute__((visibility("default"))) int cupti_cb_service_thread(void);
 
+/* Taps (cupti_cb(7), "Taps"): what a profiler built on cupti_cb (cupti_cb_run
+ * --flame) needs beyond counts: the calls that issue GPU work, on the
+ * threads that make them, and the GPU work itself, joined by CUPTI's
+ * correlation id. issue runs on the issuing thread inside the CUDA call
+ * (at the driver API's ENTER of each launch, graph launch, copy and
+ * memset) while a set with callback events runs: it must neither lock nor
+ * allocate beyond a bound. call is the CUDA call the program made, as
+ * CUPTI names it: the runtime call the driver call is nested in, or the
+ * driver call. work runs on the thread that processes activity buffers,
+ * one call at a time, while a set with gpu.* events runs. */
+enum cupti_cb_tap_kind { CUPTI_CB_TAP_KERNEL, CUPTI_CB_TAP_MEMCPY, CUPTI_CB_TAP_MEMSET };
+struct cupti_cb_tap_work {
+	int kind;			/* enum cupti_cb_tap_kind */
+	int copy_kind;			/* CUpti_ActivityMemcpyKind of a copy; a peer copy is
+					   CUPTI_ACTIVITY_MEMCPY_KIND_PTOP */
+	unsigned correlation_id, device, stream;
+	unsigned long long start_ns, end_ns, bytes;
+	const char *name;		/* a kernel's (mangled) name, or NULL */
+};
+struct cupti_cb_tap {
+	void (*issue)(void *arg, unsigned correlation_id, const char *call);
+	void (*work)(void *arg, const struct cupti_cb_tap_work *w);
+	void *arg;
+};
+/* Sets the tap (NULL: none); the struct must outlive its use. Returns PAPI_OK. */
+__attribute__((visibility("default"))) int cupti_cb_tap_set(const struct cupti_cb_tap *tap);
+
 #ifdef __cplusplus
 }
 #endif

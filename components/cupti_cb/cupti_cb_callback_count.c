@@ -9,6 +9,7 @@
 #include "cupti_cb_correlation.h"
 #include "cupti_cb_callback_state.h"
 #include "cupti_cb_overflow.h"
+#include "cupti_cb_tap.h"
 
 /* The operations whose GPU work an activity record reports. */
 #define ISSUES_WORK (CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_LAUNCH) | CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_GRAPH) | \
@@ -53,10 +54,12 @@ static void at_enter_site(struct cupti_cb_callback *cb, struct cupti_cb_thread_c
 	p->key = site_key(cd, d, cbid);
 	if (d == 0) {
 		b->rt_corr = cd->correlationId;
+		b->rt_name = cd->functionName;
 	} else {
 		const struct cupti_cb_op *op = cb->svc->op_of[cbid];
 		/* At ENTER: the work's record can only come after the call began. */
 		if (op && (CUPTI_CB_CLS_BIT(op->cls) & ISSUES_WORK)) {
+			cupti_cb_tap_issue(cd->correlationId, b->rt_corr ? b->rt_name : cd->functionName);
 			struct cupti_cb_correlation_map *corr =
 				atomic_load_explicit(&cb->svc->corr, memory_order_acquire);
 			if (corr) {

@@ -34,6 +34,9 @@ struct cupti_cb_run_opts {
 	int no_time;		/* --no-time: no host time, no clock read in the callbacks */
 	int keep;
 	int trace;
+	const char *flame;	/* --flame: folded stacks */
+	const char *flame_svg;	/* --flame-svg: the picture */
+	long flame_hz;		/* --flame-cpu-hz: CPU samples per second of a thread's CPU time (0: none) */
 	char **reports;		/* --report FILE...: no program */
 	int n_reports;
 	char **argv;		/* the program and its arguments */

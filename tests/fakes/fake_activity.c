@@ -112,6 +112,19 @@ void fake_activity_kernel(uint32_t corr, uint64_t start, uint64_t end, uint32_t 
     play(&r);
 }
 
+void fake_activity_kernel_named(uint32_t corr, const char *name, uint64_t start, uint64_t end, uint32_t device)
+{
+    union fake_record r;
+    memset(&r, 0, sizeof r);
+    r.kernel.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    r.kernel.correlationId = corr;
+    r.kernel.start = start;
+    r.kernel.end = end;
+    r.kernel.deviceId = device;
+    r.kernel.name = name;
+    play(&r);
+}
+
 void fake_activity_memcpy(uint32_t corr, int copy_kind, uint64_t bytes, uint64_t start, uint64_t end,
                           uint32_t device)
 {
