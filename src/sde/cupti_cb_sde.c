@@ -22,6 +22,7 @@
 static papi_handle_t handle;
 static uint32_t *codes;		/* each counter's code: its callback's parameter */
 static unsigned n_codes, cap_codes;
+static int registered;
 
 /* PAPI's own rule for its messages (PAPIERROR): stderr under PAPI_VERBOSE. */
 static int verbose(void)
@@ -112,6 +113,9 @@ static void collect(const struct cupti_cb_source *s)
 static void register_all(void)
 {
 	char name[CUPTI_CB_NAME_MAX], d[DESCR_LEN];
+	if (registered)
+		return;
+	registered = 1;
 	for (unsigned id = 0; id < CUPTI_CB_MAX_SOURCES; id++)
 		if (cupti_cb_sde_engine_source(id))
 			collect(cupti_cb_sde_engine_source(id));
@@ -125,6 +129,11 @@ static void register_all(void)
 	}
 }
 
+/* Counted only where PAPI's resets reach the library (it was loaded before
+ * libsde: cupti_cb_sde_reset.c); else libsde would measure each thread's
+ * value from whichever thread reset last, and the counters stay
+ * unregistered: a read of one gives -1, SDE's value for a name no library
+ * registered. */
 __attribute__((constructor)) static void cupti_cb_sde_load(void)
 {
 	char why[CUPTI_CB_WHY_LEN] = "";
@@ -136,14 +145,21 @@ __attribute__((constructor)) static void cupti_cb_sde_load(void)
 			fprintf(stderr, "cupti_cb_sde: no counters registered: %s\n", why);
 		return;
 	}
-	register_all();
+	if (cupti_cb_sde_resets_reach_us())
+		register_all();
+	else if (verbose())
+		fprintf(stderr, "cupti_cb_sde: no counters registered: libcupti_cb_sde.so was loaded after libsde, "
+				"so PAPI's resets would not reach it: load it first (LD_PRELOAD, or link it before "
+				"libsde)\n");
 }
 
-/* papi_native_avail -sde LIBRARY opens the library and calls this: the
- * counters were registered when it loaded. */
+/* papi_native_avail -sde LIBRARY opens the library after libsde and calls
+ * this to list its counters (it reads none). */
 __attribute__((visibility("default"))) papi_handle_t papi_sde_hook_list_events(papi_sde_fptr_struct_t *fptr_struct);
 papi_handle_t papi_sde_hook_list_events(papi_sde_fptr_struct_t *fptr_struct)
 {
 	(void)fptr_struct;
+	if (handle && cupti_cb_sde_engine_source(0))
+		register_all();
 	return handle;
 }

@@ -53,8 +53,9 @@ int cupti_cb_sde_thread_read(uint32_t code, int reset, long long *out, char *why
 
 /* Whether the calling thread is inside libsde's sde_ti_reset_counter,
  * which PAPI calls at every PAPI_start and PAPI_reset of a set holding an
- * SDE counter; and whether that wrapper is the one PAPI calls. */
+ * SDE counter; and whether this library's wrapper of it is the one PAPI
+ * finds (the library was loaded before libsde). */
 int cupti_cb_sde_resetting(void);
-int cupti_cb_sde_resets_seen(void);
+int cupti_cb_sde_resets_reach_us(void);
 
 #endif

@@ -13,10 +13,9 @@
  * keeps each thread's base itself and hands libsde 0 as the base. The name
  * is libsde's, not cupti_cb_'s: that is the point of it.
  *
- * Loaded after libsde, the wrapper is never called: each value is then the
- * reading thread's count since its first read, less what libsde stored at
- * the last reset of any thread (exact where one thread resets and reads a
- * counter at a time; cupti_cb_sde(7) says so). */
+ * Loaded after libsde, the wrapper would never be called, and each value
+ * would be measured from another thread's reset: the library then
+ * registers its counters only for a listing (cupti_cb_sde.c). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdatomic.h>
@@ -25,16 +24,21 @@
 #include "cupti_cb_sde.h"
 
 static __thread int resetting;
-static atomic_int seen;
 
 int cupti_cb_sde_resetting(void)
 {
 	return resetting;
 }
 
-int cupti_cb_sde_resets_seen(void)
+/* The first sde_ti_reset_counter in the global scope, which PAPI's sde
+ * component finds with dlsym, is this library's. (Its own address could be
+ * libsde's: a reference to an exported function goes through the scope.) */
+int cupti_cb_sde_resets_reach_us(void)
 {
-	return atomic_load(&seen);
+	Dl_info first, here;
+	void *f = dlsym(RTLD_DEFAULT, "sde_ti_reset_counter");
+	return f && dladdr(f, &first) && dladdr((void *)cupti_cb_sde_resetting, &here) &&
+	       first.dli_fbase == here.dli_fbase;
 }
 
 typedef int (*reset_fn)(uint32_t);
@@ -50,7 +54,6 @@ int sde_ti_reset_counter(uint32_t counter_id)
 			return -1;	/* SDE_EINVAL: no libsde behind this library */
 		atomic_store(&next, f);
 	}
-	atomic_store(&seen, 1);
 	resetting = 1;
 	int rc = f(counter_id);
 	resetting = 0;
