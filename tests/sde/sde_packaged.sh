@@ -32,13 +32,19 @@ lib=$(ls -d "$root"/usr/lib/*/libpapi.so.7.0 "$root"/usr/lib/libpapi.so.7.0 2>/d
 [ -x "$bin/papi_command_line" ] && [ -n "$lib" ] && [ -f "$root/usr/include/papi.h" ] ||
     skip "Debian's packaged PAPI is not installed in ${root%/}/usr (apt-get install papi-tools libpapi-dev; scripts/setup installs them)"
 lib=${lib%/*}
+version=$(sed -n 's/^#define[ 	]*PAPI_VERSION[ 	]*PAPI_VERSION_NUMBER(\([0-9]*\), *\([0-9]*\), *\([0-9]*\).*/\1.\2.\3/p' \
+    "$root/usr/include/papi.h")
+case $version in
+7.*) [ -f "$lib/libsde.so.1" ] || skip "the packaged PAPI $version has no libsde.so.1 in $lib (Debian: libsde1)" ;;
+*) skip "the packaged PAPI is ${version:-of no known version}: its sde component finds libsde from PAPI 7.0 on" ;;
+esac
 # The packaged files where they are not the system's: their own directory first.
 [ "$root" = / ] || { LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}; export LD_LIBRARY_PATH; }
 CUPTI_CB_CUPTI_LIB=$FAKES_DIR/libcupti.so CUPTI_CB_CUDA_LIB=$FAKES_DIR/libcuda.so
 export CUPTI_CB_CUPTI_LIB CUPTI_CB_CUDA_LIB
 out=$(mktemp -d "${TMPDIR:-/tmp}/sde_packaged.XXXXXX") || exit 1
 trap 'rm -rf "$out"' EXIT
-echo "# packaged PAPI: $bin, $lib"
+echo "# packaged PAPI $version: $bin, $lib"
 
 # ---- papi_component_avail
 "$bin/papi_component_avail" > "$out/ca0.txt" 2>&1
