@@ -11,6 +11,7 @@
  * read it; SDE's resets take it as their base (cupti_cb_sde_reset.c). */
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,7 +194,9 @@ int cupti_cb_sde_thread_read(uint32_t code, int reset, long long *out, char *why
 		return CUPTI_CB_OK;
 	}
 	t->busy = 1;
+	atomic_signal_fence(memory_order_seq_cst);
 	int rc = read_code(t, code, reset, out, why, len);
+	atomic_signal_fence(memory_order_seq_cst);
 	t->busy = 0;
 	return rc;
 }
