@@ -5,9 +5,10 @@
  * sde:::cupti_cb::NAME, with no rebuild. Each counter's callback reads the
  * calling thread's sets (cupti_cb_sde_thread.c).
  *
- * Registering needs only libcupti's name table: no driver, no GPU, no
- * cuInit. The driver stage waits for a counter's first read, which PAPI
- * makes at the PAPI_start of a set holding it. */
+ * Registering needs libcupti's name table and libcuda loaded (the
+ * component's catalogue stage): no GPU, no cuInit. The driver stage waits
+ * for a counter's first read, which PAPI makes at the PAPI_start of a set
+ * holding it. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
