@@ -16,7 +16,7 @@
  *   cupti_cb_sde_engine.c  the shared services and the sources, opened
  *                          the way the PAPI adapter opens them
  *
- * man/cupti_cb_sde.7 is the user's reference. */
+ * man/cupti_cb-sde.7 is the user's reference. */
 #ifndef CUPTI_CB_SDE_H
 #define CUPTI_CB_SDE_H
 
@@ -36,7 +36,7 @@ int cupti_cb_sde_engine_open(char *why, size_t len);
  * read. 0, or an error with the sentence in why. */
 int cupti_cb_sde_engine_ready(char *why, size_t len);
 /* Source id, if the SDE front end serves it, else NULL: the callback and
- * GPU activity sources (cupti_cb_sde(7) says why not the metrics). */
+ * GPU activity sources (cupti_cb-sde(7) says why not the metrics). */
 const struct cupti_cb_source *cupti_cb_sde_engine_source(unsigned id);
 
 /* ---- cupti_cb_sde_thread.c ---- */

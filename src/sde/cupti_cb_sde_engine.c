@@ -81,7 +81,7 @@ int cupti_cb_sde_engine_ready(char *why, size_t len)
  * not call: a program that forks before its first CUDA call could not use
  * CUDA in the children), and the Range Profiler collects a set's metrics
  * together between a start and a stop, which SDE's one counter at a time
- * does not express (cupti_cb_sde(7)). */
+ * does not express (cupti_cb-sde(7)). */
 const struct cupti_cb_source *cupti_cb_sde_engine_source(unsigned id)
 {
 	if (id >= n_sources || !sources[id].ops)

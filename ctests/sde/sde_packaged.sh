@@ -66,7 +66,7 @@ done
 check "papi_native_avail: kernel.launches described, for the reading thread" \
     "$(grep -A4 '^| sde:::cupti_cb::kernel.launches  *|$' "$out/na.txt" | tr -d '|\n' | tr -s ' ' |
        grep -c 'Kernels launched.*the reading thread')" 1
-check "papi_native_avail: no hardware metric (the driver names them: cupti_cb_sde(7))" \
+check "papi_native_avail: no hardware metric (the driver names them: cupti_cb-sde(7))" \
     "$(grep -c '^| sde:::cupti_cb::dram__' "$out/na.txt")" 0
 LD_PRELOAD=$SDE_LIB "$bin/papi_native_avail" -e sde:::cupti_cb::memcpy.bytes_htod > "$out/e.txt" 2>&1
 check "papi_native_avail -e sde:::cupti_cb::memcpy.bytes_htod: the event" \
