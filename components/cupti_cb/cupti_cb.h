@@ -44,6 +44,58 @@ __attribute__((visibility("default"))) int cupti_cb_threads(struct cupti_cb_thre
  * to read as other threads always do. Returns PAPI_OK. */
 __attribute__((visibility("default"))) int cupti_cb_service_thread(void);
 
+/* ---- the tap: each CUDA call and each piece of GPU work, one by one (cupti_cb-callbacks(7), "The tap")
+ *
+ * For tools that draw a timeline beside the counters (cupti_cb_run --timeline): while a tap is
+ * set, cupti_cb hands it every CUDA call that an event set's callbacks see, at the call's exit
+ * on the calling thread, and every kernel, copy and memset record of GPU activity, on the
+ * thread that processes CUPTI's buffers. Calls are timed only while a running event set needs
+ * host time (any .time_ns event); GPU work is seen only while a running set has gpu.* events. */
+#include <stdint.h>
+
+enum { CUPTI_CB_TAP_FAILED = 1,		/* the call returned an error */
+       CUPTI_CB_TAP_ISSUES_WORK = 2 };	/* a driver call that issues GPU work (launch, graph launch,
+					   copy, memset): its records carry its correlation id */
+
+struct cupti_cb_tap_call {
+	uint64_t start, end;		/* ticks of cupti_cb_tap_clock (end 0: not timed) */
+	uint32_t correlation;		/* CUPTI's; a runtime call and the driver call inside it share it */
+	uint16_t cbid;			/* CUPTI's callback id (cupti_cb_tap_call_name) */
+	uint8_t driver;			/* 1: driver API (cu*), 0: runtime API (cuda*) */
+	uint8_t flags;			/* CUPTI_CB_TAP_* */
+};
+
+enum { CUPTI_CB_TAP_KERNEL, CUPTI_CB_TAP_MEMCPY, CUPTI_CB_TAP_MEMSET };
+
+struct cupti_cb_tap_work {
+	int kind;			/* CUPTI_CB_TAP_KERNEL, _MEMCPY, _MEMSET */
+	uint32_t correlation, device, context, stream;
+	uint64_t start, end;		/* ns, CUPTI's clock (cupti_cb_tap_gpu_clock) */
+	uint64_t bytes;			/* copies and memsets */
+	int copy_kind;			/* CUpti_ActivityMemcpyKind of a copy */
+	const char *name;		/* a kernel's name as CUPTI gives it (mangled), or NULL */
+	int32_t grid[3], block[3];	/* a kernel's */
+};
+
+/* call runs on the application's thread inside its CUDA call: it must not block, lock, allocate
+ * (but once per thread), make a CUDA call or take long. work runs on one thread at a time. */
+struct cupti_cb_tap {
+	void (*call)(void *arg, const struct cupti_cb_tap_call *c);
+	void (*work)(void *arg, const struct cupti_cb_tap_work *w);
+	void *arg;
+};
+
+/* Sets the tap (NULL: none). The struct must stay valid while set, and for as long after as a
+ * call already in the tap may take. Returns 0. */
+__attribute__((visibility("default"))) int cupti_cb_tap_set(const struct cupti_cb_tap *t);
+/* Now, in the ticks of struct cupti_cb_tap_call (a TSC or CLOCK_MONOTONIC ns: see cupti_cb(7)). */
+__attribute__((visibility("default"))) uint64_t cupti_cb_tap_clock(void);
+/* *ns = now on CUPTI's clock (cuptiGetTimestamp), the clock of GPU activity records: 0, or -1
+ * before libcupti is loaded or when it lacks cuptiGetTimestamp. */
+__attribute__((visibility("default"))) int cupti_cb_tap_gpu_clock(uint64_t *ns);
+/* The name of a CUDA function ("cudaLaunchKernel", "cuLaunchKernel"), or NULL. */
+__attribute__((visibility("default"))) const char *cupti_cb_tap_call_name(int driver, unsigned cbid);
+
 #ifdef __cplusplus
 }
 #endif

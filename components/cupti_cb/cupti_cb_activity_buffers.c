@@ -8,6 +8,7 @@
 #include "cupti_cb_activity_buffers.h"
 #include "cupti_cb_services.h"
 #include "cupti_cb_source.h"
+#include "cupti_cb_tap.h"
 
 /* CUPTI's buffer callbacks carry no user pointer: one activity per
  * process, as there is one engine. */
@@ -311,6 +312,7 @@ void cupti_cb_activity_process(struct cupti_cb_activity *a, uint8_t *buf, size_t
 	while (valid && (a->scoped ? a->v2.next_record(a->sub, buf, valid, &r) : a->fn.next_record(buf, valid, &r)) ==
 				CUPTI_SUCCESS) {
 		struct work w;
+		cupti_cb_tap_record(r);
 		if (decode(r, &w) == 0) {
 			account(a, &w);
 			atomic_fetch_add(&a->records, 1);

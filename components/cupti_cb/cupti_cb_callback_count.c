@@ -9,6 +9,7 @@
 #include "cupti_cb_correlation.h"
 #include "cupti_cb_callback_state.h"
 #include "cupti_cb_overflow.h"
+#include "cupti_cb_tap.h"
 
 /* The operations whose GPU work an activity record reports. */
 #define ISSUES_WORK (CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_LAUNCH) | CUPTI_CB_CLS_BIT(CUPTI_CB_CLS_GRAPH) | \
@@ -169,6 +170,18 @@ static void no_record(struct cupti_cb_callback *cb, struct cupti_cb_thread_count
 		atomic_fetch_add_explicit(&b->accounted, 1, memory_order_relaxed);
 }
 
+/* The call to the tap (cupti_cb_tap.h), with whether it issues GPU work. */
+static inline void tap_call(struct cupti_cb_callback *cb, int d, CUpti_CallbackId cbid, uint32_t corr, uint64_t t0,
+			    uint64_t t1, int failed)
+{
+	if (!atomic_load_explicit(&cupti_cb_tap_now, memory_order_relaxed))
+		return;
+	const struct cupti_cb_op *op = d ? cb->svc->op_of[cbid] : NULL;
+	int flags = (failed ? CUPTI_CB_TAP_FAILED : 0) |
+		    (op && (CUPTI_CB_CLS_BIT(op->cls) & ISSUES_WORK) ? CUPTI_CB_TAP_ISSUES_WORK : 0);
+	cupti_cb_tap_exit(d, cbid, corr, t0, t1, flags);
+}
+
 /* now: the clock at the callback's start, 0 when no set asks for time. */
 static void at_exit_site(struct cupti_cb_callback *cb, struct cupti_cb_thread_counters *b, int d,
 			 CUpti_CallbackId cbid, const CUpti_CallbackData *cd, uint64_t now)
@@ -185,6 +198,8 @@ static void at_exit_site(struct cupti_cb_callback *cb, struct cupti_cb_thread_co
 	}
 	/* cudaError_t and CUresult alike: 0 is success. */
 	int failed = cd->functionReturnValue && *(const int *)cd->functionReturnValue != 0;
+	if (found)
+		tap_call(cb, d, cbid, cd->correlationId, t0, timed ? now : 0, failed);
 
 	if (d == 1)
 		cupti_cb_bump(&b->driver_calls, 1);

@@ -35,6 +35,7 @@ CUPTI_CB_SRCS = cupti_cb.c \
 	cupti_cb_callback_allocations.c \
 	cupti_cb_callback_count.c \
 	cupti_cb_callback_windows.c \
+	cupti_cb_tap.c \
 	cupti_cb_metric_source.c \
 	cupti_cb_metric_range.c \
 	cupti_cb_metric_session.c \

@@ -445,9 +445,12 @@ __attribute__((constructor)) static void find_real_clock(void)
 	atomic_store(&real_clock_gettime, f);
 }
 
+/* Frozen for one thread only (fake_time_freeze_thread): the other threads' clocks run. */
+static __thread uint64_t thread_frozen_ns;
+
 int clock_gettime(clockid_t id, struct timespec *ts)
 {
-	uint64_t t = atomic_load(&frozen_ns);
+	uint64_t t = thread_frozen_ns ? thread_frozen_ns : atomic_load(&frozen_ns);
 	if (t && id == CLOCK_MONOTONIC) {
 		ts->tv_sec = (time_t)(t / 1000000000u);
 		ts->tv_nsec = (long)(t % 1000000000u);
@@ -467,6 +470,50 @@ void fake_time_freeze(uint64_t ns)
 void fake_time_advance(uint64_t ns)
 {
 	atomic_fetch_add(&frozen_ns, ns);
+}
+
+void fake_time_freeze_thread(uint64_t ns)
+{
+	thread_frozen_ns = ns;
+}
+
+void fake_time_advance_thread(uint64_t ns)
+{
+	thread_frozen_ns += ns;
+}
+
+/* CUPTI's clock (cuptiGetTimestamp): CLOCK_MONOTONIC as the calling thread reads it, plus
+ * fake_gpu_clock_offset(), fixed at the first call: CLOCK_REALTIME - CLOCK_MONOTONIC then, so
+ * that it reads about as CUPTI's does (the real one follows CLOCK_REALTIME), and differs from
+ * the component's clock by an amount a wrong alignment would show. */
+static _Atomic uint64_t gpu_offset;
+
+uint64_t fake_gpu_clock_offset(void)
+{
+	uint64_t d = atomic_load(&gpu_offset);
+	if (!d) {
+		struct timespec r, m;
+		clock_gettime_fn real = atomic_load(&real_clock_gettime);
+		if (!real)
+			return 0;
+		real(CLOCK_REALTIME, &r);
+		real(CLOCK_MONOTONIC, &m);
+		uint64_t want = ((uint64_t)r.tv_sec - (uint64_t)m.tv_sec) * 1000000000u + 123457u;
+		uint64_t none = 0;
+		atomic_compare_exchange_strong(&gpu_offset, &none, want);
+		d = atomic_load(&gpu_offset);
+	}
+	return d;
+}
+
+CUptiResult cuptiGetTimestamp(uint64_t *timestamp)
+{
+	struct timespec m;
+	if (!timestamp)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	*timestamp = (uint64_t)m.tv_sec * 1000000000u + (uint64_t)m.tv_nsec + fake_gpu_clock_offset();
+	return CUPTI_SUCCESS;
 }
 
 void fake_call_timed(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *params, int ret,
