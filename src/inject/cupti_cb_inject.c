@@ -73,6 +73,7 @@
 #include "cupti_cb_inject_set.h"
 #include "cupti_cb_inject_state.h"
 #include "cupti_cb_inject_threads.h"
+#include "cupti_cb_inject_timeline.h"
 
 static struct cupti_cb_inj state = { .cidx = -1 };
 static pid_t init_pid;
@@ -168,6 +169,8 @@ static void setup(struct cupti_cb_inj *s)
 	cupti_cb_inj_build_and_start(s);
 	if (given)
 		unsetenv("CUPTI_CB_DEVICE_COUNT");	/* not for the program's child processes */
+	if (s->counting)
+		cupti_cb_inj_timeline_start(s);
 	if (s->counting && s->interval_ms > 0)
 		cupti_cb_inj_live_start(s);
 	if (s->metrics && !s->counting)
@@ -236,6 +239,7 @@ static void at_exit(void)
 			s->counting = 0;
 			snprintf(s->reason, sizeof s->reason, "the event sets were not stopped within 30 s at exit");
 		} else {
+			cupti_cb_inj_timeline_stop(s);
 			cupti_cb_inj_threads_collect(s);
 		}
 	}

@@ -1,0 +1,66 @@
+#!/bin/sh
+# run_timeline: --timeline FILE writes a Chrome trace of the run. Run through the runner,
+# the injected library and libpapi with cupti_cb on the CPU: ctests's
+# cpu_fake_timeline_app makes known CUDA calls on two threads at known times of its frozen
+# clock and plays the GPU records of their work on CUPTI's clock (the fake's, offset from
+# CLOCK_MONOTONIC as the real one is): timeline_check.py compares every span, flow, track
+# name and order with what it played (the GPU spans to the ns, the host spans' lengths to
+# the ns, the two clocks' alignment within 50 us). With --interval the live view's counts
+# become counter tracks whose intervals add up to the calls made. --timeline-limit stops
+# the file at a size or a time and says so; bad values and combinations are refused.
+. "$LIB_SH"
+
+if ! test -x "$FAKE_TIMELINE_APP" || ! test -r "$INJ_LIB"; then
+	fail "$FAKE_TIMELINE_APP or $INJ_LIB is missing (build ctests and src/inject first)"
+	finish
+fi
+# The component's clock is CLOCK_MONOTONIC, which the application freezes.
+CUPTI_CB_CLOCK=monotonic
+export CUPTI_CB_CLOCK
+PYTHON=${PYTHON:-python3}
+
+rc 0 "$RUNNER" -o t.txt --json r.json --timeline tl.json -- "$FAKE_TIMELINE_APP"
+played=$(grep '^G ' out)
+"$PYTHON" "$TIMELINE_CHECK" tl.json "$played" > check.txt || { fail "timeline_check.py:"; cat check.txt; }
+js r.json /status/counting true
+js r.json '/api[function=cudaLaunchKernel]/calls' 1
+noline t.txt "note: timeline"
+
+# Counter tracks: the live view's counts per interval, which add up to the run's.
+APP_LIVE_MS=120 rc 0 "$RUNNER" --interval 20ms -o t.txt --timeline c.json -- "$FAKE_TIMELINE_APP"
+sums=$("$PYTHON" -c '
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+s = {}
+for e in ev:
+    if e["ph"] == "C":
+        s[e["name"]] = s.get(e["name"], 0) + e["args"]["value"]
+print(s.get("api.calls per interval"), s.get("kernel.launches per interval"), s.get("memcpy.bytes per interval"),
+      "gpu.busy %" in s)' c.json)
+test "$sums" = "3 1 1000 True" || fail "counter tracks add up to '$sums', not '3 1 1000 True'"
+
+# A size limit: the file stops before it, valid, and the report says so.
+rc 0 "$RUNNER" -o t.txt --timeline s.json --timeline-limit 1K -- "$FAKE_TIMELINE_APP"
+"$PYTHON" -c 'import json, sys; json.load(open(sys.argv[1]))' s.json || fail "s.json is not JSON"
+size=$(wc -c < s.json)
+test "$size" -le 1500 || fail "s.json has $size bytes, past its limit of 1024 (and the tail)"
+grep -Fq "timeline: stopped when the file reached its limit of 1024 bytes (--timeline-limit)" t.txt ||
+	fail "t.txt does not say that the timeline stopped at its size"
+# A time limit shorter than the program's start-up: nothing after it.
+rc 0 "$RUNNER" -o t.txt --timeline m.json --timeline-limit 1ms -- "$FAKE_TIMELINE_APP"
+n=$("$PYTHON" -c 'import json, sys; print(sum(e["ph"] == "X" for e in json.load(open(sys.argv[1]))["traceEvents"]))' m.json)
+test "$n" = 0 || fail "m.json has $n spans after its time limit"
+grep -Fq "timeline: stopped 1 ms after the run's start (--timeline-limit)" t.txt ||
+	fail "t.txt does not say that the timeline stopped at its time"
+
+# Refused before the program runs.
+rc 2 "$RUNNER" --timeline x.json --timeline-limit 12X -- "$FAKE_TIMELINE_APP"
+line err "cupti_cb_run: --timeline-limit '12X': give a size such as 500M or 2G, or a time such as 30s (cupti_cb_run --help lists the options)"
+rc 2 "$RUNNER" --timeline x.json --no-time -- "$FAKE_TIMELINE_APP"
+line err "cupti_cb_run: --timeline needs the calls' host times: leave out --no-time (cupti_cb_run --help lists the options)"
+rc 2 "$RUNNER" --timeline-limit 1G -- "$FAKE_TIMELINE_APP"
+line err "cupti_cb_run: --timeline-limit needs --timeline FILE (cupti_cb_run --help lists the options)"
+rc 2 "$RUNNER" --timeline /nonexistent/x.json -- "$FAKE_TIMELINE_APP"
+line err "cupti_cb_run: --timeline: cannot write /nonexistent/x.json: No such file or directory"
+test -e out && grep -q '^G ' out && fail "the program ran although its --timeline file cannot be written"
+finish
