@@ -239,10 +239,11 @@ static void at_exit(void)
 			s->counting = 0;
 			snprintf(s->reason, sizeof s->reason, "the event sets were not stopped within 30 s at exit");
 		} else {
-			cupti_cb_inj_timeline_stop(s);
 			cupti_cb_inj_threads_collect(s);
 		}
 	}
+	/* After the sets stopped: their last GPU records went through the tap. */
+	cupti_cb_inj_timeline_stop(s);
 	if (cupti_cb_inj_write(s) != 0)
 		fprintf(stderr, CUPTI_CB_INJ_PREFIX "cannot write the process file in %s: %s\n", s->run_dir,
 			strerror(errno));
