@@ -60,7 +60,8 @@ static struct {
 	int quit;
 	const char *stopped;		/* why the timeline stopped early, or NULL */
 	struct cupti_cb_inj_tlclock clock;
-	struct cupti_cb_inj_tlbuf buf;
+	struct cupti_cb_inj_tlbuf buf;	/* GPU work, counters, names (under mu) */
+	struct cupti_cb_inj_tlbuf calls;	/* the calls of a wake-up (the timeline thread's) */
 	unsigned long long written;
 	int write_errno;
 	uint8_t device_named[64];
@@ -154,22 +155,23 @@ static void stop_here(const char *why)
 	}
 }
 
-static void write_out(void)
+/* b written to the file (under tl.mu), and emptied. */
+static void write_out(struct cupti_cb_inj_tlbuf *b)
 {
-	if (tl.stopped || !tl.buf.len) {
-		tl.buf.len = 0;
+	if (tl.stopped || !b->len) {
+		b->len = 0;
 		return;
 	}
 	struct stat st;
-	if (tl.max_bytes && fstat(tl.fd, &st) == 0 && (unsigned long long)st.st_size + tl.buf.len > tl.max_bytes) {
+	if (tl.max_bytes && fstat(tl.fd, &st) == 0 && (unsigned long long)st.st_size + b->len > tl.max_bytes) {
 		stop_here("size");
-		tl.buf.len = 0;
+		b->len = 0;
 		return;
 	}
 	/* One write: appends of the run's processes do not interleave inside it. */
 	size_t done = 0;
-	while (done < tl.buf.len) {
-		ssize_t n = write(tl.fd, tl.buf.p + done, tl.buf.len - done);
+	while (done < b->len) {
+		ssize_t n = write(tl.fd, b->p + done, b->len - done);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -180,7 +182,7 @@ static void write_out(void)
 		done += (size_t)n;
 	}
 	tl.written += done;
-	tl.buf.len = 0;
+	b->len = 0;
 }
 
 static int64_t since_origin(uint64_t gpu_ns)
@@ -229,7 +231,7 @@ static void name_thread(struct ring *r)
 	name[sizeof r->name] = '\0';
 	long tid = atomic_load(&r->tid);
 	snprintf(shown, sizeof shown, "%s (%ld)", *name ? name : "thread", tid);
-	cupti_cb_inj_tl_thread_name(&tl.buf, tl.pid, tid, shown);
+	cupti_cb_inj_tl_thread_name(&tl.calls, tl.pid, tid, shown);
 }
 
 static void drain(struct ring *r)
@@ -242,7 +244,7 @@ static void drain(struct ring *r)
 		const struct cupti_cb_tap_call *c = &r->rec[t % RING];
 		uint64_t start = cupti_cb_inj_tlclock_gpu(&tl.clock, c->start);
 		if (!too_late(start))
-			cupti_cb_inj_tl_call(&tl.buf, tl.pid, tid, call_name(c->driver, c->cbid), c, since_origin(start),
+			cupti_cb_inj_tl_call(&tl.calls, tl.pid, tid, call_name(c->driver, c->cbid), c, since_origin(start),
 					     cupti_cb_inj_tlclock_span(&tl.clock, c->start, c->end));
 	}
 	atomic_store_explicit(&r->tail, t, memory_order_release);
@@ -256,18 +258,26 @@ static unsigned long long dropped_calls(void)
 	return n;
 }
 
-/* One wake-up of the timeline's thread. */
+/* One wake-up of the timeline's thread. The anchor and the calls' formatting need no lock (the
+ * clock, the rings' reading side and tl.calls are this thread's): CUPTI is called there
+ * (cuptiGetTimestamp, cuptiGetCallbackName) while the thread that processes CUPTI's buffers
+ * may wait for tl.mu inside CUPTI's callback. tl.mu is held for the writes only. */
 static void cycle(void)
 {
 	pthread_mutex_lock(&tl.mu);
+	int stopped = tl.stopped != NULL;
+	pthread_mutex_unlock(&tl.mu);
 	cupti_cb_inj_tlclock_anchor(&tl.clock);
-	if (!tl.stopped) {
-		for (struct ring *r = atomic_load(&rings); r; r = r->next)
-			drain(r);
-		write_out();
-		if (too_late(cupti_cb_inj_tlclock_gpu_now(&tl.clock)))
-			stop_here("time");
-	}
+	if (stopped)
+		return;
+	for (struct ring *r = atomic_load(&rings); r; r = r->next)
+		drain(r);
+	int late = too_late(cupti_cb_inj_tlclock_gpu_now(&tl.clock));
+	pthread_mutex_lock(&tl.mu);
+	write_out(&tl.buf);
+	write_out(&tl.calls);
+	if (late)
+		stop_here("time");
 	pthread_mutex_unlock(&tl.mu);
 }
 
@@ -298,20 +308,18 @@ static void *timeline_main(void *arg)
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
-static demangle_fn demangler(void)
+static demangle_fn demangle;
+
+/* At the start, not in CUPTI's callback (a dlopen there could wait for the loader's lock
+ * while a thread inside dlopen waits for CUPTI). */
+static void find_demangler(void)
 {
-	static int looked;
-	static demangle_fn fn;
-	if (!looked) {
-		looked = 1;
-		void *p = dlsym(RTLD_DEFAULT, "__cxa_demangle");
-		if (!p) {
-			void *lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-			p = lib ? dlsym(lib, "__cxa_demangle") : NULL;
-		}
-		memcpy(&fn, &p, sizeof fn);
+	void *p = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	if (!p) {
+		void *lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+		p = lib ? dlsym(lib, "__cxa_demangle") : NULL;
 	}
-	return fn;
+	memcpy(&demangle, &p, sizeof demangle);
 }
 
 /* A kernel's name demangled (C++ names; others as they are), kept by CUPTI's pointer, which
@@ -327,7 +335,7 @@ static const char *kernel_name(const char *name)
 			return tl.names[at].shown;
 		if (tl.names[at].key && tl.names[at].key != name)
 			continue;
-		demangle_fn d = demangler();
+		demangle_fn d = demangle;
 		int status = -1;
 		char *shown = d && name[0] == '_' && name[1] == 'Z' ? d(name, NULL, NULL, &status) : NULL;
 		char *mangled = strdup(name);
@@ -377,7 +385,7 @@ static void on_work(void *arg, const struct cupti_cb_tap_work *w)
 		const char *name = w->kind == CUPTI_CB_TAP_KERNEL ? kernel_name(w->name) : NULL;
 		cupti_cb_inj_tl_work(&tl.buf, w, name, since_origin(w->start));
 		if (tl.buf.len >= WRITE_AT)
-			write_out();
+			write_out(&tl.buf);
 	}
 	pthread_mutex_unlock(&tl.mu);
 }
@@ -458,6 +466,7 @@ void cupti_cb_inj_timeline_start(struct cupti_cb_inj *s)
 				  "CLOCK_REALTIME, which CUPTI's clock follows within a microsecond where measured");
 	tl.prev_ts = cupti_cb_inj_tlclock_gpu_now(&tl.clock);	/* the live view's counts start at 0 here */
 	name_process();
+	find_demangler();
 	if (cupti_cb_inj_spawn(&tl.thread, timeline_main, NULL) != 0) {
 		cupti_cb_inj_note(s, "no timeline: its thread cannot be started");
 		close(tl.fd);
@@ -492,7 +501,7 @@ void cupti_cb_inj_timeline_stop(struct cupti_cb_inj *s)
 				  "followed is not in it", tl.max_ms);
 	else if (tl.stopped)
 		cupti_cb_inj_note(s, "timeline: stopped: writing the file failed: %s", strerror(tl.write_errno));
-	if (tl.buf.failed)
+	if (tl.buf.failed || tl.calls.failed)
 		cupti_cb_inj_note(s, "timeline: out of memory while formatting: events are missing");
 	close(tl.fd);
 	tl.fd = -1;
