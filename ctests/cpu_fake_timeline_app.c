@@ -13,7 +13,8 @@
  *                 the memset on stream 9, G+700000 .. G+702500
  * (times in ns)
  *
- * With APP_LIVE_MS=N it lives N ms after its work (for the ticks of an --interval).
+ * With APP_LIVE_MS=N it lives N ms after its work (for the ticks of an --interval); with
+ * APP_LAUNCHES=N it makes N more launches and prints its peak resident memory.
  * Prints one line for the test: "G <G> <pid> <worker tid> <c1> <c2> <c3>", the correlation ids of
  * the launch, the copy and the memset.
  */
@@ -83,6 +84,20 @@ int main(void)
     fake_activity_memcpy(c2, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 1000, G + 600000, G + 605000, 0);
     fake_activity_on(9, NULL);
     fake_activity_memset(c3, 256, G + 700000, G + 702500, 0);
+    /* APP_LAUNCHES=N: N more launches (cudaLaunchKernel with cuLaunchKernel inside), as fast
+     * as they come; then the peak resident memory (VmHWM, kB) is printed. */
+    const char *more = getenv("APP_LAUNCHES");
+    if (more && *more) {
+        play_launches(atoi(more), FAKE_CTX0);
+        char st[4096] = "";
+        FILE *f = fopen("/proc/self/status", "r");
+        size_t n = f ? fread(st, 1, sizeof st - 1, f) : 0;
+        if (f)
+            fclose(f);
+        st[n] = '\0';
+        const char *hwm = strstr(st, "VmHWM:");
+        printf("hwm_kb %ld\n", hwm ? atol(hwm + 6) : -1L);
+    }
     /* APP_LIVE_MS: the program lives that long after its work (ticks of an --interval). */
     const char *live = getenv("APP_LIVE_MS");
     if (live && *live) {

@@ -6,7 +6,8 @@
 # CLOCK_MONOTONIC as the real one is): timeline_check.py compares every span, flow, track
 # name and order with what it played (the GPU spans to the ns, the host spans' lengths to
 # the ns, the two clocks' alignment within 50 us). With --interval the live view's counts
-# become counter tracks whose intervals add up to the calls made. --timeline-limit stops
+# become counter tracks whose intervals add up to the calls made. Calls that a full ring
+# leaves out are counted: with the spans they are every call made. --timeline-limit stops
 # the file at a size or a time and says so; bad values and combinations are refused.
 . "$LIB_SH"
 
@@ -38,6 +39,17 @@ for e in ev:
 print(s.get("api.calls per interval"), s.get("kernel.launches per interval"), s.get("memcpy.bytes per interval"),
       "gpu.busy %" in s)' c.json)
 test "$sums" = "3 1 1000 True" || fail "counter tracks add up to '$sums', not '3 1 1000 True'"
+
+# 100,000 more launches as fast as the fakes take them, faster than the timeline's thread
+# empties a thread's ring: every call is in the file or counted in the note, none is lost.
+APP_LAUNCHES=100000 rc 0 "$RUNNER" -o t.txt --timeline b.json -- "$FAKE_TIMELINE_APP"
+spans=$("$PYTHON" -c '
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+print(sum(e["ph"] == "X" and e["name"] in ("cudaLaunchKernel", "cuLaunchKernel") for e in ev))' b.json)
+left=$(sed -n 's/.*note: timeline: \([0-9]*\) CUDA calls were left out.*/\1/p' t.txt)
+test "$((spans + ${left:-0}))" = 200002 ||
+	fail "b.json has $spans launch spans and the note $left calls left out: not the 200,002 made"
 
 # A size limit: the file stops before it, valid, and the report says so.
 rc 0 "$RUNNER" -o t.txt --timeline s.json --timeline-limit 1K -- "$FAKE_TIMELINE_APP"
