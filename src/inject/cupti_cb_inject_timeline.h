@@ -11,7 +11,7 @@
  * does for its counters, and its exit reads the name again (threads name themselves late); a
  * thread that exited leaves its ring to the next new thread.  A full ring drops the call and
  * counts it (the file's note says how many).  GPU records come on the thread that processes
- * CUPTI's buffers, which formats them itself.  The timeline's thread wakes every 20 ms: it
+ * CUPTI's buffers, which formats them itself.  The timeline's thread wakes every 10 ms: it
  * reads an anchor of the clocks (cupti_cb_inject_tlclock.h), formats what the rings hold and
  * appends it to FILE with one write (O_APPEND: the processes of a run share the file), so
  * memory stays bounded whatever the run's length.  It stops (and the note says why) at
