@@ -11,7 +11,8 @@
 #    kernel names in the same order as torch.profiler's; the total kernel time and each kernel's
 #    median within 1% of torch.profiler's.
 # 2. The cost: run-runner-bench with BENCH_MODES="bare runner runner_timeline" on the launch loop
-#    (app1) and the PyTorch step (torch), BENCH_ROUNDS rounds (default 3), into OUTDIR/bench.
+#    (app1) and the PyTorch step (torch), BENCH_ROUNDS rounds (default 3) within BENCH_BUDGET
+#    seconds (default 420, so that the whole script takes less than 10 minutes), into OUTDIR/bench.
 #
 # Writes into OUTDIR (default: ./timeline-check): timeline.json, report.json, torch.json,
 # compare.txt, bench/ (run-runner-bench's files), and prints compare.txt and bench/table.md.
@@ -43,6 +44,6 @@ grep -F 'note:' "$out/report.txt"
 
 echo "run-timeline-check: 2. the cost: bare, runner, runner --timeline"
 BENCH_MODES=${BENCH_MODES:-bare runner runner_timeline} BENCH_WORKLOADS=${BENCH_WORKLOADS:-app1 torch} \
-    BENCH_ROUNDS=${BENCH_ROUNDS:-3} "$here/run-runner-bench" "$out/bench" > /dev/null 2>&1
+    BENCH_ROUNDS=${BENCH_ROUNDS:-3} BENCH_BUDGET=${BENCH_BUDGET:-420} "$here/run-runner-bench" "$out/bench" > /dev/null 2>&1
 cat "$out/bench/table.md"
 exit "$rc"
