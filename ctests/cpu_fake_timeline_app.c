@@ -14,7 +14,8 @@
  * (times in ns)
  *
  * With APP_LIVE_MS=N it lives N ms after its work (for the ticks of an --interval); with
- * APP_LAUNCHES=N it makes N more launches and prints its peak resident memory.
+ * APP_LAUNCHES=N it makes N more launches and prints its peak resident memory; with
+ * APP_SPAWN=1 it then runs itself again as a child process.
  * Prints one line for the test: "G <G> <pid> <worker tid> <c1> <c2> <c3>", the correlation ids of
  * the launch, the copy and the memset.
  */
@@ -22,6 +23,7 @@
 #include "fake_play.h"
 
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 static uint64_t F;
 
@@ -106,5 +108,21 @@ int main(void)
         nanosleep(&ts, NULL);
     }
     printf("G %llu %ld %ld %u %u %u\n", (unsigned long long)G, (long)getpid(), worker_tid, c1, c2, c3);
+    /* APP_SPAWN=1: then the program runs itself once more, as a child process, which makes the
+     * same calls into the same --timeline file. */
+    const char *spawn = getenv("APP_SPAWN");
+    if (spawn && *spawn) {
+        fflush(stdout);
+        unsetenv("APP_SPAWN");
+        pid_t c = fork();
+        if (c == 0) {
+            execl("/proc/self/exe", "cpu_fake_timeline_app", (char *)NULL);
+            _exit(127);
+        }
+        int st = 0;
+        waitpid(c, &st, 0);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            return 20;
+    }
     return 0;
 }

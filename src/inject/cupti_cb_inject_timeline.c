@@ -383,7 +383,7 @@ static void on_work(void *arg, const struct cupti_cb_tap_work *w)
 	if (!tl.stopped && !too_late(w->start)) {
 		name_device_stream(w->device, w->stream);
 		const char *name = w->kind == CUPTI_CB_TAP_KERNEL ? kernel_name(w->name) : NULL;
-		cupti_cb_inj_tl_work(&tl.buf, w, name, since_origin(w->start));
+		cupti_cb_inj_tl_work(&tl.buf, tl.pid, w, name, since_origin(w->start));
 		if (tl.buf.len >= WRITE_AT)
 			write_out(&tl.buf);
 	}

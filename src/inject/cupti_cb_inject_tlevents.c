@@ -82,8 +82,8 @@ void cupti_cb_inj_tl_call(struct cupti_cb_inj_tlbuf *b, long pid, long tid, cons
 	cupti_cb_inj_tlbuf_printf(b, ",\"args\":{\"correlation\":%u,\"cbid\":%u%s}},\n", c->correlation, c->cbid,
 				  c->flags & CUPTI_CB_TAP_FAILED ? ",\"failed\":true" : "");
 	if ((c->flags & CUPTI_CB_TAP_ISSUES_WORK) && !(c->flags & CUPTI_CB_TAP_FAILED)) {
-		cupti_cb_inj_tlbuf_printf(b, "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":%u,\"pid\":%ld,"
-					  "\"tid\":%ld,\"ts\":", c->correlation, pid, tid);
+		cupti_cb_inj_tlbuf_printf(b, "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g %ld\",\"id\":%u,"
+					  "\"pid\":%ld,\"tid\":%ld,\"ts\":", pid, c->correlation, pid, tid);
 		micros(b, ts);
 		cupti_cb_inj_tlbuf_printf(b, "},\n");
 	}
@@ -106,8 +106,8 @@ const char *cupti_cb_inj_tl_copy_name(int copy_kind)
 	}
 }
 
-void cupti_cb_inj_tl_work(struct cupti_cb_inj_tlbuf *b, const struct cupti_cb_tap_work *w, const char *name,
-			  int64_t ts)
+void cupti_cb_inj_tl_work(struct cupti_cb_inj_tlbuf *b, long pid, const struct cupti_cb_tap_work *w,
+			  const char *name, int64_t ts)
 {
 	static const char *const cat[] = { "kernel", "gpu_memcpy", "gpu_memset" };
 	const char *shown = name ? name
@@ -128,8 +128,8 @@ void cupti_cb_inj_tl_work(struct cupti_cb_inj_tlbuf *b, const struct cupti_cb_ta
 					  w->grid[2], w->block[0], w->block[1], w->block[2]);
 	else
 		cupti_cb_inj_tlbuf_printf(b, ",\"bytes\":%llu", (unsigned long long)w->bytes);
-	cupti_cb_inj_tlbuf_printf(b, "}},\n{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":%u,\"pid\":%u,"
-				  "\"tid\":%u,\"ts\":", w->correlation, w->device, w->stream);
+	cupti_cb_inj_tlbuf_printf(b, "}},\n{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g %ld\",\"id\":%u,"
+				  "\"pid\":%u,\"tid\":%u,\"ts\":", pid, w->correlation, w->device, w->stream);
 	micros(b, ts);
 	cupti_cb_inj_tlbuf_printf(b, ",\"bp\":\"e\"},\n");
 }

@@ -5,8 +5,10 @@
  * after, so that the processes only append (cupti_cb_run(1), --timeline).
  *
  * The names follow torch.profiler's (Kineto's) where it has one: categories cuda_runtime,
- * cuda_driver, kernel, gpu_memcpy, gpu_memset; flows "ac2g" from a launch to its GPU work, with
- * the correlation id as the flow id; args "correlation", "device", "stream".  Times are in
+ * cuda_driver, kernel, gpu_memcpy, gpu_memset; flows of category "ac2g" from a launch to its GPU
+ * work, with the correlation id as the flow id; args "correlation", "device", "stream".  A flow's
+ * name is "ac2g PID" (torch.profiler's is "ac2g"): readers tell flows apart by id, category and
+ * name, and the processes of a run hand out the same correlation ids.  Times are in
  * microseconds with three decimals (ns), from the run's origin on CUPTI's clock.
  */
 #ifndef CUPTI_CB_INJECT_TLEVENTS_H
@@ -32,10 +34,10 @@ void cupti_cb_inj_tlbuf_escaped(struct cupti_cb_inj_tlbuf *b, const char *s);
  * issued GPU work. ts: its start in ns from the origin (may be negative); dur in ns. */
 void cupti_cb_inj_tl_call(struct cupti_cb_inj_tlbuf *b, long pid, long tid, const char *name,
 			  const struct cupti_cb_tap_call *c, int64_t ts, uint64_t dur);
-/* A kernel, copy or memset on its device and stream, and the end of its flow. name: the
- * kernel's name as it is to be shown (NULL: the record's). */
-void cupti_cb_inj_tl_work(struct cupti_cb_inj_tlbuf *b, const struct cupti_cb_tap_work *w, const char *name,
-			  int64_t ts);
+/* A kernel, copy or memset on its device and stream, and the end of its flow from process pid.
+ * name: the kernel's name as it is to be shown (NULL: the record's). */
+void cupti_cb_inj_tl_work(struct cupti_cb_inj_tlbuf *b, long pid, const struct cupti_cb_tap_work *w,
+			  const char *name, int64_t ts);
 /* Names: a process, a thread of it, a device (a "process" of the trace), a stream of it. */
 void cupti_cb_inj_tl_process_name(struct cupti_cb_inj_tlbuf *b, long pid, const char *name);
 void cupti_cb_inj_tl_thread_name(struct cupti_cb_inj_tlbuf *b, long pid, long tid, const char *name);

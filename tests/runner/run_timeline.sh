@@ -7,7 +7,8 @@
 # name and order with what it played (the GPU spans to the ns, the host spans' lengths to
 # the ns, the two clocks' alignment within 50 us). With --interval the live view's counts
 # become counter tracks whose intervals add up to the calls made. Calls that a full ring
-# leaves out are counted: with the spans they are every call made. --timeline-limit stops
+# leaves out are counted: with the spans they are every call made. Two processes share the
+# file, their flows apart. --timeline-limit stops
 # the file at a size or a time and says so; bad values and combinations are refused.
 . "$LIB_SH"
 
@@ -50,6 +51,23 @@ print(sum(e["ph"] == "X" and e["name"] in ("cudaLaunchKernel", "cuLaunchKernel")
 left=$(sed -n 's/.*note: timeline: \([0-9]*\) CUDA calls were left out.*/\1/p' t.txt)
 test "$((spans + ${left:-0}))" = 200002 ||
 	fail "b.json has $spans launch spans and the note $left calls left out: not the 200,002 made"
+
+# Two processes of a run append to one file: each has its spans, and their flows, which have
+# the same correlation ids, are told apart by their names.
+APP_SPAWN=1 rc 0 "$RUNNER" -o t.txt --timeline p.json -- "$FAKE_TIMELINE_APP"
+pids=$(grep '^G ' out | awk '{ printf "%s ", $3 }')
+got=$("$PYTHON" -c '
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+pids = [int(p) for p in sys.argv[2].split()]
+host = [sum(e["ph"] == "X" and e["pid"] == p for e in ev) for p in pids]
+gpu = sum(e["ph"] == "X" and e["pid"] == 0 for e in ev)
+s = {(e["id"], e["name"]): e["pid"] for e in ev if e["ph"] == "s"}
+f = {(e["id"], e["name"]) for e in ev if e["ph"] == "f"}
+own = all(name == "ac2g %d" % p for (i, name), p in s.items())
+print(host, gpu, len(s), set(s) == f, own)' p.json "$pids")
+test "$got" = "[6, 6] 6 6 True True" ||
+	fail "two processes ($pids): host spans, GPU spans, flows, flows paired, named by their process: '$got'"
 
 # A size limit: the file stops before it, valid, and the report says so.
 rc 0 "$RUNNER" -o t.txt --timeline s.json --timeline-limit 1K -- "$FAKE_TIMELINE_APP"

@@ -5,7 +5,8 @@
 # own trace processor: the slices of cpu_fake_timeline_app (run_timeline.sh says what it plays)
 # with their names, times and lengths in ns (the GPU's exactly, the host's within 50 us), the
 # flows bound by Perfetto from each driver call to its GPU work, the names of threads, streams,
-# the process and the device. Skipped (77) without Chromium or the UI, unless
+# the process and the device; and two processes in one file, each flow bound within its own
+# process. Skipped (77) without Chromium or the UI, unless
 # CUPTI_CB_REQUIRE_TIMELINE_READER=1 (CI), where that fails.
 . "$LIB_SH"
 
@@ -55,5 +56,19 @@ check("threads: %s" % t, t.get(7) == "stream 7" and t.get(9) == "stream 9" and t
 p = {r["pid"]: r["name"] for r in procs}
 check("processes: %s" % p, p.get(0) == "GPU 0" and "cpu_fake_timeline_app (pid %d)" % pid in p.get(pid, ""))
 sys.exit(1 if bad else 0)
+PY
+
+# Two processes in one file, with the same correlation ids: Perfetto binds each flow within its
+# process (a launch's GPU work starts 499, 575 or 599 us after its driver call; the two
+# processes are hundreds of milliseconds apart).
+APP_SPAWN=1 rc 0 "$RUNNER" -o t.txt --timeline p.json -- "$FAKE_TIMELINE_APP"
+"$READERS_PYTHON" "$TIMELINE_PERFETTO" \
+	--query "select si.ts - so.ts as d from flow f join slice so on f.slice_out = so.id join slice si on f.slice_in = si.id order by d" \
+	p.json > rows2.txt 2> perfetto2.err || { fail "timeline-perfetto on p.json:"; cat rows2.txt perfetto2.err | head; }
+"$READERS_PYTHON" - rows2.txt <<'PY' || fail "Perfetto's flows of two processes: $(cat rows2.txt)"
+import json, sys
+d = [r["d"] for r in json.loads(open(sys.argv[1]).readline())]
+want = [499000, 499000, 575000, 575000, 599000, 599000]
+sys.exit(0 if len(d) == 6 and all(abs(a - b) <= 50000 for a, b in zip(d, want)) else 1)
 PY
 finish

@@ -100,8 +100,8 @@ def main():
               (s.get("pid"), s.get("tid"), s.get("ts")) == (d.get("pid"), d.get("tid"), d.get("ts")))
         check("flow %d ends at its GPU work, bound to it (bp e)" % c,
               (f.get("pid"), f.get("tid"), f.get("ts"), f.get("bp")) == (w.get("pid"), w.get("tid"), w.get("ts"), "e"))
-        check("flow %d: cat and name ac2g, as torch.profiler's" % c,
-              s.get("cat") == f.get("cat") == "ac2g" and s.get("name") == f.get("name") == "ac2g")
+        check("flow %d: category ac2g, as torch.profiler's, name ac2g %d (its process)" % (c, pid),
+              s.get("cat") == f.get("cat") == "ac2g" and s.get("name") == f.get("name") == "ac2g %d" % pid)
 
     # ---- names of the tracks
     meta = {(e["name"], e["pid"], e.get("tid")): e["args"] for e in ev if e["ph"] == "M"}
