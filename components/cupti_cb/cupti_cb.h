@@ -44,7 +44,7 @@ __attribute__((visibility("default"))) int cupti_cb_threads(struct cupti_cb_thre
  * to read as other threads always do. Returns PAPI_OK. */
 __attribute__((visibility("default"))) int cupti_cb_service_thread(void);
 
-/* ---- the tap: each CUDA call and each piece of GPU work, one by one (cupti_cb-callbacks(7), "The tap")
+/* ---- the tap: each CUDA call and each piece of GPU work, one by one (cupti_cb-tools(7), "The tap")
  *
  * For tools that draw a timeline beside the counters (cupti_cb_run --timeline): while a tap is
  * set, cupti_cb hands it every CUDA call that an event set's callbacks see, at the call's exit

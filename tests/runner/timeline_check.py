@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """timeline_check.py: the exact checks of run_timeline.sh on a --timeline file of
-cpu_fake_timeline_app (tests/papi/cpu_fake_timeline_app.c says what it plays).
+cpu_fake_timeline_app (ctests/cpu_fake_timeline_app.c says what it plays).
 
     timeline_check.py FILE "G PID WORKER_TID C1 C2 C3"   (the application's line)
 
