@@ -3,7 +3,8 @@
  * cupti_cb_run --timeline with the fake libraries (CUPTI_CB_CLOCK=monotonic).  It makes known
  * CUDA calls at known times of its threads' clocks (each frozen for its thread alone, at F, a
  * CLOCK_MONOTONIC of the start) and plays the GPU records of their work on CUPTI's clock (the
- * fake's cuptiGetTimestamp: CLOCK_MONOTONIC + an offset D, so G = F + D is F on that clock):
+ * fake's cuptiGetTimestamp with CUPTI_CB_FAKE_CUPTI_CLOCK=realtime: CLOCK_MONOTONIC + an offset D,
+ * so G = F + D is F on that clock):
  *
  *   main thread   F+0      cudaLaunchKernel, 10 us; cuLaunchKernel inside, F+1000 .. F+7000
  *                 F+20000  cudaMemcpy (HtoD, 1000 bytes), 30 us; cuMemcpyHtoD_v2, F+25000 .. F+45000

@@ -96,7 +96,8 @@ void fake_time_advance(uint64_t ns);
 /* The same for the calling thread only (not 0; 0 thaws it): the other threads' clocks run. */
 void fake_time_freeze_thread(uint64_t ns);
 void fake_time_advance_thread(uint64_t ns);
-/* cuptiGetTimestamp reads CLOCK_MONOTONIC (as its caller's thread reads it) plus this offset. */
+/* cuptiGetTimestamp reads CLOCK_MONOTONIC (as its caller's thread reads it) plus this offset:
+ * 0, unless CUPTI_CB_FAKE_CUPTI_CLOCK=realtime (then about CLOCK_REALTIME - CLOCK_MONOTONIC). */
 uint64_t fake_gpu_clock_offset(void);
 /* A whole call that takes ns on the frozen clock: init, ENTER, advance, EXIT. */
 void fake_call_timed(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *params, int ret,

@@ -482,38 +482,31 @@ void fake_time_advance_thread(uint64_t ns)
 	thread_frozen_ns += ns;
 }
 
-/* CUPTI's clock (cuptiGetTimestamp): CLOCK_MONOTONIC as the calling thread reads it, plus
- * fake_gpu_clock_offset(), fixed at the first call: CLOCK_REALTIME - CLOCK_MONOTONIC then, so
- * that it reads about as CUPTI's does (the real one follows CLOCK_REALTIME), and differs from
- * the component's clock by an amount a wrong alignment would show. */
+/* How far CUPTI's clock (cuptiGetTimestamp, fake_pmsampling.c) is ahead of CLOCK_MONOTONIC:
+ * 0, unless CUPTI_CB_FAKE_CUPTI_CLOCK=realtime, which makes it read about as the real one
+ * (CLOCK_REALTIME), fixed at the first call (CLOCK_REALTIME - CLOCK_MONOTONIC then, plus
+ * 123457 ns): a clock that differs from the component's by an amount a wrong alignment would
+ * show (the timeline's tests). */
 static _Atomic uint64_t gpu_offset;
+static atomic_int gpu_offset_known;
 
 uint64_t fake_gpu_clock_offset(void)
 {
-	uint64_t d = atomic_load(&gpu_offset);
-	if (!d) {
+	if (atomic_load(&gpu_offset_known))
+		return atomic_load(&gpu_offset);
+	const char *how = getenv("CUPTI_CB_FAKE_CUPTI_CLOCK");
+	clock_gettime_fn real = atomic_load(&real_clock_gettime);
+	uint64_t want = 0;
+	if (how && !strcmp(how, "realtime") && real) {
 		struct timespec r, m;
-		clock_gettime_fn real = atomic_load(&real_clock_gettime);
-		if (!real)
-			return 0;
 		real(CLOCK_REALTIME, &r);
 		real(CLOCK_MONOTONIC, &m);
-		uint64_t want = ((uint64_t)r.tv_sec - (uint64_t)m.tv_sec) * 1000000000u + 123457u;
-		uint64_t none = 0;
-		atomic_compare_exchange_strong(&gpu_offset, &none, want);
-		d = atomic_load(&gpu_offset);
+		want = ((uint64_t)r.tv_sec - (uint64_t)m.tv_sec) * 1000000000u + 123457u;
 	}
-	return d;
-}
-
-CUptiResult cuptiGetTimestamp(uint64_t *timestamp)
-{
-	struct timespec m;
-	if (!timestamp)
-		return CUPTI_ERROR_INVALID_PARAMETER;
-	clock_gettime(CLOCK_MONOTONIC, &m);
-	*timestamp = (uint64_t)m.tv_sec * 1000000000u + (uint64_t)m.tv_nsec + fake_gpu_clock_offset();
-	return CUPTI_SUCCESS;
+	uint64_t none = 0;
+	atomic_compare_exchange_strong(&gpu_offset, &none, want);
+	atomic_store(&gpu_offset_known, 1);
+	return atomic_load(&gpu_offset);
 }
 
 void fake_call_timed(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *params, int ret,

@@ -18,7 +18,9 @@ if ! test -x "$FAKE_TIMELINE_APP" || ! test -r "$INJ_LIB"; then
 fi
 # The component's clock is CLOCK_MONOTONIC, which the application freezes.
 CUPTI_CB_CLOCK=monotonic
-export CUPTI_CB_CLOCK
+# The fake CUPTI's clock reads about CLOCK_REALTIME, as the real one: not the component's.
+CUPTI_CB_FAKE_CUPTI_CLOCK=realtime
+export CUPTI_CB_CLOCK CUPTI_CB_FAKE_CUPTI_CLOCK
 PYTHON=${PYTHON:-python3}
 
 rc 0 "$RUNNER" -o t.txt --json r.json --timeline tl.json -- "$FAKE_TIMELINE_APP"

@@ -11,7 +11,9 @@
 . "$LIB_SH"
 
 CUPTI_CB_CLOCK=monotonic
-export CUPTI_CB_CLOCK
+# The fake CUPTI's clock reads about CLOCK_REALTIME, as the real one: not the component's.
+CUPTI_CB_FAKE_CUPTI_CLOCK=realtime
+export CUPTI_CB_CLOCK CUPTI_CB_FAKE_CUPTI_CLOCK
 rc 0 "$RUNNER" -o t.txt --timeline tl.json -- "$FAKE_TIMELINE_APP"
 played=$(grep '^G ' out)
 "$READERS_PYTHON" "$TIMELINE_PERFETTO" \

@@ -16,7 +16,9 @@ if ! test -x "$READERS_PYTHON" || ! "$READERS_PYTHON" -c 'import hta' > /dev/nul
 	exit 77
 fi
 CUPTI_CB_CLOCK=monotonic
-export CUPTI_CB_CLOCK
+# The fake CUPTI's clock reads about CLOCK_REALTIME, as the real one: not the component's.
+CUPTI_CB_FAKE_CUPTI_CLOCK=realtime
+export CUPTI_CB_CLOCK CUPTI_CB_FAKE_CUPTI_CLOCK
 mkdir trace
 rc 0 "$RUNNER" -o t.txt --timeline trace/timeline.json -- "$FAKE_TIMELINE_APP"
 "$READERS_PYTHON" "$TIMELINE_HTA" trace "$(grep '^G ' out)" > hta.txt 2>&1 || {
