@@ -81,6 +81,13 @@ $1 == "read" {
         note("check FAILED for process-scope read with " F["threads"] " threads: cudaGetDevice.calls:process did not equal the thread count")
     next
 }
+$1 == "sde-read" || $1 == "cb-read" {
+    READ[++nread] = "| thread, " ($1 == "cb-read" ? "no CUDA call" : "through SDE (`sde:::cupti_cb::`, Debian's PAPI)") \
+        " | " F["events"] " | - | " F["reads"] " | " F["median_ns"] " | " F["p99_ns"] " |"
+    if (F["check"] == "FAIL")
+        note("check FAILED for " $1 ": cudaGetDevice.calls did not read 0")
+    next
+}
 $1 == "cuinit" { CUINIT = F["cuinit_ms"]; next }
 $1 == "startup" { INIT[F["cuda_first"]] = F["library_init_ms"]; ADD[F["cuda_first"]] = F["first_add_ms"]; next }
 $1 == "memory" { for (k in F) MEM[k] = F[k]; next }

@@ -9,6 +9,17 @@
  *           and 64 threads that each made one cudaGetDevice() since the start
  *           wait on a barrier (check=ok: cudaGetDevice.calls:process == T).
  *       read scope=S events=E threads=T reads=N median_ns=M p99_ns=P timer_ns=C [check=...]
+ *   bench_read --part=sde-read [--reads=N]
+ *   bench_read --part=cb-read [--reads=N]
+ *       Thread-scope reads of the first 1 and 8 of the 8 events, with no CUDA
+ *       call (a read of callback events touches no CUDA, so this runs with the
+ *       fakes too): sde-read through PAPI's sde component, as sde:::cupti_cb::
+ *       counters of libcupti_cb_sde.so preloaded into a PAPI built without
+ *       cupti_cb (run-bench.sh runs it with Debian's, carried by
+ *       scripts/debian-papi); cb-read the same through the component, for
+ *       the comparison. check=ok: cudaGetDevice.calls read 0 (not SDE's -1 of
+ *       a counter that cannot count).
+ *       sde-read|cb-read events=E reads=N median_ns=M p99_ns=P timer_ns=C check=...
  *   bench_read --part=startup [--cuda-first]
  *       PAPI_library_init, then PAPI_create_eventset (not timed), then the
  *       first PAPI_add_named_event of a cupti_cb event, in a fresh process;
@@ -143,10 +154,14 @@ static void measure_reads(int set, const char *scope, int threads, size_t max_re
             die("PAPI_read: %s", PAPI_strerror(rc));
     }
     double med = quantile(buf, n, 0.5) - g_timer_ns, p99 = quantile(buf, n, 0.99) - g_timer_ns;
-    printf("read scope=%s events=%d threads=%d reads=%zu median_ns=%.0f p99_ns=%.0f "
-           "timer_ns=%.0f check=%s\n",
-           scope, PAPI_num_events(set), threads, n, med > 0 ? med : 0, p99 > 0 ? p99 : 0,
-           g_timer_ns, check);
+    if (threads == 0) /* read_alone's: scope is its label */
+        printf("%s events=%d reads=%zu median_ns=%.0f p99_ns=%.0f timer_ns=%.0f check=%s\n", scope,
+               PAPI_num_events(set), n, med > 0 ? med : 0, p99 > 0 ? p99 : 0, g_timer_ns, check);
+    else
+        printf("read scope=%s events=%d threads=%d reads=%zu median_ns=%.0f p99_ns=%.0f "
+               "timer_ns=%.0f check=%s\n",
+               scope, PAPI_num_events(set), threads, n, med > 0 ? med : 0, p99 > 0 ? p99 : 0,
+               g_timer_ns, check);
     fflush(stdout);
 }
 
@@ -226,6 +241,34 @@ static void part_read(size_t max_reads)
                     v[0], sp.n);
         measure_reads(set, "process", sp.n, max_reads, buf, v[0] == sp.n ? "ok" : "FAIL");
         stop_alive(&sp);
+        free_set(set);
+    }
+    free(buf);
+}
+
+/* The 1- and 8-event thread-scope sets of part_read with no CUDA call, the
+ * events named with prefix: "sde:::cupti_cb::" (label sde-read) or the
+ * component's "cupti_cb:::" (cb-read). The first event, cudaGetDevice.calls,
+ * reads 0 where it counts, and SDE's -1 where the library cannot count. */
+static void part_read_alone(size_t max_reads, const char *prefix, const char *label)
+{
+    static const int ev_counts[] = {1, 8};
+    double *buf = (double *)malloc(max_reads * sizeof *buf);
+    if (!buf)
+        die("out of memory");
+    bench_papi_init();
+    if (!strncmp(prefix, "sde:::", 6) && PAPI_get_component_index("sde") < 0)
+        die("this PAPI has no sde component: run with a PAPI built with it (Debian's) and "
+            "libcupti_cb_sde.so preloaded");
+    for (int i = 0; i < 8; i++)
+        snprintf(g_names[g_nnames++], NAME_LEN, "%s%s", prefix, strstr(EVENTS8[i], ":::") + 3);
+    calibrate_timer(buf, 10000);
+    for (int k = 0; k < 2; k++) {
+        int set = make_set(ev_counts[k], "");
+        long long v[MAX_EVENTS];
+        PAPI_CHECK(PAPI_start(set));
+        PAPI_CHECK(PAPI_read(set, v));
+        measure_reads(set, label, 0, max_reads, buf, v[0] == 0 ? "ok" : "FAIL");
         free_set(set);
     }
     free(buf);
@@ -370,6 +413,9 @@ int main(int argc, char **argv)
     if (strcmp(part, "read") == 0) {
         long n = atol(opt_str(argc, argv, "reads", "100000"));
         part_read(n > 0 ? (size_t)n : 100000);
+    } else if (strcmp(part, "sde-read") == 0 || strcmp(part, "cb-read") == 0) {
+        long n = atol(opt_str(argc, argv, "reads", "100000"));
+        part_read_alone(n > 0 ? (size_t)n : 100000, part[0] == 's' ? "sde:::cupti_cb::" : "cupti_cb:::", part);
     } else if (strcmp(part, "cuinit") == 0) {
         part_cuinit();
     } else if (strcmp(part, "startup") == 0) {
@@ -380,8 +426,8 @@ int main(int argc, char **argv)
         struct mem_sample b = measure_memory(0);
         printf("baseline %ld %ld %ld\n", b.before, b.started, b.threads);
     } else {
-        die("usage: bench_read --part=read [--reads=N] | --part=startup [--cuda-first] | "
-            "--part=memory");
+        die("usage: bench_read --part=read [--reads=N] | --part=sde-read|cb-read [--reads=N] | "
+            "--part=startup [--cuda-first] | --part=memory");
     }
     return 0;
 }

@@ -70,6 +70,19 @@ nsys_calls() { # nsys_calls API: the bare program traced by Nsight Systems
     rm -rf "$tmp"/nsys-"$api"*
 }
 
+sde_read() { # the same reads through Debian's PAPI and libcupti_cb_sde.so (scripts/debian-papi carries it)
+    local debian=$prefix/libexec/cupti_cb/debian-papi
+    if [ ! -f "$debian/lib/libpapi.so.7.0" ]; then
+        echo "note step=sde-read skipped: no Debian PAPI in $debian (scripts/debian-papi puts it there)" >> "$res"
+        return
+    fi
+    step cb-read "$here/bench_read" --part=cb-read
+    keep cb-read $? '^cb-read '
+    step sde-read env LD_LIBRARY_PATH="$debian/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        LD_PRELOAD="$prefix/lib/libcupti_cb_sde.so" "$here/bench_read" --part=sde-read
+    keep sde-read $? '^sde-read '
+}
+
 listing() { # the wall time of a full listing of the component
     local avail=$papi_bin/papi_native_avail rc n
     if [ ! -x "$avail" ]; then
@@ -99,6 +112,7 @@ sed -n 's/^meta \(commit\|date\|host\|device\) /# \1: /p' "$res"
 # Most important first: if the budget runs out, what is skipped is the last.
 calls 1 getdevice $modes
 step read "$here/bench_read" --part=read;                 keep read $? '^read '
+sde_read
 step startup "$here/bench_read" --part=startup;           keep startup $? '^startup '
 step startup-cuda "$here/bench_read" --part=startup --cuda-first; keep startup-cuda $? '^startup '
 step cuinit "$here/bench_read" --part=cuinit;             keep cuinit $? '^cuinit '

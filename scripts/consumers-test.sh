@@ -39,10 +39,15 @@ fi
 if [ -n "${CALI_REPORT_FILENAME:-}" ]; then
     case ,$CALI_SERVICES_ENABLE, in *,papi,*) ;; *) exit 3 ;; esac
     echo "${CALI_PAPI_ENABLE_MULTIPLEXING:-unset}" > caliper-multiplexing
-    k='sum#papi.cupti_cb:::kernel.launches'
+    # run-gpu --sde: the SDE library's names, and the library loaded.
+    pre=cupti_cb:::
+    case $CALI_PAPI_COUNTERS in
+    sde:::cupti_cb::*) pre=sde:::cupti_cb::; case " $LD_PRELOAD " in *"/libcupti_cb_sde.so "*) ;; *) exit 4 ;; esac ;;
+    esac
+    k="sum#papi.${pre}kernel.launches"
     {
         echo "pthread.id=1,$k=0,count=3"
-        echo "pthread.id=1,region=r1,$k=$((5 + ${STUB_BAD:-0})),sum#papi.cupti_cb:::graph.launches=0,count=1"
+        echo "pthread.id=1,region=r1,$k=$((5 + ${STUB_BAD:-0})),sum#papi.${pre}graph.launches=0,count=1"
         echo "pthread.id=2,region=rt,$k=2,count=1"
         echo "pthread.id=3,region=rt,$k=1,count=1"
     } > "$CALI_REPORT_FILENAME"
@@ -140,5 +145,15 @@ has "the other values still PASS" "$o/results.txt" "PASS tau timers: rt kernel.l
 o=$tmp/only
 check "--only caliper: exit 0" "$(rc "$rg" --only caliper --papi "$P" --tools "$T" --app "$tmp/app" "$o")" 0
 check "--only caliper: no TAU line" "$(grep -c ' tau ' "$o/results.txt")" 0
+
+# ---- --sde: the SDE library's counters, loaded into each run; no PAPI_overflow run
+o=$tmp/sde
+: > "$tmp/libcupti_cb_sde.so"
+check "--sde with Caliper: exit 0" \
+    "$(rc "$rg" --only caliper,hpctoolkit --sde "$tmp/libcupti_cb_sde.so" --papi "$P" --tools "$T" --app "$tmp/app" "$o")" 0
+has "--sde: Caliper reads sde:::cupti_cb:: counters" "$o/results.txt" "PASS caliper regions: r1 kernel.launches = 5"
+has "--sde: hpcrun is not run" "$o/results.txt" \
+    "INFO hpctoolkit: not run with --sde (hpcrun samples through PAPI_overflow, not tried on SDE counters)"
+check "--sde with a missing library: exit 2" "$(rc "$rg" --sde "$tmp/none.so" --papi "$P" --tools "$T" "$tmp/o")" 2
 
 tap_done

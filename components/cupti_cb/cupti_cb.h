@@ -44,13 +44,18 @@ __attribute__((visibility("default"))) int cupti_cb_threads(struct cupti_cb_thre
  * to read as other threads always do. Returns PAPI_OK. */
 __attribute__((visibility("default"))) int cupti_cb_service_thread(void);
 
-/* ---- the tap: each CUDA call and each piece of GPU work, one by one (cupti_cb-tools(7), "The tap")
+/* ---- the tap: what tools built on cupti_cb need beyond counts (cupti_cb-tools(7), "The tap")
  *
- * For tools that draw a timeline beside the counters (cupti_cb_run --timeline): while a tap is
- * set, cupti_cb hands it every CUDA call that an event set's callbacks see, at the call's exit
- * on the calling thread, and every kernel, copy and memset record of GPU activity, on the
- * thread that processes CUPTI's buffers. Calls are timed only while a running event set needs
- * host time (any .time_ns event); GPU work is seen only while a running set has gpu.* events. */
+ * One tap at a time, with three hooks, any of them NULL, joined by CUPTI's correlation id:
+ *   issue  at the driver API's ENTER of each call that issues GPU work (launch, graph launch,
+ *          copy, memset), on the issuing thread, while a set with callback events runs; call is
+ *          the CUDA call the program made, as CUPTI names it: the runtime call the driver call is
+ *          nested in, or the driver call (cupti_cb_run --flame takes the stack here);
+ *   call   at the EXIT of every CUDA call that a running set's callbacks see, on the calling
+ *          thread, with its start and end ticks; the calls are timed only while a running set
+ *          needs host time (any .time_ns event) (cupti_cb_run --timeline);
+ *   work   each kernel, copy and memset record of GPU activity, on the thread that processes
+ *          CUPTI's buffers, one at a time, while a running set has gpu.* events (both). */
 #include <stdint.h>
 
 enum { CUPTI_CB_TAP_FAILED = 1,		/* the call returned an error */
@@ -65,28 +70,31 @@ struct cupti_cb_tap_call {
 	uint8_t flags;			/* CUPTI_CB_TAP_* */
 };
 
-enum { CUPTI_CB_TAP_KERNEL, CUPTI_CB_TAP_MEMCPY, CUPTI_CB_TAP_MEMSET };
+enum cupti_cb_tap_kind { CUPTI_CB_TAP_KERNEL, CUPTI_CB_TAP_MEMCPY, CUPTI_CB_TAP_MEMSET };
 
 struct cupti_cb_tap_work {
-	int kind;			/* CUPTI_CB_TAP_KERNEL, _MEMCPY, _MEMSET */
+	int kind;			/* enum cupti_cb_tap_kind */
 	uint32_t correlation, device, context, stream;
 	uint64_t start, end;		/* ns, CUPTI's clock (cupti_cb_tap_gpu_clock) */
 	uint64_t bytes;			/* copies and memsets */
-	int copy_kind;			/* CUpti_ActivityMemcpyKind of a copy */
+	int copy_kind;			/* CUpti_ActivityMemcpyKind of a copy; a peer copy is
+					   CUPTI_ACTIVITY_MEMCPY_KIND_PTOP */
 	const char *name;		/* a kernel's name as CUPTI gives it (mangled), or NULL */
 	int32_t grid[3], block[3];	/* a kernel's */
 };
 
-/* call runs on the application's thread inside its CUDA call: it must not block, lock, allocate
- * (but once per thread), make a CUDA call or take long. work runs on one thread at a time. */
+/* issue and call run on the application's thread inside its CUDA call: they must not block,
+ * lock, allocate (but a bounded amount, once per thread), make a CUDA call or take long. work
+ * runs on one thread at a time. */
 struct cupti_cb_tap {
+	void (*issue)(void *arg, uint32_t correlation, const char *call);
 	void (*call)(void *arg, const struct cupti_cb_tap_call *c);
 	void (*work)(void *arg, const struct cupti_cb_tap_work *w);
 	void *arg;
 };
 
-/* Sets the tap (NULL: none). The struct must stay valid while set, and for as long after as a
- * call already in the tap may take. Returns 0. */
+/* Sets the tap (NULL: none); it replaces the one set before. The struct must stay valid while
+ * set, and for as long after as a hook already running may take. Returns 0 (PAPI_OK). */
 __attribute__((visibility("default"))) int cupti_cb_tap_set(const struct cupti_cb_tap *t);
 /* Now, in the ticks of struct cupti_cb_tap_call (a TSC or CLOCK_MONOTONIC ns: see cupti_cb(7)). */
 __attribute__((visibility("default"))) uint64_t cupti_cb_tap_clock(void);

@@ -54,10 +54,12 @@ static void at_enter_site(struct cupti_cb_callback *cb, struct cupti_cb_thread_c
 	p->key = site_key(cd, d, cbid);
 	if (d == 0) {
 		b->rt_corr = cd->correlationId;
+		b->rt_name = cd->functionName;
 	} else {
 		const struct cupti_cb_op *op = cb->svc->op_of[cbid];
 		/* At ENTER: the work's record can only come after the call began. */
 		if (op && (CUPTI_CB_CLS_BIT(op->cls) & ISSUES_WORK)) {
+			cupti_cb_tap_issue(cd->correlationId, b->rt_corr ? b->rt_name : cd->functionName);
 			struct cupti_cb_correlation_map *corr =
 				atomic_load_explicit(&cb->svc->corr, memory_order_acquire);
 			if (corr) {
@@ -170,16 +172,17 @@ static void no_record(struct cupti_cb_callback *cb, struct cupti_cb_thread_count
 		atomic_fetch_add_explicit(&b->accounted, 1, memory_order_relaxed);
 }
 
-/* The call to the tap (cupti_cb_tap.h), with whether it issues GPU work. */
+/* The tap's call hook (cupti_cb_tap.h), with whether the call issues GPU work. */
 static inline void tap_call(struct cupti_cb_callback *cb, int d, CUpti_CallbackId cbid, uint32_t corr, uint64_t t0,
 			    uint64_t t1, int failed)
 {
-	if (!atomic_load_explicit(&cupti_cb_tap_now, memory_order_relaxed))
+	const struct cupti_cb_tap *t = cupti_cb_tap_get();	/* the one load when no tap is set */
+	if (!t || !t->call)
 		return;
 	const struct cupti_cb_op *op = d ? cb->svc->op_of[cbid] : NULL;
 	int flags = (failed ? CUPTI_CB_TAP_FAILED : 0) |
 		    (op && (CUPTI_CB_CLS_BIT(op->cls) & ISSUES_WORK) ? CUPTI_CB_TAP_ISSUES_WORK : 0);
-	cupti_cb_tap_exit(d, cbid, corr, t0, t1, flags);
+	cupti_cb_tap_exit(t, d, cbid, corr, t0, t1, flags);
 }
 
 /* now: the clock at the callback's start, 0 when no set asks for time. */

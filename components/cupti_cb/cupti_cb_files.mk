@@ -16,6 +16,7 @@ CUPTI_CB_SRCS = cupti_cb.c \
 	cupti_cb_driver_ops.c \
 	cupti_cb_loader.c \
 	cupti_cb_clock.c \
+	cupti_cb_tap.c \
 	cupti_cb_thread_counters.c \
 	cupti_cb_signal_context.c \
 	cupti_cb_overflow.c \
@@ -35,7 +36,6 @@ CUPTI_CB_SRCS = cupti_cb.c \
 	cupti_cb_callback_allocations.c \
 	cupti_cb_callback_count.c \
 	cupti_cb_callback_windows.c \
-	cupti_cb_tap.c \
 	cupti_cb_metric_source.c \
 	cupti_cb_metric_range.c \
 	cupti_cb_metric_session.c \

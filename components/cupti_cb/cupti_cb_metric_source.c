@@ -5,7 +5,7 @@
  * session per device (cupti_cb_metric_session.c), shared by every event set that
  * measures the device; each set reads its own start..stop deltas.
  *
- * Everything here is the cold path, under m->lock. A read waits for the
+ * Everything here is the cold path, under the source's lock (m->b.lock). A read waits for the
  * GPU work in the range (the profiler decodes the range), so a read from a
  * signal handler (cupti_cb_signal_context.h) takes none of that path: it copies
  * the values the set's last ordinary read or start published
@@ -37,26 +37,17 @@
  * the per-set state and the scratch arrays on the stack are sized by it. */
 #define MAX_EVENTS 128
 
-#define TRACE(m, ...)                                                   \
-	do {                                                            \
-		if ((m)->e->trace) {                                    \
-			fprintf(stderr, "cupti_cb: metrics: " __VA_ARGS__); \
-			fputc('\n', stderr);                            \
-		}                                                       \
-	} while (0)
+#define TRACE(m, ...) CUPTI_CB_PROFILER_TRACE(&(m)->b, __VA_ARGS__)
 
 /* Contexts created while the source's lock was held (see on_context). */
 #define MAX_PENDING_CTX 16
 
 struct msrc {
-	/* The Profiler API, the profiler's holds, the devices' chips and the
-	 * catalogue, shared in form with PM sampling's source; first, as the
-	 * descriptor's catalogue entries take self to be it
-	 * (cupti_cb_profiler_front.h). */
+	/* The services, the Profiler API, the profiler's holds, the devices'
+	 * chips, the catalogue and the source's lock (b.lock), shared in form
+	 * with PM sampling's source; first, as the descriptor's catalogue
+	 * entries take self to be it (cupti_cb_profiler_front.h). */
 	struct cupti_cb_profiler_base b;
-	struct cupti_cb_services *e;	/* shared services */
-	unsigned id;			/* the source bits of its codes */
-	pthread_mutex_t lock;
 	pthread_mutex_t pend_lock;	/* only around the pending list: never held across a call */
 	CUcontext pending[MAX_PENDING_CTX];
 	int pending_dev[MAX_PENDING_CTX];
@@ -109,41 +100,11 @@ struct mset {
 	char names[MAX_EVENTS][CUPTI_CB_NAME_MAX];
 };
 
-static void unlock_source(struct msrc *m);
 static void on_context(void *arg, CUcontext ctx, int created);
-
-/* The source's lock as the catalogue's entries take it (the base is the
- * source's first member). */
-static void lock_source(struct cupti_cb_profiler_base *b)
-{
-	pthread_mutex_lock(&((struct msrc *)b)->lock);
-}
-
-static void unlock_base(struct cupti_cb_profiler_base *b)
-{
-	unlock_source((struct msrc *)b);
-}
-
-/* ---- opening --------------------------------------------------------------- */
 
 /* The profiler's holds, the devices, their chips and the catalogue are the
  * base's (cupti_cb_profiler_base.h), under this source's lock. */
 #define COUNTERS_WHO "Range Profiler"
-
-static int profiler_hold(struct msrc *m)
-{
-	return cupti_cb_profiler_base_hold(&m->b, m->b.why, sizeof m->b.why);
-}
-
-static void profiler_release(struct msrc *m)
-{
-	cupti_cb_profiler_base_release(&m->b);
-}
-
-static const char *device_chip(struct msrc *m, int dev)
-{
-	return cupti_cb_profiler_base_chip_locked(&m->b, dev);
-}
 
 /* ---- sessions -------------------------------------------------------------- */
 
@@ -155,9 +116,12 @@ static void add_context_locked(struct msrc *m, int dev, CUcontext ctx)
 		TRACE(m, "device %d: a new context cannot be profiled: %s", dev, why);
 }
 
-/* Releases the source's lock, first adding the contexts created meanwhile. */
-static void unlock_source(struct msrc *m)
+/* Releases the source's lock, first adding the contexts created meanwhile.
+ * The base lets the lock go this way too (cupti_cb_profiler_base_unlock):
+ * it is the source's first member. */
+static void unlock_source(struct cupti_cb_profiler_base *b)
 {
+	struct msrc *m = (struct msrc *)b;
 	for (;;) {
 		CUcontext ctx[MAX_PENDING_CTX];
 		int dev[MAX_PENDING_CTX];
@@ -170,9 +134,9 @@ static void unlock_source(struct msrc *m)
 		pthread_mutex_unlock(&m->pend_lock);
 		for (unsigned i = 0; i < n; i++)
 			add_context_locked(m, dev[i], ctx[i]);
-		pthread_mutex_unlock(&m->lock);
+		pthread_mutex_unlock(&m->b.lock);
 		/* A context created after the list was taken and before the unlock. */
-		if (!atomic_load(&m->has_pending) || pthread_mutex_trylock(&m->lock) != 0)
+		if (!atomic_load(&m->has_pending) || pthread_mutex_trylock(&m->b.lock) != 0)
 			return;
 	}
 }
@@ -188,10 +152,10 @@ static void unlock_source(struct msrc *m)
 static void on_context_own(void *arg, CUcontext ctx, int created)
 {
 	struct msrc *m = arg;
-	int dev = m->e->resolver.context_device(m->e->resolver.arg, ctx);
+	int dev = m->b.e->resolver.context_device(m->b.e->resolver.arg, ctx);
 	if (dev < 0 || dev >= CUPTI_CB_MAX_DEVICES)
 		return;
-	if (created && pthread_mutex_trylock(&m->lock) != 0) {
+	if (created && pthread_mutex_trylock(&m->b.lock) != 0) {
 		pthread_mutex_lock(&m->pend_lock);
 		if (m->n_pending < MAX_PENDING_CTX) {
 			m->pending[m->n_pending] = ctx;
@@ -202,12 +166,12 @@ static void on_context_own(void *arg, CUcontext ctx, int created)
 		atomic_store(&m->has_pending, 1);
 		pthread_mutex_unlock(&m->pend_lock);
 		/* The holder may have let the lock go before it saw the list. */
-		if (pthread_mutex_trylock(&m->lock) == 0)
-			unlock_source(m);
+		if (pthread_mutex_trylock(&m->b.lock) == 0)
+			unlock_source(&m->b);
 		return;
 	}
 	if (!created)
-		pthread_mutex_lock(&m->lock);
+		pthread_mutex_lock(&m->b.lock);
 	if (created) {
 		add_context_locked(m, dev, ctx);
 	} else if (m->sess[dev]) {
@@ -215,12 +179,7 @@ static void on_context_own(void *arg, CUcontext ctx, int created)
 		if (cupti_cb_metric_session_drop_context(m->sess[dev], ctx, why, sizeof why))
 			TRACE(m, "device %d: a context on its way out: %s", dev, why);
 	}
-	unlock_source(m);
-}
-
-static int other_chip(struct msrc *m, int dev, const char *chip, char *why, size_t len)
-{
-	return cupti_cb_profiler_base_other_chip(&m->b, dev, chip, why, len);
+	unlock_source(&m->b);
 }
 
 /* The device's session, made at its first use. */
@@ -228,26 +187,26 @@ static struct cupti_cb_metric_session *session(struct msrc *m, int dev, char *wh
 {
 	if (m->sess[dev])
 		return m->sess[dev];
-	const char *chip = device_chip(m, dev);
+	const char *chip = cupti_cb_profiler_base_chip_locked(&m->b, dev);
 	if (!chip) {
 		snprintf(why, len, "%s", m->b.why);
 		return NULL;
 	}
-	if (other_chip(m, dev, chip, why, len))
+	if (cupti_cb_profiler_base_other_chip(&m->b, dev, chip, why, len))
 		return NULL;
-	if (cupti_cb_services_claim_counters(m->e, dev, COUNTERS_WHO, why, len))
+	if (cupti_cb_services_claim_counters(m->b.e, dev, COUNTERS_WHO, why, len))
 		return NULL;
 	struct cupti_cb_metric_session *s = calloc(1, sizeof *s);
-	if (!s || profiler_hold(m)) {
+	if (!s || cupti_cb_profiler_base_hold(&m->b, m->b.why, sizeof m->b.why)) {
 		snprintf(why, len, "%s", s ? m->b.why : "out of memory");
 		free(s);
-		cupti_cb_services_release_counters(m->e, dev, COUNTERS_WHO);
+		cupti_cb_services_release_counters(m->b.e, dev, COUNTERS_WHO);
 		return NULL;
 	}
-	if (cupti_cb_metric_session_init(s, &m->e->api, &m->b.p, dev, chip, why, len)) {
-		profiler_release(m);
+	if (cupti_cb_metric_session_init(s, &m->b.e->api, &m->b.p, dev, chip, why, len)) {
+		cupti_cb_profiler_base_release(&m->b);
 		free(s);
-		cupti_cb_services_release_counters(m->e, dev, COUNTERS_WHO);
+		cupti_cb_services_release_counters(m->b.e, dev, COUNTERS_WHO);
 		return NULL;
 	}
 	m->sess[dev] = s;
@@ -256,20 +215,20 @@ static struct cupti_cb_metric_session *session(struct msrc *m, int dev, char *wh
 
 /* A device's session goes with the last metric it holds: the range
  * profiler leaves the device's contexts, and with the last session the
- * profiler is de-initialized, and the driver calls are no longer watched
- * (see profiler_hold). The next set to start makes a new one. */
+ * profiler is de-initialized (cupti_cb_profiler_base_hold), and the driver
+ * calls are no longer watched (watch_activity). The next set to start makes a new one. */
 static void end_session_locked(struct msrc *m, int dev)
 {
 	cupti_cb_metric_session_destroy(m->sess[dev]);
 	free(m->sess[dev]);
 	m->sess[dev] = NULL;
 	m->fresh[dev] = 0;
-	cupti_cb_services_release_counters(m->e, dev, COUNTERS_WHO);
-	profiler_release(m);
+	cupti_cb_services_release_counters(m->b.e, dev, COUNTERS_WHO);
+	cupti_cb_profiler_base_release(&m->b);
 	for (int d = 0; d < CUPTI_CB_MAX_DEVICES; d++)
 		if (m->sess[d])
 			return;
-	cupti_cb_services_unhold(m->e, &m->activity);
+	cupti_cb_services_unhold(m->b.e, &m->activity);
 	m->watch_activity = 0;
 }
 
@@ -280,23 +239,6 @@ static void end_idle_sessions_locked(struct msrc *m)
 			TRACE(m, "device %d: no metric held: the session ends", d);
 			end_session_locked(m, d);
 		}
-}
-
-/* The device a metric event without a device qualifier measures: the
- * device of the calling thread's current context at start, else 0. That
- * is the GPU a rank or thread that called cudaSetDevice works on. */
-static int default_device(struct msrc *m)
-{
-	CUcontext ctx = NULL;
-	int dev = -1;
-	/* cupti_cb's own driver call, not the thread's: an add (refusal_at_add)
-	 * on a thread of cupti_cb_run counted its cuCtxGetCurrent calls there
-	 * (gpu_run_metrics, H100). */
-	int own = cupti_cb_own_begin();
-	if (m->e->api.cuCtxGetCurrent && m->e->api.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx)
-		dev = m->e->resolver.context_device(m->e->resolver.arg, ctx);
-	cupti_cb_own_end(own);
-	return dev >= 0 ? dev : 0;
 }
 
 /* ---- event sets ------------------------------------------------------------ */
@@ -312,7 +254,6 @@ static void *m_set_new(void *self)
 
 static size_t passes_of(struct msrc *m, struct mset *s, char *why, size_t len);
 static void let_go_locked(struct msrc *m, struct mset *s);
-static int other_chip(struct msrc *m, int dev, const char *chip, char *why, size_t len);
 
 /* What a start would meet and an add can know: TAU puts all of a
  * component's events in one set, and a metric that fails at PAPI_start
@@ -324,65 +265,52 @@ static int other_chip(struct msrc *m, int dev, const char *chip, char *why, size
  * (CUPTI refuses it only at the enable), another profiler on the device. */
 static int refusal_at_add(struct msrc *m, struct mset *s, char *why, size_t len)
 {
-	uint8_t seen[CUPTI_CB_MAX_DEVICES] = { 0 };
-	int rc = cupti_cb_profiler_base_permission(&m->b, why, len);
-	if (rc)
-		return rc;
-	int def = default_device(m);
-	for (unsigned i = 0; i < s->n; i++) {
-		int d = CUPTI_CB_CODE_DEV(s->codes[i]) >= 0 ? CUPTI_CB_CODE_DEV(s->codes[i]) : def;
-		if (d < 0 || d >= CUPTI_CB_MAX_DEVICES || seen[d])
-			continue;
-		seen[d] = 1;
-		pthread_mutex_lock(&m->lock);
-		rc = cupti_cb_profiler_base_check_device_locked(&m->b, d, why, len);
-		unlock_source(m);
-		if (rc)
-			return rc;
-		rc = cupti_cb_services_check_counters(m->e, d, COUNTERS_WHO, why, len);
-		if (rc)
-			return rc;	/* PM sampling holds the device */
+	int devs[CUPTI_CB_MAX_DEVICES];
+	unsigned k;
+	int rc = cupti_cb_profiler_base_add_devices(&m->b, s->codes, s->n, devs, &k, why, len);
+	/* The lock only around the base's checks; the counters' claims are the
+	 * services' (PM sampling may hold the device). */
+	for (unsigned i = 0; i < k && !rc; i++) {
+		pthread_mutex_lock(&m->b.lock);
+		rc = cupti_cb_profiler_base_check_device_locked(&m->b, devs[i], why, len);
+		unlock_source(&m->b);
+		if (!rc)
+			rc = cupti_cb_services_check_counters(m->b.e, devs[i], COUNTERS_WHO, why, len);
 	}
-	return CUPTI_CB_OK;
+	return rc;
 }
 
 static int m_set_update(void *self, void *set, const uint32_t *codes, unsigned n, char *why, size_t len)
 {
 	struct msrc *m = self;
 	struct mset *s = set;
-	uint32_t metric, variant;
-	if (n > MAX_EVENTS) {
-		snprintf(why, len, "one event set holds at most %d hardware metrics (this one would hold %u)",
-			 MAX_EVENTS, n);
-		return CUPTI_CB_EINVAL;
-	}
-	if (s->running)
-		return CUPTI_CB_EINVAL;
-	pthread_mutex_lock(&m->lock);
+	int rc = cupti_cb_profiler_front_update_refusal(n, MAX_EVENTS, "hardware metrics", CUPTI_CB_EINVAL, s->running, why,
+							 len);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&m->b.lock);
 	let_go_locked(m, s);	/* the events change: what they held goes */
 	end_idle_sessions_locked(m);
-	unlock_source(m);
+	unlock_source(&m->b);
 	for (unsigned i = 0; i < n; i++) {
-		int rc = cupti_cb_profiler_front_decode(&m->b, codes[i], &metric, &variant);
+		rc = cupti_cb_profiler_front_event(&m->b, codes[i], s->names[i], sizeof s->names[i], &s->additive[i],
+						   &s->integer[i], NULL);
 		if (rc)
 			return rc;
 		s->codes[i] = codes[i];
-		cupti_cb_profiler_catalog_full_name(&m->b.cat, metric, variant, s->names[i], sizeof s->names[i]);
 		s->full[i] = s->names[i];
-		s->additive[i] = cupti_cb_profiler_catalog_is_additive(&m->b.cat, metric, variant);
-		s->integer[i] = (uint8_t)cupti_cb_profiler_catalog_is_integer(&m->b.cat, metric, variant);
 	}
 	s->n = n;
 	if (n == 0)
 		return CUPTI_CB_OK;
-	int rc = refusal_at_add(m, s, why, len);
+	rc = refusal_at_add(m, s, why, len);
 	if (rc) {
 		s->n = 0;
 		return rc;
 	}
-	pthread_mutex_lock(&m->lock);
+	pthread_mutex_lock(&m->b.lock);
 	size_t passes = passes_of(m, s, why, len);
-	unlock_source(m);
+	unlock_source(&m->b);
 	if (passes == 0)
 		return CUPTI_CB_ECUPTI;
 	if (passes > 1) {
@@ -439,11 +367,6 @@ static size_t passes_of(struct msrc *m, struct mset *s, char *why, size_t len)
 	m->passes_key = key;
 	m->passes_val = passes;
 	return passes;
-}
-
-static void m_set_granularity(void *self, void *set, int process)
-{
-	(void)self, (void)set, (void)process;	/* metrics count every thread's work */
 }
 
 static int session_error(int rc);
@@ -521,7 +444,7 @@ static int sample(struct msrc *m, struct mset *s, char *why, size_t len)
 		if (done[d])
 			continue;
 		done[d] = 1;
-		uint64_t calls = m->watch_activity ? cupti_cb_services_driver_calls(m->e) : 0;
+		uint64_t calls = m->watch_activity ? cupti_cb_services_driver_calls(m->b.e) : 0;
 		if (!m->sess[d]) {
 			snprintf(err, sizeof err, "the profiling session of device %d is gone (PAPI_shutdown)", d);
 			rc = CUPTI_CB_EUNAVAIL;
@@ -604,12 +527,12 @@ static void watch_activity(struct msrc *m)
 {
 	struct cupti_cb_hold want;
 	char why[CUPTI_CB_WHY_LEN];
-	if (m->activity.active && m->activity.epoch == m->e->epoch)
+	if (m->activity.active && m->activity.epoch == m->b.e->epoch)
 		return;
 	m->watch_activity = 0;
 	memset(m->fresh, 0, sizeof m->fresh);
-	cupti_cb_services_driver_cbids(m->e, &want);
-	if (cupti_cb_services_hold_cbids(m->e, &m->activity, &want, why, sizeof why)) {
+	cupti_cb_services_driver_cbids(m->b.e, &want);
+	if (cupti_cb_services_hold_cbids(m->b.e, &m->activity, &want, why, sizeof why)) {
 		TRACE(m, "every read samples: the driver calls cannot be watched");
 		return;
 	}
@@ -620,7 +543,7 @@ static void watch_activity(struct msrc *m)
  * current device now) and whether the set already holds them. */
 static int devices_unchanged(struct msrc *m, struct mset *s, int *dev)
 {
-	int def = default_device(m), same = s->held && s->epoch == m->epoch;
+	int def = cupti_cb_profiler_base_default_device(&m->b), same = s->held && s->epoch == m->epoch;
 	for (unsigned i = 0; i < s->n; i++) {
 		int d = CUPTI_CB_CODE_DEV(s->codes[i]);
 		dev[i] = d >= 0 ? d : def;
@@ -689,7 +612,7 @@ static int start_locked(struct msrc *m, struct mset *s, char *why, size_t len)
 		snprintf(why, len, "hardware metrics are not available: %s", m->b.why);
 		return CUPTI_CB_EUNAVAIL;
 	}
-	int rc = cupti_cb_services_watch_contexts(m->e, on_context, m, why, len);
+	int rc = cupti_cb_services_watch_contexts(m->b.e, on_context, m, why, len);
 	if (rc)
 		return rc;
 	watch_activity(m);
@@ -724,9 +647,9 @@ static int m_set_start_own(void *self, void *set, char *why, size_t len)
 				   "the GPU and call CUPTI)");
 		return CUPTI_CB_EUNAVAIL;
 	}
-	pthread_mutex_lock(&m->lock);
+	pthread_mutex_lock(&m->b.lock);
 	int rc = start_locked(m, set, why, len);
-	unlock_source(m);
+	unlock_source(&m->b);
 	TRACE(m, "start: %s", rc ? why : "ok");
 	return rc;
 }
@@ -742,7 +665,7 @@ static int m_set_read_own(void *self, void *set, long long *values)
 	struct mset *s = set;
 	long long v[MAX_EVENTS];
 	int rc = CUPTI_CB_OK;
-	pthread_mutex_lock(&m->lock);
+	pthread_mutex_lock(&m->b.lock);
 	if (s->running) {
 		rc = sample(m, s, s->why, sizeof s->why);
 		if (rc == CUPTI_CB_OK)
@@ -751,7 +674,7 @@ static int m_set_read_own(void *self, void *set, long long *values)
 			memcpy(s->out, v, s->n * sizeof v[0]);
 		publish(s, rc);
 	}
-	unlock_source(m);
+	unlock_source(&m->b);
 	if (rc) {
 		TRACE(m, "read: %s", s->why);
 		return rc;
@@ -782,9 +705,9 @@ static int m_set_stop(void *self, void *set)
 	struct mset *s = set;
 	if (cupti_cb_in_signal_context())
 		return refuse_in_handler();
-	pthread_mutex_lock(&m->lock);
+	pthread_mutex_lock(&m->b.lock);
 	s->running = 0;
-	unlock_source(m);
+	unlock_source(&m->b);
 	return CUPTI_CB_OK;
 }
 
@@ -796,7 +719,7 @@ static int m_set_reset_own(void *self, void *set)
 	struct msrc *m = self;
 	struct mset *s = set;
 	int rc = CUPTI_CB_OK;
-	pthread_mutex_lock(&m->lock);
+	pthread_mutex_lock(&m->b.lock);
 	if (s->running) {
 		char why[CUPTI_CB_WHY_LEN];
 		int sampled = sample(m, s, why, sizeof why);
@@ -808,7 +731,7 @@ static int m_set_reset_own(void *self, void *set)
 		}
 		publish(s, rc);
 	}
-	unlock_source(m);
+	unlock_source(&m->b);
 	if (rc)
 		TRACE(m, "reset: %s", s->why);
 	return rc;
@@ -825,11 +748,11 @@ static void m_set_free_own(void *self, void *set)
 	struct msrc *m = self;
 	if (!set)
 		return;
-	pthread_mutex_lock(&m->lock);
+	pthread_mutex_lock(&m->b.lock);
 	((struct mset *)set)->running = 0;
 	let_go_locked(m, set);
 	end_idle_sessions_locked(m);
-	unlock_source(m);
+	unlock_source(&m->b);
 	free(set);
 }
 
@@ -841,15 +764,15 @@ static void m_close_own(void *self)
 	TRACE(m, "%lu samples, %lu reads without GPU work since the last sample skipped theirs, %lu contexts "
 		 "created meanwhile not profiled (more than %d at once)", m->samples, m->skipped, m->lost_contexts,
 	      MAX_PENDING_CTX);
-	cupti_cb_services_unwatch_contexts(m->e);
-	pthread_mutex_lock(&m->lock);
+	cupti_cb_services_unwatch_contexts(m->b.e);
+	pthread_mutex_lock(&m->b.lock);
 	for (int d = 0; d < CUPTI_CB_MAX_DEVICES; d++)
 		if (m->sess[d])
 			end_session_locked(m, d);
-	cupti_cb_services_unhold(m->e, &m->activity);
+	cupti_cb_services_unhold(m->b.e, &m->activity);
 	m->watch_activity = 0;
 	m->epoch++;	/* every set's hold is void */
-	unlock_source(m);
+	unlock_source(&m->b);
 }
 
 /* ---- cupti_cb's own driver calls (cupti_cb_own_begin) ------------------ */
@@ -903,18 +826,14 @@ static void m_close(void *self)
 	cupti_cb_own_end(prev);
 }
 
+/* The base takes the rest; the pending list's lock is this source's own. */
 static void *m_open(struct cupti_cb_services *services, unsigned id)
 {
 	struct msrc *m = calloc(1, sizeof *m);
 	if (!m)
 		return NULL;
-	m->e = services;
-	m->id = id;
-	cupti_cb_profiler_base_init(&m->b, services, id, "metrics", CUPTI_PROFILER_TYPE_RANGE_PROFILER);
-	m->b.lock = lock_source;
-	m->b.unlock = unlock_base;
-	m->b.descr_prefix = "";
-	pthread_mutex_init(&m->lock, NULL);
+	cupti_cb_profiler_base_init(&m->b, services, id, "metrics", CUPTI_PROFILER_TYPE_RANGE_PROFILER, "",
+				    unlock_source);
 	pthread_mutex_init(&m->pend_lock, NULL);
 	return m;
 }
@@ -930,7 +849,6 @@ const struct cupti_cb_source_ops cupti_cb_metric_source = {
 	.set_new = m_set_new,
 	.set_free = m_set_free,
 	.set_update = m_set_update,
-	.set_granularity = m_set_granularity,
 	.set_start = m_set_start,
 	.set_read = m_set_read,
 	.set_stop = m_set_stop,

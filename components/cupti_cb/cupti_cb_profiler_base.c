@@ -14,28 +14,44 @@
  * administrators only (cupti_cb_profiler_permission.h); tests name another file. */
 #define ENV_PARAMS "CUPTI_CB_NVIDIA_PARAMS"
 
-#define TRACE(b, ...)                                                          \
-	do {                                                                   \
-		if ((b)->e->trace) {                                           \
-			fprintf(stderr, "cupti_cb: %s: ", (b)->label);         \
-			fprintf(stderr, __VA_ARGS__);                          \
-			fputc('\n', stderr);                                   \
-		}                                                              \
-	} while (0)
+#define TRACE CUPTI_CB_PROFILER_TRACE
 
 void cupti_cb_profiler_base_init(struct cupti_cb_profiler_base *b, struct cupti_cb_services *e, unsigned id,
-				 const char *label, CUpti_ProfilerType type)
+				 const char *label, CUpti_ProfilerType type, const char *descr_prefix,
+				 void (*unlock)(struct cupti_cb_profiler_base *b))
 {
 	memset(b, 0, sizeof *b);
 	b->e = e;
 	b->label = label;
 	b->type = type;
+	b->descr_prefix = descr_prefix;
+	b->unlock = unlock;
+	pthread_mutex_init(&b->lock, NULL);
 	b->need_pm = type == CUPTI_PROFILER_TYPE_PM_SAMPLING;
 	b->support_api = b->need_pm ? CUPTI_PROFILER_PM_SAMPLING : CUPTI_PROFILER_RANGE_PROFILING;
 	b->support_what = b->need_pm ? "PM sampling" : "range profiling";
 	b->events.id = id;
 	b->restricted = 2;
 	atomic_init(&b->n_devices, -1);
+}
+
+void cupti_cb_profiler_base_lock(struct cupti_cb_profiler_base *b)
+{
+	pthread_mutex_lock(&b->lock);
+}
+
+void cupti_cb_profiler_base_unlock(struct cupti_cb_profiler_base *b)
+{
+	if (b->unlock)
+		b->unlock(b);
+	else
+		pthread_mutex_unlock(&b->lock);
+}
+
+void cupti_cb_profiler_base_after_fork_child(struct cupti_cb_profiler_base *b)
+{
+	pthread_mutex_init(&b->lock, NULL);
+	b->holds = 0;
 }
 
 int cupti_cb_profiler_base_load(struct cupti_cb_profiler_base *b)
@@ -108,6 +124,39 @@ int cupti_cb_profiler_base_devices_locked(struct cupti_cb_profiler_base *b)
 		n = 0;
 	atomic_store(&b->n_devices, n > CUPTI_CB_MAX_DEVICES ? CUPTI_CB_MAX_DEVICES : n);
 	return atomic_load(&b->n_devices);
+}
+
+int cupti_cb_profiler_base_default_device(struct cupti_cb_profiler_base *b)
+{
+	CUcontext ctx = NULL;
+	int dev = -1;
+	/* cupti_cb's own driver call, not the thread's: an add on a thread of
+	 * cupti_cb_run counted its cuCtxGetCurrent calls there (gpu_run_metrics,
+	 * H100). */
+	int own = cupti_cb_own_begin();
+	if (b->e->api.cuCtxGetCurrent && b->e->api.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx)
+		dev = b->e->resolver.context_device(b->e->resolver.arg, ctx);
+	cupti_cb_own_end(own);
+	return dev >= 0 ? dev : 0;
+}
+
+int cupti_cb_profiler_base_add_devices(struct cupti_cb_profiler_base *b, const uint32_t *codes, unsigned n, int *devs,
+				       unsigned *k, char *why, size_t len)
+{
+	uint8_t seen[CUPTI_CB_MAX_DEVICES] = { 0 };
+	*k = 0;
+	int rc = cupti_cb_profiler_base_permission(b, why, len);
+	if (rc)
+		return rc;
+	int def = cupti_cb_profiler_base_default_device(b);
+	for (unsigned i = 0; i < n; i++) {
+		int d = CUPTI_CB_CODE_DEV(codes[i]) >= 0 ? CUPTI_CB_CODE_DEV(codes[i]) : def;
+		if (d < 0 || d >= CUPTI_CB_MAX_DEVICES || seen[d])
+			continue;
+		seen[d] = 1;
+		devs[(*k)++] = d;
+	}
+	return 0;
 }
 
 /* Whether CUPTI says the device can be profiled this way; "" in

@@ -10,9 +10,9 @@ int cupti_cb_profiler_front_count_devices(struct cupti_cb_profiler_base *b)
 	int n = atomic_load(&b->n_devices);
 	if (n >= 0)
 		return n;
-	b->lock(b);
+	cupti_cb_profiler_base_lock(b);
 	n = cupti_cb_profiler_base_devices_locked(b);
-	b->unlock(b);
+	cupti_cb_profiler_base_unlock(b);
 	return n;
 }
 
@@ -37,12 +37,12 @@ static void say_no_catalogue(const struct cupti_cb_profiler_base *b)
 
 int cupti_cb_profiler_front_catalog(struct cupti_cb_profiler_base *b)
 {
-	b->lock(b);
+	cupti_cb_profiler_base_lock(b);
 	int tried = b->tried_catalog;
 	int rc = cupti_cb_profiler_base_catalog_locked(b);
 	if (rc && !tried)
 		say_no_catalogue(b);
-	b->unlock(b);
+	cupti_cb_profiler_base_unlock(b);
 	return rc;
 }
 
@@ -53,6 +53,31 @@ int cupti_cb_profiler_front_decode(struct cupti_cb_profiler_base *b, uint32_t co
 		return CUPTI_CB_ENOEVNT;
 	int n = CUPTI_CB_CODE_DEV(code) >= 0 ? cupti_cb_profiler_front_count_devices(b) : 0;
 	return cupti_cb_profiler_events_decode(&b->events, code, n, metric, variant);
+}
+
+int cupti_cb_profiler_front_update_refusal(unsigned n, unsigned max, const char *what, int too_many, int running,
+					   char *why, size_t len)
+{
+	if (n > max) {
+		snprintf(why, len, "one event set holds at most %u %s (this one would hold %u)", max, what, n);
+		return too_many;
+	}
+	return running ? CUPTI_CB_EINVAL : 0;
+}
+
+int cupti_cb_profiler_front_event(struct cupti_cb_profiler_base *b, uint32_t code, char *name, size_t len,
+				  int *additive, uint8_t *integer, int *extreme)
+{
+	uint32_t metric, variant;
+	int rc = cupti_cb_profiler_front_decode(b, code, &metric, &variant);
+	if (rc)
+		return rc;
+	cupti_cb_profiler_catalog_full_name(&b->cat, metric, variant, name, len);
+	*additive = cupti_cb_profiler_catalog_is_additive(&b->cat, metric, variant);
+	*integer = (uint8_t)cupti_cb_profiler_catalog_is_integer(&b->cat, metric, variant);
+	if (extreme)
+		*extreme = cupti_cb_profiler_catalog_extreme(&b->cat, metric, variant);
+	return CUPTI_CB_OK;
 }
 
 /* ---- the descriptor's entries ---------------------------------------------------- */
@@ -102,6 +127,12 @@ unsigned cupti_cb_profiler_front_qualifiers(void *self, uint32_t code)
 	return CUPTI_CB_Q_PROCESS | CUPTI_CB_Q_DEVICE;
 }
 
+/* For the same reason a set's granularity (PAPI_GRN_THR or _PROC) changes nothing. */
+void cupti_cb_profiler_front_set_granularity(void *self, void *set, int process)
+{
+	(void)self, (void)set, (void)process;
+}
+
 int cupti_cb_profiler_front_devices(void *self)
 {
 	return cupti_cb_profiler_front_count_devices(self);
@@ -125,9 +156,9 @@ int cupti_cb_profiler_front_descr(void *self, uint32_t code, char *buf, size_t l
 	int o = snprintf(buf, len, "%s", b->descr_prefix ? b->descr_prefix : "");
 	if (o < 0 || (size_t)o >= len)
 		return CUPTI_CB_OK;
-	b->lock(b);
+	cupti_cb_profiler_base_lock(b);
 	cupti_cb_profiler_events_descr(&b->events, metric, buf + o, len - (size_t)o);
-	b->unlock(b);
+	cupti_cb_profiler_base_unlock(b);
 	return CUPTI_CB_OK;
 }
 
@@ -146,9 +177,9 @@ int cupti_cb_profiler_front_facts(void *self, uint32_t code, struct cupti_cb_eve
 	int rc = cupti_cb_profiler_front_decode(b, code, &metric, &variant);
 	if (rc)
 		return rc;
-	b->lock(b);
+	cupti_cb_profiler_base_lock(b);
 	cupti_cb_profiler_events_facts(&b->events, metric, variant, f);
-	b->unlock(b);
+	cupti_cb_profiler_base_unlock(b);
 	return CUPTI_CB_OK;
 }
 

@@ -43,23 +43,14 @@
 #define CTX_HANDLER 1			/* a call from a signal handler (cupti_cb_signal_context.h) */
 #define COUNTERS_WHO "PM sampling (:sampled)"
 
-#define TRACE(m, ...)                                                    \
-	do {                                                             \
-		if ((m)->e->trace) {                                     \
-			fprintf(stderr, "cupti_cb: sampling: " __VA_ARGS__); \
-			fputc('\n', stderr);                             \
-		}                                                        \
-	} while (0)
+#define TRACE(m, ...) CUPTI_CB_PROFILER_TRACE(&(m)->b, __VA_ARGS__)
 
 struct ssrc {
-	/* The Profiler API, the profiler's holds, the devices' chips and the
-	 * catalogue, shared in form with the Range Profiler's source; first, as the
-	 * descriptor's catalogue entries take self to be it
-	 * (cupti_cb_profiler_front.h). */
+	/* The services, the Profiler API, the profiler's holds, the devices'
+	 * chips, the catalogue and the source's lock (b.lock), shared in form
+	 * with the Range Profiler's source; first, as the descriptor's
+	 * catalogue entries take self to be it (cupti_cb_profiler_front.h). */
 	struct cupti_cb_profiler_base b;
-	struct cupti_cb_services *e;
-	unsigned id;
-	pthread_mutex_t lock;
 	struct cupti_cb_sampling_session *sess[CUPTI_CB_MAX_DEVICES];
 	uint8_t claimed[CUPTI_CB_MAX_DEVICES];	/* the device's counters claimed (cupti_cb_services_claim_counters) */
 	struct cupti_cb_sampling_options opt;
@@ -120,40 +111,6 @@ struct sset {
 	char why[CUPTI_CB_WHY_LEN];
 };
 
-/* The source's lock as the catalogue's entries take it (the base is the
- * source's first member). */
-static void lock_source(struct cupti_cb_profiler_base *b)
-{
-	pthread_mutex_lock(&((struct ssrc *)b)->lock);
-}
-
-static void unlock_base(struct cupti_cb_profiler_base *b)
-{
-	pthread_mutex_unlock(&((struct ssrc *)b)->lock);
-}
-
-/* ---- opening ------------------------------------------------------------------ */
-
-static int profiler_hold(struct ssrc *m, char *why, size_t len)
-{
-	return cupti_cb_profiler_base_hold(&m->b, why, len);
-}
-
-static void profiler_release(struct ssrc *m)
-{
-	cupti_cb_profiler_base_release(&m->b);
-}
-
-static int count_devices_locked(struct ssrc *m)
-{
-	return cupti_cb_profiler_base_devices_locked(&m->b);
-}
-
-static const char *device_chip(struct ssrc *m, int dev)
-{
-	return cupti_cb_profiler_base_chip_locked(&m->b, dev);
-}
-
 /* ---- sessions (under the lock) --------------------------------------------------- */
 
 static int session_error(int rc)
@@ -180,11 +137,6 @@ static int session_error(int rc)
 	}
 }
 
-static int other_chip(struct ssrc *m, int dev, const char *chip, char *why, size_t len)
-{
-	return cupti_cb_profiler_base_other_chip(&m->b, dev, chip, why, len);
-}
-
 /* The device's session, made at its first use: the options, the
  * profiler, the device's counters, PM sampling enabled. */
 static struct cupti_cb_sampling_session *session(struct ssrc *m, int dev, int *err, char *why, size_t len)
@@ -192,12 +144,12 @@ static struct cupti_cb_sampling_session *session(struct ssrc *m, int dev, int *e
 	*err = CUPTI_CB_EUNAVAIL;
 	if (m->sess[dev])
 		return m->sess[dev];
-	const char *chip = device_chip(m, dev);
+	const char *chip = cupti_cb_profiler_base_chip_locked(&m->b, dev);
 	if (!chip) {
 		snprintf(why, len, "%s", m->b.why[0] ? m->b.why : "no such CUDA device");
 		return NULL;
 	}
-	if (other_chip(m, dev, chip, why, len))
+	if (cupti_cb_profiler_base_other_chip(&m->b, dev, chip, why, len))
 		return NULL;
 	if (m->b.dev_unsupported[dev][0]) {
 		snprintf(why, len, "%s", m->b.dev_unsupported[dev]);
@@ -214,14 +166,14 @@ static struct cupti_cb_sampling_session *session(struct ssrc *m, int dev, int *e
 		*err = CUPTI_CB_ENOMEM;
 		return NULL;
 	}
-	if (profiler_hold(m, why, len)) {
+	if (cupti_cb_profiler_base_hold(&m->b, why, len)) {
 		free(s);
 		*err = CUPTI_CB_ECUPTI;
 		return NULL;
 	}
-	int rc = cupti_cb_sampling_session_init(s, &m->b.p, &m->b.pm, dev, chip, &m->opt, m->e->trace, why, len);
+	int rc = cupti_cb_sampling_session_init(s, &m->b.p, &m->b.pm, dev, chip, &m->opt, m->b.e->trace, why, len);
 	if (rc) {
-		profiler_release(m);
+		cupti_cb_profiler_base_release(&m->b);
 		free(s);
 		*err = session_error(rc);
 		return NULL;
@@ -240,7 +192,7 @@ static void end_session_locked(struct ssrc *m, int d)
 	cupti_cb_sampling_session_destroy(m->sess[d]);
 	free(m->sess[d]);
 	m->sess[d] = NULL;
-	profiler_release(m);
+	cupti_cb_profiler_base_release(&m->b);
 	TRACE(m, "device %d: no sampled metric held: PM sampling disabled (%.1f ms)", d,
 	      (cupti_cb_mono_ns() - t0) / 1e6);
 }
@@ -251,19 +203,10 @@ static void release_idle_locked(struct ssrc *m)
 		if (m->sess[d] && cupti_cb_sampling_session_idle(m->sess[d]))
 			end_session_locked(m, d);
 		if (m->claimed[d] && !m->sess[d]) {
-			cupti_cb_services_release_counters(m->e, d, COUNTERS_WHO);
+			cupti_cb_services_release_counters(m->b.e, d, COUNTERS_WHO);
 			m->claimed[d] = 0;
 		}
 	}
-}
-
-static int default_device(struct ssrc *m)
-{
-	CUcontext ctx = NULL;
-	int dev = -1;
-	if (m->e->api.cuCtxGetCurrent && m->e->api.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx)
-		dev = m->e->resolver.context_device(m->e->resolver.arg, ctx);
-	return dev >= 0 ? dev : 0;
 }
 
 /* ---- event sets ---------------------------------------------------------------- */
@@ -302,22 +245,14 @@ static void let_go_locked(struct ssrc *m, struct sset *s)
  * sampled, the device's counters held by the Range Profiler's events. */
 static int refusal_at_add(struct ssrc *m, struct sset *s, char *why, size_t len)
 {
-	uint8_t seen[CUPTI_CB_MAX_DEVICES] = { 0 };
-	int rc = cupti_cb_profiler_base_permission(&m->b, why, len);
-	if (rc)
-		return rc;
-	int def = default_device(m);
-	for (unsigned i = 0; i < s->n; i++) {
-		int d = CUPTI_CB_CODE_DEV(s->codes[i]) >= 0 ? CUPTI_CB_CODE_DEV(s->codes[i]) : def;
-		if (d < 0 || d >= CUPTI_CB_MAX_DEVICES || seen[d])
-			continue;
-		seen[d] = 1;
-		if ((rc = cupti_cb_profiler_base_check_device_locked(&m->b, d, why, len)))
-			return rc;
-		if ((rc = cupti_cb_services_check_counters(m->e, d, COUNTERS_WHO, why, len)))
-			return rc;
-	}
-	return CUPTI_CB_OK;
+	int devs[CUPTI_CB_MAX_DEVICES];
+	unsigned k;
+	int rc = cupti_cb_profiler_base_add_devices(&m->b, s->codes, s->n, devs, &k, why, len);
+	/* All under the lock the caller holds (set_update_locked). */
+	for (unsigned i = 0; i < k && !rc; i++)
+		if (!(rc = cupti_cb_profiler_base_check_device_locked(&m->b, devs[i], why, len)))
+			rc = cupti_cb_services_check_counters(m->b.e, devs[i], COUNTERS_WHO, why, len);
+	return rc;
 }
 
 /* Pass count of the set's names for PM sampling (host only), cached by list. */
@@ -353,20 +288,16 @@ static size_t passes_of(struct ssrc *m, struct sset *s, char *why, size_t len)
 static int set_update_locked(struct ssrc *m, struct sset *s, const uint32_t *codes, unsigned n, char *why,
 			     size_t len)
 {
-	uint32_t metric, variant;
 	let_go_locked(m, s);
 	s->n = 0;
 	for (unsigned i = 0; i < n; i++) {
-		int rc = cupti_cb_profiler_front_decode(&m->b, codes[i], &metric, &variant);
+		int rc = cupti_cb_profiler_front_event(&m->b, codes[i], s->names[i], sizeof s->names[i],
+						       &s->additive[i], &s->integer[i], &s->extreme[i]);
 		if (rc)
 			return rc;
 		s->codes[i] = codes[i];
-		cupti_cb_profiler_catalog_full_name(&m->b.cat, metric, variant, s->names[i], sizeof s->names[i]);
 		s->full[i] = s->names[i];
-		s->additive[i] = cupti_cb_profiler_catalog_is_additive(&m->b.cat, metric, variant);
-		s->extreme[i] = cupti_cb_profiler_catalog_extreme(&m->b.cat, metric, variant);
 		s->trk[i] = CUPTI_CB_SAMPLING_NO_TRACKER;
-		s->integer[i] = (uint8_t)cupti_cb_profiler_catalog_is_integer(&m->b.cat, metric, variant);
 	}
 	s->n = n;
 	if (n == 0)
@@ -391,31 +322,23 @@ static int s_set_update(void *self, void *set, const uint32_t *codes, unsigned n
 {
 	struct ssrc *m = self;
 	struct sset *s = set;
-	if (n > MAX_EVENTS) {
-		snprintf(why, len, "one event set holds at most %d sampled metrics (this one would hold %u)",
-			 MAX_EVENTS, n);
-		return CUPTI_CB_ELIMIT;
-	}
-	if (s->running)
-		return CUPTI_CB_EINVAL;
+	int rc = cupti_cb_profiler_front_update_refusal(n, MAX_EVENTS, "sampled metrics", CUPTI_CB_ELIMIT, s->running, why,
+							 len);
+	if (rc)
+		return rc;
 	int prev = cupti_cb_own_begin();
-	pthread_mutex_lock(&m->lock);
-	int rc = set_update_locked(m, s, codes, n, why, len);
-	pthread_mutex_unlock(&m->lock);
+	pthread_mutex_lock(&m->b.lock);
+	rc = set_update_locked(m, s, codes, n, why, len);
+	pthread_mutex_unlock(&m->b.lock);
 	cupti_cb_own_end(prev);
 	return rc;
-}
-
-static void s_set_granularity(void *self, void *set, int process)
-{
-	(void)self, (void)set, (void)process;	/* device-wide counts */
 }
 
 /* Takes the set's metrics into the sessions of their devices, all those of
  * one device in one want (each new union configures the device again). */
 static int hold_locked(struct ssrc *m, struct sset *s, char *why, size_t len)
 {
-	int def = default_device(m);
+	int def = cupti_cb_profiler_base_default_device(&m->b);
 	uint8_t done[MAX_EVENTS] = { 0 };
 	s->epoch = m->epoch;	/* the sessions the wants below take from */
 	s->gone = 0;
@@ -434,11 +357,11 @@ static int hold_locked(struct ssrc *m, struct sset *s, char *why, size_t len)
 				additive[k] = s->additive[j];
 				idx[k++] = j;
 			}
-		if (d >= CUPTI_CB_MAX_DEVICES || d >= count_devices_locked(m)) {
+		if (d >= CUPTI_CB_MAX_DEVICES || d >= cupti_cb_profiler_base_devices_locked(&m->b)) {
 			snprintf(why, len, "there is no CUDA device %d", d);
 			return CUPTI_CB_EUNAVAIL;
 		}
-		int rc = cupti_cb_services_claim_counters(m->e, d, COUNTERS_WHO, why, len);
+		int rc = cupti_cb_services_claim_counters(m->b.e, d, COUNTERS_WHO, why, len);
 		if (rc)
 			return rc;
 		m->claimed[d] = 1;
@@ -569,7 +492,7 @@ static uint64_t gpu_now(const struct sset *s)
  * device, as the Range Profiler's do. */
 static int same_devices(struct ssrc *m, struct sset *s)
 {
-	int def = default_device(m);
+	int def = cupti_cb_profiler_base_default_device(&m->b);
 	for (unsigned i = 0; i < s->n; i++) {
 		int d = CUPTI_CB_CODE_DEV(s->codes[i]) >= 0 ? CUPTI_CB_CODE_DEV(s->codes[i]) : def;
 		if (d != s->dev[i])
@@ -627,10 +550,10 @@ static int s_set_start(void *self, void *set, char *why, size_t len)
 		return CUPTI_CB_EUNAVAIL;
 	}
 	int prev = cupti_cb_own_begin();
-	pthread_mutex_lock(&m->lock);
+	pthread_mutex_lock(&m->b.lock);
 	uint64_t t0 = cupti_cb_mono_ns();
 	int rc = start_locked(m, set, why, len);
-	pthread_mutex_unlock(&m->lock);
+	pthread_mutex_unlock(&m->b.lock);
 	cupti_cb_own_end(prev);
 	TRACE(m, "start: %s (%.2f ms)", rc ? why : "ok", (cupti_cb_mono_ns() - t0) / 1e6);
 	return rc;
@@ -801,7 +724,7 @@ static int s_set_stop(void *self, void *set)
 	}
 	uint64_t t = gpu_now(s), t0 = cupti_cb_mono_ns();
 	int prev = cupti_cb_own_begin();
-	pthread_mutex_lock(&m->lock);
+	pthread_mutex_lock(&m->b.lock);
 	struct view w;
 	char why[CUPTI_CB_WHY_LEN];
 	int rc = cut_sessions(s, t, 1, &w, why, sizeof why);
@@ -809,7 +732,7 @@ static int s_set_stop(void *self, void *set)
 		rc = window_values(s, w.t, w.lost, w.x, s->out);
 	else
 		snprintf(s->why, sizeof s->why, "%s", why);
-	if (m->e->trace)
+	if (m->b.e->trace)
 		TRACE(m, "stop: cut %s after %.3f ms", rc == CUPTI_CB_OK ? "made" : "failed",
 		      (cupti_cb_mono_ns() - t0) / 1e6);
 	if (rc != CUPTI_CB_OK && rc != CUPTI_CB_EDROPPED)
@@ -817,7 +740,7 @@ static int s_set_stop(void *self, void *set)
 	if (run_sessions(s, 0, why, sizeof why))
 		TRACE(m, "stop: %s", why);
 	s->running = 0;
-	pthread_mutex_unlock(&m->lock);
+	pthread_mutex_unlock(&m->b.lock);
 	cupti_cb_own_end(prev);
 	return rc == CUPTI_CB_EDROPPED ? CUPTI_CB_OK : rc;	/* the stop's read gave the warning */
 }
@@ -911,9 +834,9 @@ static void s_set_free(void *self, void *set)
 	if (s->running)
 		s_set_stop(m, s);
 	int prev = cupti_cb_own_begin();
-	pthread_mutex_lock(&m->lock);
+	pthread_mutex_lock(&m->b.lock);
 	let_go_locked(m, s);
-	pthread_mutex_unlock(&m->lock);
+	pthread_mutex_unlock(&m->b.lock);
 	cupti_cb_own_end(prev);
 	free(s);
 }
@@ -924,44 +847,39 @@ static void s_close(void *self)
 {
 	struct ssrc *m = self;
 	int prev = cupti_cb_own_begin();
-	pthread_mutex_lock(&m->lock);
+	pthread_mutex_lock(&m->b.lock);
 	for (int d = 0; d < CUPTI_CB_MAX_DEVICES; d++) {
 		if (m->sess[d])
 			end_session_locked(m, d);
 		if (m->claimed[d])
-			cupti_cb_services_release_counters(m->e, d, COUNTERS_WHO);
+			cupti_cb_services_release_counters(m->b.e, d, COUNTERS_WHO);
 		m->claimed[d] = 0;
 	}
 	m->epoch++;
-	pthread_mutex_unlock(&m->lock);
+	pthread_mutex_unlock(&m->b.lock);
 	cupti_cb_own_end(prev);
 }
 
 /* fork(): the child has no decode thread and cannot use CUDA: the sessions
  * are forgotten (not destroyed: their locks and CUPTI's state are the
- * parent's) and every set's hold is void. */
+ * parent's), the base's lock and holds start anew, and every set's hold is
+ * void. */
 static void s_after_fork_child(void *self)
 {
 	struct ssrc *m = self;
-	pthread_mutex_init(&m->lock, NULL);
+	cupti_cb_profiler_base_after_fork_child(&m->b);
 	memset(m->sess, 0, sizeof m->sess);
 	memset(m->claimed, 0, sizeof m->claimed);
-	m->b.holds = 0;
 	m->epoch++;
 }
 
+/* The base takes it all; the lock is let go plainly. */
 static void *s_open(struct cupti_cb_services *services, unsigned id)
 {
 	struct ssrc *m = calloc(1, sizeof *m);
-	if (!m)
-		return NULL;
-	m->e = services;
-	m->id = id;
-	cupti_cb_profiler_base_init(&m->b, services, id, "sampling", CUPTI_PROFILER_TYPE_PM_SAMPLING);
-	m->b.lock = lock_source;
-	m->b.unlock = unlock_base;
-	m->b.descr_prefix = "PM-sampled, device-wide: ";
-	pthread_mutex_init(&m->lock, NULL);
+	if (m)
+		cupti_cb_profiler_base_init(&m->b, services, id, "sampling", CUPTI_PROFILER_TYPE_PM_SAMPLING,
+					    "PM-sampled, device-wide: ", NULL);
 	return m;
 }
 
@@ -978,7 +896,6 @@ const struct cupti_cb_source_ops cupti_cb_sampling_source = {
 	.set_new = s_set_new,
 	.set_free = s_set_free,
 	.set_update = s_set_update,
-	.set_granularity = s_set_granularity,
 	.set_start = s_set_start,
 	.set_read = s_set_read,
 	.set_stop = s_set_stop,

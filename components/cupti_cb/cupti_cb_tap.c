@@ -17,7 +17,7 @@ void cupti_cb_tap_bind(struct cupti_cb_services *e)
 int cupti_cb_tap_set(const struct cupti_cb_tap *t)
 {
 	atomic_store_explicit(&cupti_cb_tap_now, t, memory_order_release);
-	return 0;
+	return 0;	/* PAPI_OK, without PAPI's header: the component below the adapter has none */
 }
 
 uint64_t cupti_cb_tap_clock(void)
@@ -86,7 +86,7 @@ static int decode(const CUpti_Activity *r, struct cupti_cb_tap_work *w)
 
 void cupti_cb_tap_record(const CUpti_Activity *r)
 {
-	const struct cupti_cb_tap *t = atomic_load_explicit(&cupti_cb_tap_now, memory_order_acquire);
+	const struct cupti_cb_tap *t = cupti_cb_tap_get();
 	struct cupti_cb_tap_work w;
 	if (t && t->work && decode(r, &w) == 0)
 		t->work(t->arg, &w);

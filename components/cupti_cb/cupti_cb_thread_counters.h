@@ -74,6 +74,7 @@ struct cupti_cb_thread_counters {
 	 * "inside" for ever: the next runtime call replaces it, and its EXIT
 	 * clears it. */
 	uint32_t rt_corr;
+	const char *rt_name;		/* its name, as CUPTI gives it (for the tap) */
 	int last_dev;			/* context -> device cache of the owner thread */
 	CUcontext last_ctx;
 	uint64_t pending_free;		/* what the free in progress took from the allocation table

@@ -65,6 +65,7 @@
 
 #include "cupti_cb_inject_clock.h"
 #include "cupti_cb_inject_devices.h"
+#include "cupti_cb_inject_flame.h"
 #include "cupti_cb_inject_json.h"
 #include "cupti_cb_inject_live.h"
 #include "cupti_cb_inject_metrics.h"
@@ -166,6 +167,7 @@ static void setup(struct cupti_cb_inj *s)
 		snprintf(s->reason, sizeof s->reason, "No CUDA device: none is visible to this process");
 		return;
 	}
+	cupti_cb_inj_flame_start(s);	/* before the sets start: no launch is missed */
 	cupti_cb_inj_build_and_start(s);
 	if (given)
 		unsetenv("CUPTI_CB_DEVICE_COUNT");	/* not for the program's child processes */
@@ -244,6 +246,7 @@ static void at_exit(void)
 	}
 	/* After the sets stopped: their last GPU records went through the tap. */
 	cupti_cb_inj_timeline_stop(s);
+	cupti_cb_inj_flame_finish(s);	/* after the sets stopped: every record was processed */
 	if (cupti_cb_inj_write(s) != 0)
 		fprintf(stderr, CUPTI_CB_INJ_PREFIX "cannot write the process file in %s: %s\n", s->run_dir,
 			strerror(errno));

@@ -16,6 +16,8 @@
  *     cupti_cb_inject_notes.c   the notes of the process file, and the trace on stderr
  *     cupti_cb_inject_tlclock.c the timeline's one clock: host ticks put on CUPTI's clock
  *     cupti_cb_inject_tlevents.c the timeline's events, as Chrome trace event JSON
+ *     cupti_cb_inject_stacks.c  the flame graph's call stacks, taken and kept
+ *     cupti_cb_inject_symbols.c names for their return addresses, at the end
  *   parts:
  *     cupti_cb_inject_set.c     which events go into the sets, and what to drop when PAPI refuses
  *     cupti_cb_inject_metrics.c the hardware metrics (CUPTI_CB_RUN_METRICS), once cuInit returned
@@ -24,6 +26,8 @@
  *     cupti_cb_inject_timeline.c the timeline (CUPTI_CB_RUN_TIMELINE): calls and GPU work, streamed
  *     cupti_cb_inject_live.c    the live view (CUPTI_CB_RUN_INTERVAL_MS), which rewrites the
  *                               file at each tick
+ *     cupti_cb_inject_cpu_samples.c the flame graph's CPU samples (CUPTI_CB_RUN_FLAME_HZ)
+ *     cupti_cb_inject_flame.c   the flame graph (CUPTI_CB_RUN_FLAME): stacks weighted by GPU time
  *   top, which no file calls:
  *     cupti_cb_inject.c         InitializeInjection, set-up, exit
  */

@@ -390,7 +390,7 @@ static void on_work(void *arg, const struct cupti_cb_tap_work *w)
 	pthread_mutex_unlock(&tl.mu);
 }
 
-static const struct cupti_cb_tap tap = { on_call, on_work, NULL };
+static const struct cupti_cb_tap tap = { .call = on_call, .work = on_work };
 
 /* ---- the live view's counts ------------------------------------------------------------- */
 

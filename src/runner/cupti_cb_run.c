@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cupti_cb_run.h"
+#include "cupti_cb_run_flame.h"
 
 /* ---- output files */
 
@@ -265,6 +266,14 @@ static int run_program(const struct cupti_cb_run_opts *o, struct baseline *b)
 		int verdict = b->doc ? compare(o, b, report, rank, stderr) : 0;
 		if (verdict && !status)
 			status = verdict;
+	}
+	if (o->flame || o->flame_svg) {
+		char *folded = o->flame ? cupti_cb_run_file_name(o->flame, rank) : NULL;
+		char *svg = o->flame_svg ? cupti_cb_run_file_name(o->flame_svg, rank) : NULL;
+		if (cupti_cb_run_flame_write(folded, svg, o->flame_hz, dir, o->argv, o->argc) && !status)
+			status = CUPTI_CB_RUN_EXIT_FAILED;
+		free(folded);
+		free(svg);
 	}
 	if (o->keep)
 		fprintf(stderr, "cupti_cb_run: the process files are kept in %s\n", dir);

@@ -36,6 +36,9 @@ struct cupti_cb_run_opts {
 	int trace;
 	const char *timeline;	/* --timeline FILE: a Chrome trace (cupti_cb_run_timeline.c) */
 	const char *timeline_limit;	/* --timeline-limit: a size or a time, checked */
+	const char *flame;	/* --flame: folded stacks */
+	const char *flame_svg;	/* --flame-svg: the picture */
+	long flame_hz;		/* --flame-cpu-hz: CPU samples per second of a thread's CPU time (0: none) */
 	char **reports;		/* --report FILE...: no program */
 	int n_reports;
 	char **argv;		/* the program and its arguments */

@@ -128,6 +128,13 @@ int cupti_cb_run_set_env(const struct cupti_cb_run_opts *o, const char *dir)
 		snprintf(num, sizeof num, "defer:%ld", o->start_after_ms);
 		rc |= setenv("CUPTI_CB_RUN_START", num, 1);
 	}
+	unsetenv("CUPTI_CB_RUN_FLAME");
+	unsetenv("CUPTI_CB_RUN_FLAME_HZ");
+	if (o->flame || o->flame_svg) {
+		snprintf(num, sizeof num, "%ld", o->flame_hz);
+		rc |= setenv("CUPTI_CB_RUN_FLAME", "1", 1);
+		rc |= setenv("CUPTI_CB_RUN_FLAME_HZ", num, 1);
+	}
 	unsetenv("CUPTI_CB_RUN_TRACE");
 	if (o->trace)
 		rc |= setenv("CUPTI_CB_RUN_TRACE", "1", 1);

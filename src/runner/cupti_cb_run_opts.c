@@ -41,6 +41,11 @@ void cupti_cb_run_usage(FILE *f)
 		"                        devices and streams, launch-to-GPU flows\n"
 		"      --timeline-limit L stop the timeline at a size (500M, 2G) or a time (30s)\n"
 		"                        (default 1G)\n"
+		"      --flame FILE      a flame graph, as folded stacks: the CPU stack of each call\n"
+		"                        that issued GPU work, weighted by its GPU time (ns)\n"
+		"      --flame-svg FILE  the flame graph as a picture (SVG)\n"
+		"      --flame-cpu-hz N  add CPU samples of every thread, N per second of its CPU\n"
+		"                        time, in the same unit\n"
 		"      --keep            keep the run directory of process files\n"
 		"      --trace           the injected library says what it does\n"
 		"      --compare BASE    compare with the report file BASE; exit 3 when a\n"
@@ -79,7 +84,7 @@ static long parse_interval(const char *s)
 
 enum { OPT_CSV = 256, OPT_JSON, OPT_METRICS, OPT_NOACT, OPT_NOTIME, OPT_INTERVAL, OPT_START, OPT_KEEP, OPT_TRACE,
        OPT_COMPARE, OPT_FAIL, OPT_REPORT, OPT_HL,
-       OPT_TIMELINE, OPT_TIMELINE_LIMIT };
+       OPT_TIMELINE, OPT_TIMELINE_LIMIT, OPT_FLAME, OPT_FLAME_SVG, OPT_FLAME_HZ };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, 0, 'o' },
@@ -90,6 +95,9 @@ static const struct option longopts[] = {
 	{ "no-time", no_argument, 0, OPT_NOTIME },
 	{ "interval", required_argument, 0, OPT_INTERVAL },
 	{ "start-after", required_argument, 0, OPT_START },
+	{ "flame", required_argument, 0, OPT_FLAME },
+	{ "flame-svg", required_argument, 0, OPT_FLAME_SVG },
+	{ "flame-cpu-hz", required_argument, 0, OPT_FLAME_HZ },
 	{ "keep", no_argument, 0, OPT_KEEP },
 	{ "trace", no_argument, 0, OPT_TRACE },
 	{ "compare", required_argument, 0, OPT_COMPARE },
@@ -168,6 +176,16 @@ static int take(int c, char **argv, struct cupti_cb_run_opts *o)
 		if (o->start_after_ms < 0)
 			return bad("--start-after '%s': give a duration such as 1s or 300ms", optarg);
 		break;
+	case OPT_FLAME: o->flame = optarg; break;
+	case OPT_FLAME_SVG: o->flame_svg = optarg; break;
+	case OPT_FLAME_HZ: {
+		char *end;
+		errno = 0;
+		o->flame_hz = strtol(optarg, &end, 10);
+		if (errno || end == optarg || *end || o->flame_hz < 1 || o->flame_hz > 10000)
+			return bad("--flame-cpu-hz '%s': give a number of samples per second from 1 to 10000", optarg);
+		break;
+	}
 	case OPT_KEEP: o->keep = 1; break;
 	case OPT_TRACE: o->trace = 1; break;
 	case OPT_COMPARE: o->compare = optarg; break;
@@ -246,6 +264,12 @@ int cupti_cb_run_parse_opts(int argc, char **argv, struct cupti_cb_run_opts *o)
 		return bad("%s", "--timeline needs the calls' host times: leave out --no-time");
 	if (o->timeline_limit && !o->timeline)
 		return bad("%s", "--timeline-limit needs --timeline FILE");
+	if ((o->flame || o->flame_svg || o->flame_hz) && o->reports)
+		return bad("%s", "--flame, --flame-svg and --flame-cpu-hz are for a run, not for --report");
+	if (o->flame_hz && !o->flame && !o->flame_svg)
+		return bad("%s", "--flame-cpu-hz adds CPU samples to a flame graph: give --flame FILE or --flame-svg FILE");
+	if ((o->flame || o->flame_svg) && o->no_activity)
+		return bad("%s", "--flame weighs stacks by GPU time, which --no-gpu-activity leaves out");
 	if (o->fail_above && !o->compare)
 		return bad("%s", "--fail-above needs --compare BASELINE.json");
 	return 0;

@@ -106,7 +106,8 @@ static void play(union fake_record *r)
     switch (r->any.kind) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
         r->kernel.streamId = play_stream;
-        r->kernel.name = play_name;
+        if (!r->kernel.name)	/* fake_activity_kernel_named's own name first */
+            r->kernel.name = play_name;
         r->kernel.gridX = r->kernel.gridY = r->kernel.gridZ = 1;
         r->kernel.blockX = 128, r->kernel.blockY = r->kernel.blockZ = 1;
         break;
@@ -140,6 +141,19 @@ void fake_activity_kernel(uint32_t corr, uint64_t start, uint64_t end, uint32_t 
     r.kernel.start = start;
     r.kernel.end = end;
     r.kernel.deviceId = device;
+    play(&r);
+}
+
+void fake_activity_kernel_named(uint32_t corr, const char *name, uint64_t start, uint64_t end, uint32_t device)
+{
+    union fake_record r;
+    memset(&r, 0, sizeof r);
+    r.kernel.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    r.kernel.correlationId = corr;
+    r.kernel.start = start;
+    r.kernel.end = end;
+    r.kernel.deviceId = device;
+    r.kernel.name = name;
     play(&r);
 }
 

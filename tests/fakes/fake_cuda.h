@@ -256,9 +256,12 @@ void fake_pm_unsupported(int on);
  * which hands them to the registered callbacks in buffers, as CUPTI does.  copy_kind is a
  * CUpti_ActivityMemcpyKind. */
 void fake_activity_kernel(uint32_t corr, uint64_t start, uint64_t end, uint32_t device);
-/* The records played from now on run on stream (0 until said), and the kernels are named
+/* The records played from now on run on stream (0 until said), and the kernels without a name of
+ * their own (fake_activity_kernel_named) are named
  * kernel_name (NULL until said; the string must outlive the records). */
 void fake_activity_on(uint32_t stream, const char *kernel_name);
+/* The same with the kernel's name (a string that lives until the records are flushed). */
+void fake_activity_kernel_named(uint32_t corr, const char *name, uint64_t start, uint64_t end, uint32_t device);
 void fake_activity_memcpy(uint32_t corr, int copy_kind, uint64_t bytes, uint64_t start, uint64_t end,
                           uint32_t device);
 void fake_activity_peer(uint32_t corr, uint64_t bytes, uint64_t start, uint64_t end, uint32_t device);
