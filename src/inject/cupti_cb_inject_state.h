@@ -14,6 +14,7 @@
  *     cupti_cb_inject_devices.c the device count, without the driver
  *     cupti_cb_inject_events.c  the events the process file reports, in its order
  *     cupti_cb_inject_notes.c   the notes of the process file, and the trace on stderr
+ *     cupti_cb_inject_tap.c     the one tap of cupti_cb, which the flame graph and the timeline share
  *     cupti_cb_inject_tlclock.c the timeline's one clock: host ticks put on CUPTI's clock
  *     cupti_cb_inject_tlevents.c the timeline's events, as Chrome trace event JSON
  *     cupti_cb_inject_stacks.c  the flame graph's call stacks, taken and kept

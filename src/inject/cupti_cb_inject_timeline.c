@@ -21,6 +21,7 @@
 #include "cupti_cb.h"
 #include "cupti_cb_inject_notes.h"
 #include "cupti_cb_inject_owner.h"
+#include "cupti_cb_inject_tap.h"
 #include "cupti_cb_inject_timeline.h"
 #include "cupti_cb_inject_tlclock.h"
 #include "cupti_cb_inject_tlevents.h"
@@ -151,7 +152,7 @@ static void stop_here(const char *why)
 {
 	if (!tl.stopped) {
 		tl.stopped = why;
-		cupti_cb_tap_set(NULL);
+		cupti_cb_inj_tap_leave(CUPTI_CB_INJ_TAP_TIMELINE);
 	}
 }
 
@@ -390,7 +391,7 @@ static void on_work(void *arg, const struct cupti_cb_tap_work *w)
 	pthread_mutex_unlock(&tl.mu);
 }
 
-static const struct cupti_cb_tap tap = { .call = on_call, .work = on_work };
+static const struct cupti_cb_tap hooks = { .call = on_call, .work = on_work };
 
 /* ---- the live view's counts ------------------------------------------------------------- */
 
@@ -474,7 +475,7 @@ void cupti_cb_inj_timeline_start(struct cupti_cb_inj *s)
 		return;
 	}
 	tl.started = 1;
-	cupti_cb_tap_set(&tap);
+	cupti_cb_inj_tap_join(CUPTI_CB_INJ_TAP_TIMELINE, &hooks);
 	cupti_cb_inj_trace(s, "timeline to %s (origin %llu ns on CUPTI's clock)", path, (unsigned long long)tl.t0);
 }
 
@@ -482,7 +483,7 @@ void cupti_cb_inj_timeline_stop(struct cupti_cb_inj *s)
 {
 	if (!tl.started)
 		return;
-	cupti_cb_tap_set(NULL);
+	cupti_cb_inj_tap_leave(CUPTI_CB_INJ_TAP_TIMELINE);
 	pthread_mutex_lock(&tl.mu);
 	tl.quit = 1;
 	pthread_cond_broadcast(&tl.cv);

@@ -23,7 +23,7 @@
 #include "cupti_cb_inject_state.h"
 
 /* Reads the environment; when CUPTI_CB_RUN_TIMELINE is set, opens the file, starts the thread
- * and sets the tap.  Problems become notes of s. */
+ * and joins the tap (cupti_cb_inject_tap.h).  Problems become notes of s. */
 void cupti_cb_inj_timeline_start(struct cupti_cb_inj *s);
 /* The live view's counts at one of its ticks: counter tracks (differences between ticks; GPU
  * busy as a percentage of the interval, averaged over n_devices). */
