@@ -184,11 +184,13 @@ END {
     print "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     nw = split("app1 app4 streams torch", ws, " ")
     nm = split("bare floor floor_cb floor_res floor_clock floor_clock_act floor_apiact floor_apiact_act floor_apiops floor_apiops_act floor_apiact_tsc floor_apiops_tsc floor_apiops_act_tsc runner runner_late runner_noflush runner_notime runner_cb runner_cb_totals runner_cb_calls runner_cb_notime nsys nsys_all", ms, " ")
+    ms[++nm] = "runner_timeline"
     # each runner mode against the CUPTI floor of what it enables (callbacks on every CBID, and
     # the activity kinds unless --no-gpu-activity)
     fl["runner"] = "floor"; fl["runner_late"] = "floor"; fl["runner_noflush"] = "floor"
     fl["runner_cb"] = "floor_cb"; fl["runner_cb_totals"] = "floor_cb"; fl["runner_cb_calls"] = "floor_cb"
     fl["runner_notime"] = "floor"; fl["runner_cb_notime"] = "floor_cb"
+    fl["runner_timeline"] = "floor"
     # and against the floor of a tool that times every call as they do
     cf["runner"] = "floor_clock_act"; cf["runner_late"] = "floor_clock_act"; cf["runner_cb"] = "floor_clock"
     for (i = 1; i <= nw; i++) {
@@ -219,7 +221,8 @@ END {
                "runner_cb floor_clock - own;runner_notime floor - own;runner_cb_notime floor_cb - own;" \
                "runner nsys 1.00 own;runner_cb nsys 1.00 own;runner nsys 1.00 wall;runner_cb nsys 1.00 wall;" \
                "runner nsys_all 1.00 own;runner_cb nsys_all 1.00 own;runner nsys_all 1.00 wall;runner_cb nsys_all 1.00 wall;" \
-               "floor_clock floor_cb - own;floor_clock_act floor - own", pairs, ";")
+               "floor_clock floor_cb - own;floor_clock_act floor - own;" \
+               "runner_timeline runner - own;runner_timeline runner - wall;runner_timeline bare - own", pairs, ";")
     print "\n## Paired ratios\n"
     print "Each round'"'"'s run of a mode over the same round'"'"'s run of its reference: median over the rounds,"
     print "and an interval for the median (order statistics; coverage as shown).  Target: met when the"

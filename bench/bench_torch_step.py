@@ -26,6 +26,16 @@ def where_hooks():
         return (lambda: None, lambda: None)
 
 
+def profiler(path):
+    """torch.profiler recording CPU and CUDA activity from now on (None without --profile)."""
+    if not path:
+        return None
+    from torch.profiler import ProfilerActivity, profile
+    prof = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
+    prof.__enter__()
+    return prof
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--steps", type=int, default=200)
@@ -33,6 +43,9 @@ def main():
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--pause-ms", type=int, default=0,
                    help="wait this long after the warm-up (room for a tool that starts counting later)")
+    p.add_argument("--profile", metavar="FILE",
+                   help="record the timed steps with torch.profiler and export its Chrome trace to FILE "
+                        "(run-timeline-check compares it with cupti_cb_run --timeline)")
     a = p.parse_args()
     import torch
     if not torch.cuda.is_available():
@@ -66,6 +79,7 @@ def main():
     torch.cuda.synchronize()
     time.sleep(a.pause_ms / 1000.0)
     where = where_hooks()
+    prof = profiler(a.profile)
     where[0]()
     t1 = time.perf_counter()
     for _ in range(a.steps):
@@ -73,6 +87,9 @@ def main():
     torch.cuda.synchronize()
     t2 = time.perf_counter()
     where[1]()
+    if prof:
+        prof.__exit__(None, None, None)
+        prof.export_chrome_trace(a.profile)
     print("torch steps=%d ms_per_step=%.4f first_step_ms=%.2f" % (a.steps, (t2 - t1) * 1e3 / a.steps, first * 1e3))
     return 0
 

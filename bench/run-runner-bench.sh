@@ -18,6 +18,8 @@
 #
 # Modes that take parts of the runner away, to find where its cost goes (BENCH_MODES):
 #   runner_noflush   the default with CUPTI_CB_FLUSH_MS=60000 (no periodic activity flush)
+#   runner_timeline  the default with --timeline (every call and every GPU record written to a
+#                    Chrome trace while the program runs)
 #   runner_cb_totals --no-gpu-activity with CUPTI_CB_RUN_MAX_EVENTS=3 (the totals only: calls and
 #                    their time are counted, no per-function event set, no minimum or maximum)
 #   runner_cb_calls  --no-gpu-activity with CUPTI_CB_RUN_MAX_EVENTS=1 (api.calls only: no clock)
@@ -145,6 +147,7 @@ launch() {
     runner_notime) timeout "$left" "$runner" --no-time -o "$report" -- "$@" ;;
     runner_cb_notime) timeout "$left" "$runner" --no-time --no-gpu-activity -o "$report" -- "$@" ;;
     runner_noflush) CUPTI_CB_FLUSH_MS=60000 timeout "$left" "$runner" -o "$report" -- "$@" ;;
+    runner_timeline) timeout "$left" "$runner" --timeline "$tmp/timeline-$w.json" -o "$report" -- "$@" ;;
     runner_cb_totals) CUPTI_CB_RUN_MAX_EVENTS=3 timeout "$left" "$runner" --no-gpu-activity -o "$report" -- "$@" ;;
     runner_cb_calls) CUPTI_CB_RUN_MAX_EVENTS=1 timeout "$left" "$runner" --no-gpu-activity -o "$report" -- "$@" ;;
     nsys) [ "$left" -gt "$nsys_limit" ] && left=$nsys_limit

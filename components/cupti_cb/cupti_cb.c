@@ -21,6 +21,7 @@
 #include "cupti_cb_signal_context.h"
 #include "cupti_cb_sources.h"
 #include "cupti_cb_suggest.h"
+#include "cupti_cb_tap.h"
 
 #define PACKAGE_VERSION_CUPTI_CB "0.3.0"
 
@@ -322,6 +323,7 @@ static int cupti_cb_init_component(int cidx)
 	ci->hardware_intr_sig = SIGRTMIN + CUPTI_CB_OVF_SIGNAL_OFFSET;
 	if (!n_sources)
 		open_sources();
+	cupti_cb_tap_bind(&services);
 	ci->num_native_events = 0;
 	snprintf(ci->version, sizeof ci->version, "%s (commit %s)", PACKAGE_VERSION_CUPTI_CB, CUPTI_CB_COMMIT);
 	/* The services may outlive a PAPI_shutdown: then it is ready at once. */
@@ -1088,6 +1090,7 @@ static int cupti_cb_ntv_name_to_code(const char *name, unsigned int *code)
 	int claimed = 0, err = PAPI_ENOEVNT, any = 0, told = 0;
 	if (!n_sources)
 		open_sources();
+	cupti_cb_tap_bind(&services);
 	FOR_SOURCES(s)
 		any |= cupti_cb_event_may_be_ours(s, name);
 	if (!any) {

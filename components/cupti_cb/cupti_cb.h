@@ -44,32 +44,65 @@ __attribute__((visibility("default"))) int cupti_cb_threads(struct cupti_cb_thre
  * to read as other threads always do. Returns PAPI_OK. */
 __attribute__((visibility("default"))) int cupti_cb_service_thread(void);
 
-/* Taps (cupti_cb(7), "Taps"): what a profiler built on cupti_cb (cupti_cb_run
- * --flame) needs beyond counts: the calls that issue GPU work, on the
- * threads that make them, and the GPU work itself, joined by CUPTI's
- * correlation id. issue runs on the issuing thread inside the CUDA call
- * (at the driver API's ENTER of each launch, graph launch, copy and
- * memset) while a set with callback events runs: it must neither lock nor
- * allocate beyond a bound. call is the CUDA call the program made, as
- * CUPTI names it: the runtime call the driver call is nested in, or the
- * driver call. work runs on the thread that processes activity buffers,
- * one call at a time, while a set with gpu.* events runs. */
+/* ---- the tap: what tools built on cupti_cb need beyond counts (cupti_cb-tools(7), "The tap")
+ *
+ * One tap at a time, with three hooks, any of them NULL, joined by CUPTI's correlation id:
+ *   issue  at the driver API's ENTER of each call that issues GPU work (launch, graph launch,
+ *          copy, memset), on the issuing thread, while a set with callback events runs; call is
+ *          the CUDA call the program made, as CUPTI names it: the runtime call the driver call is
+ *          nested in, or the driver call (cupti_cb_run --flame takes the stack here);
+ *   call   at the EXIT of every CUDA call that a running set's callbacks see, on the calling
+ *          thread, with its start and end ticks; the calls are timed only while a running set
+ *          needs host time (any .time_ns event) (cupti_cb_run --timeline);
+ *   work   each kernel, copy and memset record of GPU activity, on the thread that processes
+ *          CUPTI's buffers, one at a time, while a running set has gpu.* events (both). */
+#include <stdint.h>
+
+enum { CUPTI_CB_TAP_FAILED = 1,		/* the call returned an error */
+       CUPTI_CB_TAP_ISSUES_WORK = 2 };	/* a driver call that issues GPU work (launch, graph launch,
+					   copy, memset): its records carry its correlation id */
+
+struct cupti_cb_tap_call {
+	uint64_t start, end;		/* ticks of cupti_cb_tap_clock (end 0: not timed) */
+	uint32_t correlation;		/* CUPTI's; a runtime call and the driver call inside it share it */
+	uint16_t cbid;			/* CUPTI's callback id (cupti_cb_tap_call_name) */
+	uint8_t driver;			/* 1: driver API (cu*), 0: runtime API (cuda*) */
+	uint8_t flags;			/* CUPTI_CB_TAP_* */
+};
+
 enum cupti_cb_tap_kind { CUPTI_CB_TAP_KERNEL, CUPTI_CB_TAP_MEMCPY, CUPTI_CB_TAP_MEMSET };
+
 struct cupti_cb_tap_work {
 	int kind;			/* enum cupti_cb_tap_kind */
+	uint32_t correlation, device, context, stream;
+	uint64_t start, end;		/* ns, CUPTI's clock (cupti_cb_tap_gpu_clock) */
+	uint64_t bytes;			/* copies and memsets */
 	int copy_kind;			/* CUpti_ActivityMemcpyKind of a copy; a peer copy is
 					   CUPTI_ACTIVITY_MEMCPY_KIND_PTOP */
-	unsigned correlation_id, device, stream;
-	unsigned long long start_ns, end_ns, bytes;
-	const char *name;		/* a kernel's (mangled) name, or NULL */
+	const char *name;		/* a kernel's name as CUPTI gives it (mangled), or NULL */
+	int32_t grid[3], block[3];	/* a kernel's */
 };
+
+/* issue and call run on the application's thread inside its CUDA call: they must not block,
+ * lock, allocate (but a bounded amount, once per thread), make a CUDA call or take long. work
+ * runs on one thread at a time. */
 struct cupti_cb_tap {
-	void (*issue)(void *arg, unsigned correlation_id, const char *call);
+	void (*issue)(void *arg, uint32_t correlation, const char *call);
+	void (*call)(void *arg, const struct cupti_cb_tap_call *c);
 	void (*work)(void *arg, const struct cupti_cb_tap_work *w);
 	void *arg;
 };
-/* Sets the tap (NULL: none); the struct must outlive its use. Returns PAPI_OK. */
-__attribute__((visibility("default"))) int cupti_cb_tap_set(const struct cupti_cb_tap *tap);
+
+/* Sets the tap (NULL: none); it replaces the one set before. The struct must stay valid while
+ * set, and for as long after as a hook already running may take. Returns 0 (PAPI_OK). */
+__attribute__((visibility("default"))) int cupti_cb_tap_set(const struct cupti_cb_tap *t);
+/* Now, in the ticks of struct cupti_cb_tap_call (a TSC or CLOCK_MONOTONIC ns: see cupti_cb(7)). */
+__attribute__((visibility("default"))) uint64_t cupti_cb_tap_clock(void);
+/* *ns = now on CUPTI's clock (cuptiGetTimestamp), the clock of GPU activity records: 0, or -1
+ * before libcupti is loaded or when it lacks cuptiGetTimestamp. */
+__attribute__((visibility("default"))) int cupti_cb_tap_gpu_clock(uint64_t *ns);
+/* The name of a CUDA function ("cudaLaunchKernel", "cuLaunchKernel"), or NULL. */
+__attribute__((visibility("default"))) const char *cupti_cb_tap_call_name(int driver, unsigned cbid);
 
 #ifdef __cplusplus
 }

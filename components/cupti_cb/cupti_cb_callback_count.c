@@ -172,6 +172,19 @@ static void no_record(struct cupti_cb_callback *cb, struct cupti_cb_thread_count
 		atomic_fetch_add_explicit(&b->accounted, 1, memory_order_relaxed);
 }
 
+/* The tap's call hook (cupti_cb_tap.h), with whether the call issues GPU work. */
+static inline void tap_call(struct cupti_cb_callback *cb, int d, CUpti_CallbackId cbid, uint32_t corr, uint64_t t0,
+			    uint64_t t1, int failed)
+{
+	const struct cupti_cb_tap *t = cupti_cb_tap_get();	/* the one load when no tap is set */
+	if (!t || !t->call)
+		return;
+	const struct cupti_cb_op *op = d ? cb->svc->op_of[cbid] : NULL;
+	int flags = (failed ? CUPTI_CB_TAP_FAILED : 0) |
+		    (op && (CUPTI_CB_CLS_BIT(op->cls) & ISSUES_WORK) ? CUPTI_CB_TAP_ISSUES_WORK : 0);
+	cupti_cb_tap_exit(t, d, cbid, corr, t0, t1, flags);
+}
+
 /* now: the clock at the callback's start, 0 when no set asks for time. */
 static void at_exit_site(struct cupti_cb_callback *cb, struct cupti_cb_thread_counters *b, int d,
 			 CUpti_CallbackId cbid, const CUpti_CallbackData *cd, uint64_t now)
@@ -188,6 +201,8 @@ static void at_exit_site(struct cupti_cb_callback *cb, struct cupti_cb_thread_co
 	}
 	/* cudaError_t and CUresult alike: 0 is success. */
 	int failed = cd->functionReturnValue && *(const int *)cd->functionReturnValue != 0;
+	if (found)
+		tap_call(cb, d, cbid, cd->correlationId, t0, timed ? now : 0, failed);
 
 	if (d == 1)
 		cupti_cb_bump(&b->driver_calls, 1);

@@ -74,6 +74,7 @@
 #include "cupti_cb_inject_set.h"
 #include "cupti_cb_inject_state.h"
 #include "cupti_cb_inject_threads.h"
+#include "cupti_cb_inject_timeline.h"
 
 static struct cupti_cb_inj state = { .cidx = -1 };
 static pid_t init_pid;
@@ -170,6 +171,8 @@ static void setup(struct cupti_cb_inj *s)
 	cupti_cb_inj_build_and_start(s);
 	if (given)
 		unsetenv("CUPTI_CB_DEVICE_COUNT");	/* not for the program's child processes */
+	if (s->counting)
+		cupti_cb_inj_timeline_start(s);
 	if (s->counting && s->interval_ms > 0)
 		cupti_cb_inj_live_start(s);
 	if (s->metrics && !s->counting)
@@ -241,6 +244,8 @@ static void at_exit(void)
 			cupti_cb_inj_threads_collect(s);
 		}
 	}
+	/* After the sets stopped: their last GPU records went through the tap. */
+	cupti_cb_inj_timeline_stop(s);
 	cupti_cb_inj_flame_finish(s);	/* after the sets stopped: every record was processed */
 	if (cupti_cb_inj_write(s) != 0)
 		fprintf(stderr, CUPTI_CB_INJ_PREFIX "cannot write the process file in %s: %s\n", s->run_dir,

@@ -14,6 +14,7 @@
 #include "cupti_cb.h"
 #include "cupti_cb_inject_cpu_samples.h"
 #include "cupti_cb_inject_flame.h"
+#include "cupti_cb_inject_tap.h"
 #include "cupti_cb_inject_notes.h"
 #include "cupti_cb_inject_stacks.h"
 #include "cupti_cb_inject_symbols.h"
@@ -62,7 +63,7 @@ static uint32_t call_id(const char *name)
 	return 0;
 }
 
-static void on_issue(void *arg, unsigned corr, const char *call)
+static void on_issue(void *arg, uint32_t corr, const char *call)
 {
 	(void)arg;
 	if (!thread_known) {	/* once per thread: its stack bounds */
@@ -127,10 +128,10 @@ static uint32_t leaf_id(const struct cupti_cb_tap_work *w)
 static void on_work(void *arg, const struct cupti_cb_tap_work *w)
 {
 	(void)arg;
-	uint64_t ns = w->end_ns > w->start_ns ? w->end_ns - w->start_ns : 0;
-	uint64_t v = atomic_load_explicit(&fl.launches[w->correlation_id & (LAUNCHES - 1)], memory_order_acquire);
+	uint64_t ns = w->end > w->start ? w->end - w->start : 0;
+	uint64_t v = atomic_load_explicit(&fl.launches[w->correlation & (LAUNCHES - 1)], memory_order_acquire);
 	uint32_t stack = 0, call = 0;
-	if ((uint32_t)(v >> 32) == w->correlation_id) {
+	if ((uint32_t)(v >> 32) == w->correlation) {
 		stack = (uint32_t)(v >> 12) & 0xfffff;
 		call = (uint32_t)v & 0xfff;
 	} else {
@@ -150,7 +151,7 @@ static void on_work(void *arg, const struct cupti_cb_tap_work *w)
 	fl.lost_ns += ns;
 }
 
-static const struct cupti_cb_tap tap = { on_issue, on_work, NULL };
+static const struct cupti_cb_tap hooks = { .issue = on_issue, .work = on_work };
 
 void cupti_cb_inj_flame_start(struct cupti_cb_inj *s)
 {
@@ -171,7 +172,7 @@ void cupti_cb_inj_flame_start(struct cupti_cb_inj *s)
 		cupti_cb_inj_note(s, "the flame graph's stacks were taken with %s: libunwind.so.8 was not found "
 				  "(beside the injected library, or on the system), whose walks cost less",
 				  cupti_cb_inj_stacks_walker());
-	cupti_cb_tap_set(&tap);
+	cupti_cb_inj_tap_join(CUPTI_CB_INJ_TAP_FLAME, &hooks);
 	if (fl.hz > 0)
 		cupti_cb_inj_cpu_samples_start(s, fl.hz);
 }
@@ -332,7 +333,7 @@ void cupti_cb_inj_flame_finish(struct cupti_cb_inj *s)
 	if (!fl.on)
 		return;
 	cupti_cb_inj_cpu_samples_stop();
-	cupti_cb_tap_set(NULL);
+	cupti_cb_inj_tap_leave(CUPTI_CB_INJ_TAP_FLAME);
 	if (fl.lost_ns)
 		cupti_cb_inj_note(s, "the flame graph left out %llu ns of GPU time: more than %u distinct stacks "
 				  "and pieces of GPU work", (unsigned long long)fl.lost_ns, AGGS);

@@ -19,7 +19,7 @@
 
 #include "cupti_cb_inject_state.h"
 
-/* Reads CUPTI_CB_RUN_FLAME and CUPTI_CB_RUN_FLAME_HZ; sets the tap.  A note says what failed. */
+/* Reads CUPTI_CB_RUN_FLAME and CUPTI_CB_RUN_FLAME_HZ; joins the tap (cupti_cb_inject_tap.h).  A note says what failed. */
 void cupti_cb_inj_flame_start(struct cupti_cb_inj *s);
 /* After the sets stopped (the last records processed): stops the sampling, writes the file. */
 void cupti_cb_inj_flame_finish(struct cupti_cb_inj *s);

@@ -26,6 +26,7 @@
 #include "cupti_cb_inject_live.h"
 #include "cupti_cb_inject_notes.h"
 #include "cupti_cb_inject_owner.h"
+#include "cupti_cb_inject_timeline.h"
 
 static const char *const live_events[] = { "api.calls", "kernel.launches", "memcpy.bytes", "gpu.busy_ns" };
 #define N_LIVE 4
@@ -57,6 +58,7 @@ static void tick(struct cupti_cb_inj_owner *o, void *arg)
 	/* Published too: a process that crashes or calls _exit writes no file at exit, and would
 	 * otherwise look as if it had made no CUDA call. */
 	cupti_cb_inj_write_partial(live.s, live_events, v, live.n, now - live.s->t0_ns);
+	cupti_cb_inj_timeline_counters(live_events, v, live.n, live.s->n_devices);
 }
 
 static void finish(struct cupti_cb_inj_owner *o, void *arg)

@@ -14,6 +14,9 @@
  *     cupti_cb_inject_devices.c the device count, without the driver
  *     cupti_cb_inject_events.c  the events the process file reports, in its order
  *     cupti_cb_inject_notes.c   the notes of the process file, and the trace on stderr
+ *     cupti_cb_inject_tap.c     the one tap of cupti_cb, which the flame graph and the timeline share
+ *     cupti_cb_inject_tlclock.c the timeline's one clock: host ticks put on CUPTI's clock
+ *     cupti_cb_inject_tlevents.c the timeline's events, as Chrome trace event JSON
  *     cupti_cb_inject_stacks.c  the flame graph's call stacks, taken and kept
  *     cupti_cb_inject_symbols.c names for their return addresses, at the end
  *   parts:
@@ -21,6 +24,7 @@
  *     cupti_cb_inject_metrics.c the hardware metrics (CUPTI_CB_RUN_METRICS), once cuInit returned
  *     cupti_cb_inject_threads.c the per-thread counts ("threads"), read at exit
  *     cupti_cb_inject_json.c    the process file (with the results of metrics and threads)
+ *     cupti_cb_inject_timeline.c the timeline (CUPTI_CB_RUN_TIMELINE): calls and GPU work, streamed
  *     cupti_cb_inject_live.c    the live view (CUPTI_CB_RUN_INTERVAL_MS), which rewrites the
  *                               file at each tick
  *     cupti_cb_inject_cpu_samples.c the flame graph's CPU samples (CUPTI_CB_RUN_FLAME_HZ)

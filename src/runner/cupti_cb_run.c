@@ -211,12 +211,20 @@ static int run_program(const struct cupti_cb_run_opts *o, struct baseline *b)
 		fprintf(stderr, "cupti_cb_run: --hl-output: %s\n", hl_why);
 		return CUPTI_CB_RUN_EXIT_USAGE;
 	}
+	struct cupti_cb_run_timeline timeline;
+	if (cupti_cb_run_timeline_open(&timeline, o, rank, hl_why, sizeof hl_why)) {
+		fprintf(stderr, "cupti_cb_run: --timeline: %s\n", hl_why);
+		cupti_cb_run_timeline_close(&timeline, 0);
+		return CUPTI_CB_RUN_EXIT_USAGE;
+	}
 	char *dir = make_run_dir();
 	if (!dir)
 		return CUPTI_CB_RUN_EXIT_FAILED;
 	cupti_cb_run_watch_driver(dir);
-	if (cupti_cb_run_set_env(o, dir) || cupti_cb_run_exec(o->argv, &child)) {
-		fprintf(stderr, "cupti_cb_run: cannot start %s: %s\n", o->argv[0], strerror(errno));
+	int started = !cupti_cb_run_set_env(o, dir) && !cupti_cb_run_exec(o->argv, &child), err = errno;
+	cupti_cb_run_timeline_close(&timeline, started ? child.pid : 0);
+	if (!started) {
+		fprintf(stderr, "cupti_cb_run: cannot start %s: %s\n", o->argv[0], strerror(err));
 		remove_run_dir(dir);
 		free(dir);
 		return CUPTI_CB_RUN_EXIT_FAILED;

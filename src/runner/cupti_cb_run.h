@@ -34,6 +34,8 @@ struct cupti_cb_run_opts {
 	int no_time;		/* --no-time: no host time, no clock read in the callbacks */
 	int keep;
 	int trace;
+	const char *timeline;	/* --timeline FILE: a Chrome trace (cupti_cb_run_timeline.c) */
+	const char *timeline_limit;	/* --timeline-limit: a size or a time, checked */
 	const char *flame;	/* --flame: folded stacks */
 	const char *flame_svg;	/* --flame-svg: the picture */
 	long flame_hz;		/* --flame-cpu-hz: CPU samples per second of a thread's CPU time (0: none) */
@@ -192,5 +194,22 @@ void cupti_cb_run_print_ranks(FILE *f, json_t **reports, int n);
  * why. Before the program runs, so that a wrong --hl-output is said at once. */
 int cupti_cb_run_hl_dir(const char *dir, char *why, size_t n);
 int cupti_cb_run_write_hl(const char *dir, json_t *report, int rank, char *why, size_t n);
+
+/* ---- cupti_cb_run_timeline.c: --timeline FILE (the processes append; the runner writes the
+ * head before the run and the tail after) */
+#define CUPTI_CB_RUN_TIMELINE_DEFAULT_BYTES (1ull << 30)
+struct cupti_cb_run_timeline {
+	char *path;
+	unsigned long long t0;	/* the origin: CLOCK_REALTIME ns when the program starts */
+	int open;
+};
+/* A --timeline-limit: bytes ("500M") or milliseconds ("30s"); 0, or -1 when it is neither. */
+int cupti_cb_run_timeline_limit(const char *s, unsigned long long *bytes, unsigned long long *ms);
+/* The head written and the environment set (or unset, without --timeline); 0, or -1 with a
+ * sentence in why. */
+int cupti_cb_run_timeline_open(struct cupti_cb_run_timeline *t, const struct cupti_cb_run_opts *o, int rank,
+			       char *why, size_t n);
+/* The tail written (pid: the program's); 0, or -1 (said on stderr). */
+int cupti_cb_run_timeline_close(struct cupti_cb_run_timeline *t, long pid);
 
 #endif

@@ -36,6 +36,11 @@ void cupti_cb_run_usage(FILE *f)
 		"      --interval T      every T (1s, 500ms) print one live line to standard error\n"
 		"      --start-after T   start counting T (1s, 300ms) after the program's first\n"
 		"                        CUDA call instead of inside it (leaves out the start-up)\n"
+		"      --timeline FILE   a Chrome trace (Perfetto, chrome://tracing): CUDA calls\n"
+		"                        on their threads, kernels, copies and memsets on their\n"
+		"                        devices and streams, launch-to-GPU flows\n"
+		"      --timeline-limit L stop the timeline at a size (500M, 2G) or a time (30s)\n"
+		"                        (default 1G)\n"
 		"      --flame FILE      a flame graph, as folded stacks: the CPU stack of each call\n"
 		"                        that issued GPU work, weighted by its GPU time (ns)\n"
 		"      --flame-svg FILE  the flame graph as a picture (SVG)\n"
@@ -78,8 +83,8 @@ static long parse_interval(const char *s)
 }
 
 enum { OPT_CSV = 256, OPT_JSON, OPT_METRICS, OPT_NOACT, OPT_NOTIME, OPT_INTERVAL, OPT_START, OPT_KEEP, OPT_TRACE,
-       OPT_COMPARE, OPT_FAIL, OPT_REPORT, OPT_HL };
-enum { OPT_FLAME = 512, OPT_FLAME_SVG, OPT_FLAME_HZ };
+       OPT_COMPARE, OPT_FAIL, OPT_REPORT, OPT_HL,
+       OPT_TIMELINE, OPT_TIMELINE_LIMIT, OPT_FLAME, OPT_FLAME_SVG, OPT_FLAME_HZ };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, 0, 'o' },
@@ -99,6 +104,8 @@ static const struct option longopts[] = {
 	{ "fail-above", required_argument, 0, OPT_FAIL },
 	{ "report", required_argument, 0, OPT_REPORT },
 	{ "hl-output", required_argument, 0, OPT_HL },
+	{ "timeline", required_argument, 0, OPT_TIMELINE },
+	{ "timeline-limit", required_argument, 0, OPT_TIMELINE_LIMIT },
 	{ "help", no_argument, 0, 'h' },
 	{ 0, 0, 0, 0 },
 };
@@ -185,6 +192,14 @@ static int take(int c, char **argv, struct cupti_cb_run_opts *o)
 	case OPT_FAIL: o->fail_above = optarg; break;
 	case OPT_REPORT: o->reports[o->n_reports++] = optarg; break;
 	case OPT_HL: o->hl_output = optarg; break;
+	case OPT_TIMELINE: o->timeline = optarg; break;
+	case OPT_TIMELINE_LIMIT: {
+		unsigned long long bytes, ms;
+		o->timeline_limit = optarg;
+		if (cupti_cb_run_timeline_limit(optarg, &bytes, &ms))
+			return bad("--timeline-limit '%s': give a size such as 500M or 2G, or a time such as 30s", optarg);
+		break;
+	}
 	case 'h': cupti_cb_run_usage(stdout); return -1;
 	default: return refused(c, argv);
 	}
@@ -243,6 +258,12 @@ int cupti_cb_run_parse_opts(int argc, char **argv, struct cupti_cb_run_opts *o)
 		return bad("%s", "--hl-output writes the files of a run, not of --report");
 	if (o->no_time && o->reports)
 		return bad("%s", "--no-time is for a run: --report shows what its files measured");
+	if (o->timeline && o->reports)
+		return bad("%s", "--timeline is for a run: --report reads report files");
+	if (o->timeline && o->no_time)
+		return bad("%s", "--timeline needs the calls' host times: leave out --no-time");
+	if (o->timeline_limit && !o->timeline)
+		return bad("%s", "--timeline-limit needs --timeline FILE");
 	if ((o->flame || o->flame_svg || o->flame_hz) && o->reports)
 		return bad("%s", "--flame, --flame-svg and --flame-cpu-hz are for a run, not for --report");
 	if (o->flame_hz && !o->flame && !o->flame_svg)

@@ -87,10 +87,42 @@ static size_t aligned_size(CUpti_ActivityKind kind)
     return (record_size(kind) + 7) & ~(size_t)7;
 }
 
-/* Queues r if its kind is enabled, as CUPTI records only enabled kinds. */
-static void play(const union fake_record *r)
+/* What the records played next carry (fake_activity_on). */
+static uint32_t play_stream;
+static const char *play_name;
+
+void fake_activity_on(uint32_t stream, const char *kernel_name)
 {
     pthread_mutex_lock(&alock);
+    play_stream = stream;
+    play_name = kernel_name;
+    pthread_mutex_unlock(&alock);
+}
+
+/* Queues r if its kind is enabled, as CUPTI records only enabled kinds. */
+static void play(union fake_record *r)
+{
+    pthread_mutex_lock(&alock);
+    switch (r->any.kind) {
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+        r->kernel.streamId = play_stream;
+        if (!r->kernel.name)	/* fake_activity_kernel_named's own name first */
+            r->kernel.name = play_name;
+        r->kernel.gridX = r->kernel.gridY = r->kernel.gridZ = 1;
+        r->kernel.blockX = 128, r->kernel.blockY = r->kernel.blockZ = 1;
+        break;
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+        r->memcpy.streamId = play_stream;
+        break;
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+        r->memset.streamId = play_stream;
+        break;
+    case CUPTI_ACTIVITY_KIND_MEMCPY2:
+        r->peer.streamId = play_stream;
+        break;
+    default:
+        break;
+    }
     if ((unsigned)r->any.kind < 64 && enabled[r->any.kind]) {
         if (queued < QUEUE_MAX)
             queue[queued++] = *r;

@@ -93,6 +93,12 @@ static inline void fake_runtime(CUpti_CallbackId cbid, const void *params, int r
  * exactly what the program advanced the clock by between its ENTER and its EXIT. */
 void fake_time_freeze(uint64_t ns);
 void fake_time_advance(uint64_t ns);
+/* The same for the calling thread only (not 0; 0 thaws it): the other threads' clocks run. */
+void fake_time_freeze_thread(uint64_t ns);
+void fake_time_advance_thread(uint64_t ns);
+/* cuptiGetTimestamp reads CLOCK_MONOTONIC (as its caller's thread reads it) plus this offset:
+ * 0, unless CUPTI_CB_FAKE_CUPTI_CLOCK=realtime (then about CLOCK_REALTIME - CLOCK_MONOTONIC). */
+uint64_t fake_gpu_clock_offset(void);
 /* A whole call that takes ns on the frozen clock: init, ENTER, advance, EXIT. */
 void fake_call_timed(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *params, int ret,
                      CUcontext ctx, uint64_t ns);
@@ -250,6 +256,10 @@ void fake_pm_unsupported(int on);
  * which hands them to the registered callbacks in buffers, as CUPTI does.  copy_kind is a
  * CUpti_ActivityMemcpyKind. */
 void fake_activity_kernel(uint32_t corr, uint64_t start, uint64_t end, uint32_t device);
+/* The records played from now on run on stream (0 until said), and the kernels without a name of
+ * their own (fake_activity_kernel_named) are named
+ * kernel_name (NULL until said; the string must outlive the records). */
+void fake_activity_on(uint32_t stream, const char *kernel_name);
 /* The same with the kernel's name (a string that lives until the records are flushed). */
 void fake_activity_kernel_named(uint32_t corr, const char *name, uint64_t start, uint64_t end, uint32_t device);
 void fake_activity_memcpy(uint32_t corr, int copy_kind, uint64_t bytes, uint64_t start, uint64_t end,

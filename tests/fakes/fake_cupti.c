@@ -445,9 +445,12 @@ __attribute__((constructor)) static void find_real_clock(void)
 	atomic_store(&real_clock_gettime, f);
 }
 
+/* Frozen for one thread only (fake_time_freeze_thread): the other threads' clocks run. */
+static __thread uint64_t thread_frozen_ns;
+
 int clock_gettime(clockid_t id, struct timespec *ts)
 {
-	uint64_t t = atomic_load(&frozen_ns);
+	uint64_t t = thread_frozen_ns ? thread_frozen_ns : atomic_load(&frozen_ns);
 	if (t && id == CLOCK_MONOTONIC) {
 		ts->tv_sec = (time_t)(t / 1000000000u);
 		ts->tv_nsec = (long)(t % 1000000000u);
@@ -467,6 +470,43 @@ void fake_time_freeze(uint64_t ns)
 void fake_time_advance(uint64_t ns)
 {
 	atomic_fetch_add(&frozen_ns, ns);
+}
+
+void fake_time_freeze_thread(uint64_t ns)
+{
+	thread_frozen_ns = ns;
+}
+
+void fake_time_advance_thread(uint64_t ns)
+{
+	thread_frozen_ns += ns;
+}
+
+/* How far CUPTI's clock (cuptiGetTimestamp, fake_pmsampling.c) is ahead of CLOCK_MONOTONIC:
+ * 0, unless CUPTI_CB_FAKE_CUPTI_CLOCK=realtime, which makes it read about as the real one
+ * (CLOCK_REALTIME), fixed at the first call (CLOCK_REALTIME - CLOCK_MONOTONIC then, plus
+ * 123457 ns): a clock that differs from the component's by an amount a wrong alignment would
+ * show (the timeline's tests). */
+static _Atomic uint64_t gpu_offset;
+static atomic_int gpu_offset_known;
+
+uint64_t fake_gpu_clock_offset(void)
+{
+	if (atomic_load(&gpu_offset_known))
+		return atomic_load(&gpu_offset);
+	const char *how = getenv("CUPTI_CB_FAKE_CUPTI_CLOCK");
+	clock_gettime_fn real = atomic_load(&real_clock_gettime);
+	uint64_t want = 0;
+	if (how && !strcmp(how, "realtime") && real) {
+		struct timespec r, m;
+		real(CLOCK_REALTIME, &r);
+		real(CLOCK_MONOTONIC, &m);
+		want = ((uint64_t)r.tv_sec - (uint64_t)m.tv_sec) * 1000000000u + 123457u;
+	}
+	uint64_t none = 0;
+	atomic_compare_exchange_strong(&gpu_offset, &none, want);
+	atomic_store(&gpu_offset_known, 1);
+	return atomic_load(&gpu_offset);
 }
 
 void fake_call_timed(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *params, int ret,

@@ -53,6 +53,8 @@ int fake_range_started_on(int dev);
 void fake_chip_name(char *out, size_t size);
 /* fake_cuda.c, when the program holds the fake libcuda too. */
 int fake_devices(void) __attribute__((weak));
+/* fake_cupti.c, when the program holds the whole fake libcupti (not fake_pmsampling_check). */
+uint64_t fake_gpu_clock_offset(void) __attribute__((weak));
 
 #define FAKE_PM_IMAGE_MAGIC 0x316d7066u /* "fpm1" */
 #define FAKE_PM_AVAIL_MAGIC 0x616d7066u /* "fpma" */
@@ -854,11 +856,11 @@ int fake_pm_evaluate(CUpti_Profiler_Host_EvaluateToGpuValues_Params *p)
 }
 
 /* CUPTI's clock, which the samples' timestamps use: here the fake's (CLOCK_MONOTONIC, which
- * fake_time_freeze can freeze). */
+ * fake_time_freeze can freeze), ahead of it by fake_gpu_clock_offset() (0 unless a test asks). */
 CUptiResult CUPTIAPI cuptiGetTimestamp(uint64_t *timestamp)
 {
 	if (!timestamp)
 		return CUPTI_ERROR_INVALID_PARAMETER;
-	*timestamp = now_ns();
+	*timestamp = now_ns() + (fake_gpu_clock_offset ? fake_gpu_clock_offset() : 0);
 	return CUPTI_SUCCESS;
 }
