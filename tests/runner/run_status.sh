@@ -70,6 +70,21 @@ else
 	grep -q "^cupti_cb_run: nothing was measured: the injected library cannot be loaded (libpapi\.so[.0-9]*: cannot open shared object file: No such file or directory), so the CUDA driver could not load it into the program\.\$" err ||
 		fail "no libpapi: the sentence is not the loader's reason: $(cat err)"
 fi
+# The same reason where the system has a libpapi of its own: an injected
+# library that needs one that is not there (built here, its dependency
+# removed after the link).
+if command -v cc >/dev/null 2>&1; then
+	printf 'int cupti_cb_missing_dep(void) { return 1; }\n' > dep.c
+	printf 'int cupti_cb_missing_dep(void);\nint cupti_cb_needs_dep(void) { return cupti_cb_missing_dep(); }\n' > needs.c
+	{ cc -shared -fPIC -o libcupti_cb_missing_dep.so dep.c &&
+		cc -shared -fPIC -o needs_dep.so needs.c -L. -lcupti_cb_missing_dep &&
+		rm -f libcupti_cb_missing_dep.so; } || fail "the stand-in libraries could not be built"
+	rc 0 env CUPTI_CB_RUN_INJECT="$work/needs_dep.so" "$RUNNER" -- "$FAKE_APP" none
+	grep -q "^cupti_cb_run: nothing was measured: the injected library cannot be loaded (libcupti_cb_missing_dep\.so: cannot open shared object file: No such file or directory), so the CUDA driver could not load it into the program\.\$" err ||
+		fail "a missing dependency: the sentence is not the loader's reason: $(cat err)"
+else
+	echo "# a missing dependency: not checked, no C compiler"
+fi
 echo 'not a library' > notlib.so
 rc 0 env CUPTI_CB_RUN_INJECT="$work/notlib.so" "$RUNNER" -- "$FAKE_APP" none
 grep -q "^cupti_cb_run: nothing was measured: the injected library cannot be loaded (.*notlib\.so: .*), so the CUDA driver could not load it into the program\.\$" err ||
