@@ -230,7 +230,6 @@ static int exact_case(void)
     CHECK_PAPI(PAPI_start(es));
     CHECK_EQ("a start soon after starts no sampling", fake_pm_calls("Start"), 1);
     gpu_read(0, 50);
-    settle();
     CHECK_PAPI(PAPI_stop(es, v));
     CHECK_EQ("a second start/stop pair counts its own work only", v[0], 50);
     CHECK_EQ("and configures nothing again", fake_pm_calls("SetConfig"), 1);
@@ -287,7 +286,6 @@ static int readreset_case(void)
         CHECK_PAPI(PAPI_reset(es));
         sum += v;
     }
-    settle();
     CHECK_PAPI(PAPI_stop(es, &v));
     sum += v;
     pthread_barrier_wait(&whole_done);
@@ -318,13 +316,11 @@ static int union_case(void)
     CHECK_EQ("on a new PM sampling object (a second SetConfig on one does not take)", fake_pm_calls("Enable"), 2);
     fake_pm_add(0, "dram__bytes_write.sum", 40);
     gpu_read(0, 60);
-    settle();
     CHECK_PAPI(PAPI_stop(sb, &vb));
     CHECK_EQ("the second set reads its metric", vb, 40);
     CHECK_PAPI(PAPI_start(sa));
     CHECK_EQ("the first set starts again without a configuration", fake_pm_calls("SetConfig"), 2);
     gpu_read(0, 8);
-    settle();
     CHECK_PAPI(PAPI_stop(sa, &va));
     CHECK_EQ("and reads its own metric in the union", va, 8);
     return ct_done();
@@ -567,7 +563,7 @@ static int minmax_case(void)
     CHECK_TRUE("the stop gives the same .max", as_double(v[0]) == 400);
     CHECK_PAPI(PAPI_start(es));
     gpu_sample(600, 5, 10);
-    settle();
+    settle();	/* a .max or .min is per-sample: the stop's is a copy, as old as a read's (cupti_cb-sampling(7)) */
     CHECK_PAPI(PAPI_stop(es, v));
     CHECK_TRUE("a new start's window has its own .max (600)", as_double(v[0]) == 600);
     ct_note(".max read %.0f", as_double(v[0]));
@@ -596,7 +592,6 @@ static int conflict_case(void)
     CHECK_PAPI(ct_add(s, READ));
     CHECK_PAPI(PAPI_start(s));
     gpu_read(0, 11);
-    settle();
     CHECK_PAPI(PAPI_stop(s, &v));
     CHECK_EQ("once the Range Profiler's set is cleaned up, the sampled set counts", v, 11);
     (void)sp;
@@ -628,7 +623,6 @@ static int busy_case(void)
     CHECK_EQ("callback events keep counting", play_counted_launches(4), 4);
     CHECK_PAPI(PAPI_start(s));
     gpu_read(0, 21);
-    settle();
     CHECK_PAPI(PAPI_stop(s, &v));
     CHECK_EQ("with the counters free the same set counts", v, 21);
     return ct_done();
@@ -687,7 +681,6 @@ static int overflow_case(void)
     /* PAPI_stop read first and failed: the set still runs. */
     CHECK_PAPI(PAPI_reset(s));
     gpu_read(0, 9);
-    settle();
     CHECK_PAPI(PAPI_stop(s, &v));
     CHECK_EQ("PAPI_reset starts a new window, read exactly at the stop", v, 9);
     return ct_done();
@@ -711,7 +704,6 @@ static int decodefail_case(void)
     CHECK_EQ("a failed decode: the read fails", PAPI_read(s, &v), PAPI_ECMP);
     CHECK_PAPI(PAPI_reset(s));
     gpu_read(0, 17);
-    settle();
     CHECK_PAPI(PAPI_stop(s, &v));
     CHECK_EQ("a reset starts a good window, read exactly", v, 17);
     return ct_done();
@@ -842,7 +834,6 @@ static int devices_case(void)
     CHECK_PAPI(PAPI_start(es));
     gpu_read(1, 5);
     gpu_read(0, 7);
-    settle();
     CHECK_PAPI(PAPI_stop(es, v));
     CHECK_EQ("started on device 1: the event without a device counts device 1", v[0], 5);
     CHECK_EQ(":device=1 counts device 1", v[1], 5);
@@ -850,7 +841,6 @@ static int devices_case(void)
     CHECK_PAPI(PAPI_start(es));
     gpu_read(1, 3);
     gpu_read(0, 4);
-    settle();
     CHECK_PAPI(PAPI_stop(es, v));
     CHECK_EQ("started again on device 0: it counts device 0", v[0], 4);
     CHECK_EQ(":device=1 still counts device 1", v[1], 3);
@@ -913,7 +903,6 @@ static int fork_case(void)
     while (fake_pm_decoding())	/* the slow decode the fork happened in */
         sched_yield();
     gpu_read(0, 50);
-    settle();	/* the decode age cupti_cb-sampling(7) tells users of (windows are not yet cut by timestamps) */
     CHECK_PAPI(PAPI_stop(es, v));
     CHECK_EQ("the parent counts on", v[0], 150);
     return ct_done();
@@ -972,15 +961,16 @@ static int window_case(void)
     CHECK_PAPI(PAPI_stop(es, &v));
     check_near("work finished right before the start is not counted", v, 4e6, 1e-6);
 
-    /* A kernel in flight across the start: the part after it. */
+    /* A kernel in flight across the start: the part after it (300 ms long, so that the start
+     * lands inside it on a loaded machine too). */
     t = fake_now();
-    fake_pm_add_span(0, "dram__bytes_read.sum", 6e6, t, t + 6000000);
-    sync_until(t + 2000000);
+    fake_pm_add_span(0, "dram__bytes_read.sum", 6e6, t, t + 300000000);
+    sync_until(t + 100000000);
     uint64_t a = fake_now();
     CHECK_PAPI(PAPI_start(es));
-    sync_until(t + 6000000);
+    sync_until(t + 300000000);
     CHECK_PAPI(PAPI_stop(es, &v));
-    double most = 6e6 * (double)(t + 6000000 - a) / 6e6;
+    double most = 6e6 * (double)(t + 300000000 - a) / 3e8;
     ct_result(v <= most + 1 && v >= 0.98 * most, "a kernel in flight at the start counts from it: %lld for %.0f",
               v, most);
     return ct_done();
@@ -1019,10 +1009,16 @@ static int regions_run(int exact)
         CHECK_PAPI(PAPI_read(es, &v));
         CHECK_PAPI(PAPI_reset(es));
         sum += v;
-        double own = work * (double)(at - edge) / (double)span;
-        if (exact && r > 1 && fabs((double)v - own) > 0.01 * own)
+        /* Its share of the work: the part of the span within it (a loaded machine's naps may
+         * outlast the span). A region whose end lies in the span's last 2 ms is left out: its
+         * boundary's sample holds the end of the work, the edge error cupti_cb-sampling(7)
+         * bounds. */
+        uint64_t lo = edge, hi = at < t + span ? at : t + span;
+        double own = hi > lo ? work * (double)(hi - lo) / (double)span : 0;
+        int checked = at + 2000000 <= t + span || edge >= t + span;
+        if (exact && r > 1 && checked && fabs((double)v - own) > 0.01 * own + 1)
             off++, ct_note("region %d: %lld for %.0f", r, v, own);
-        edge = at;
+        edge = at < t + span ? at : t + span;
     }
     sync_until(t + span);
     CHECK_PAPI(PAPI_stop(es, &v));
